@@ -1,0 +1,170 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// SpecChanged reports whether any load-balancer-relevant field (G3)
+// differs between old and new: type, ports (port, protocol, nodePort),
+// loadBalancerIP, loadBalancerSourceRanges (and the equivalent
+// service.beta.kubernetes.io/load-balancer-source-ranges annotation),
+// loadBalancerClass, externalTrafficPolicy, healthCheckNodePort,
+// sessionAffinity, sessionAffinityConfig, ipFamilies, ipFamilyPolicy,
+// allocateLoadBalancerNodePorts, trafficDistribution and the required
+// features (spec.requiredLoadBalancerFeatures or its annotation fallback,
+// v1.RequiredFeaturesAnnotation). See ChangedFields for the comparison
+// rules; provider-declared annotations need ChangedFields with
+// RelevantAnnotations. Two nil Services are equal; nil and non-nil differ.
+func SpecChanged(old, new *v1.Service) bool {
+	return len(ChangedFields(old, new)) > 0
+}
+
+// ChangedFields returns the JSON paths of the load-balancer-relevant fields
+// (G3, see SpecChanged) that differ between old and new, in a fixed order,
+// plus the annotations named by RelevantAnnotations. Nil and non-nil give
+// ["spec"]; two nil Services give nil.
+//
+// Values the apiserver defaults compare equal to their default, so that a
+// Service before and after defaulting has no changes: empty type is
+// ClusterIP, empty protocol is TCP, empty externalTrafficPolicy is Cluster,
+// empty sessionAffinity is None, unset ipFamilyPolicy is SingleStack, unset
+// allocateLoadBalancerNodePorts is true, unset loadBalancerClass and
+// trafficDistribution are empty. Ports, source ranges and required features
+// are sets: their order does not matter. sessionAffinityConfig counts only
+// with sessionAffinity ClientIP, and its unset timeout is the default
+// 10800 seconds. ipFamilies is ordered: the first family is the primary.
+// Required features compare as sets across their two sources, so moving
+// them from the annotation to the spec field is no change; an annotation
+// that does not parse differs from every one that does.
+func ChangedFields(old, new *v1.Service, opts ...Option) []string {
+	if old == nil && new == nil {
+		return nil
+	}
+	if old == nil || new == nil {
+		return []string{"spec"}
+	}
+	o := makeOptions(opts)
+	spec := field.NewPath("spec")
+	annotations := field.NewPath("metadata", "annotations")
+	a, b := &old.Spec.ServiceSpec, &new.Spec.ServiceSpec
+	var out []string
+	add := func(differs bool, p *field.Path) {
+		if differs {
+			out = append(out, p.String())
+		}
+	}
+	add(serviceType(a) != serviceType(b), spec.Child("type"))
+	add(!slices.Equal(portKeys(a.Ports), portKeys(b.Ports)), spec.Child("ports"))
+	add(a.LoadBalancerIP != b.LoadBalancerIP, spec.Child("loadBalancerIP"))
+	add(!sourceRanges(a.LoadBalancerSourceRanges).Equal(sourceRanges(b.LoadBalancerSourceRanges)), spec.Child("loadBalancerSourceRanges"))
+	add(old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != new.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
+		annotations.Key(corev1.AnnotationLoadBalancerSourceRangesKey))
+	add(ptr.Deref(a.LoadBalancerClass, "") != ptr.Deref(b.LoadBalancerClass, ""), spec.Child("loadBalancerClass"))
+	add(trafficPolicy(a) != trafficPolicy(b), spec.Child("externalTrafficPolicy"))
+	add(a.HealthCheckNodePort != b.HealthCheckNodePort, spec.Child("healthCheckNodePort"))
+	add(sessionAffinity(a) != sessionAffinity(b), spec.Child("sessionAffinity"))
+	add(affinityTimeout(a) != affinityTimeout(b), spec.Child("sessionAffinityConfig"))
+	add(!slices.Equal(a.IPFamilies, b.IPFamilies), spec.Child("ipFamilies"))
+	add(familyPolicy(a) != familyPolicy(b), spec.Child("ipFamilyPolicy"))
+	add(ptr.Deref(a.AllocateLoadBalancerNodePorts, true) != ptr.Deref(b.AllocateLoadBalancerNodePorts, true), spec.Child("allocateLoadBalancerNodePorts"))
+	add(ptr.Deref(a.TrafficDistribution, "") != ptr.Deref(b.TrafficDistribution, ""), spec.Child("trafficDistribution"))
+	add(requiredFeaturesDiffer(old, new), spec.Child("requiredLoadBalancerFeatures"))
+	for _, key := range o.annotations {
+		ov, ook := old.Annotations[key]
+		nv, nok := new.Annotations[key]
+		add(ov != nv || ook != nok, annotations.Key(key))
+	}
+	return out
+}
+
+func serviceType(s *corev1.ServiceSpec) corev1.ServiceType {
+	return cmp.Or(s.Type, corev1.ServiceTypeClusterIP)
+}
+
+func trafficPolicy(s *corev1.ServiceSpec) corev1.ServiceExternalTrafficPolicy {
+	return cmp.Or(s.ExternalTrafficPolicy, corev1.ServiceExternalTrafficPolicyCluster)
+}
+
+func sessionAffinity(s *corev1.ServiceSpec) corev1.ServiceAffinity {
+	return cmp.Or(s.SessionAffinity, corev1.ServiceAffinityNone)
+}
+
+func familyPolicy(s *corev1.ServiceSpec) corev1.IPFamilyPolicy {
+	return ptr.Deref(s.IPFamilyPolicy, corev1.IPFamilyPolicySingleStack)
+}
+
+// affinityTimeout is the part of sessionAffinityConfig that matters: the
+// ClientIP timeout, defaulted, or 0 without ClientIP affinity.
+func affinityTimeout(s *corev1.ServiceSpec) int32 {
+	if sessionAffinity(s) != corev1.ServiceAffinityClientIP {
+		return 0
+	}
+	if c := s.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil {
+		return *c.ClientIP.TimeoutSeconds
+	}
+	return corev1.DefaultClientIPServiceAffinitySeconds
+}
+
+// portKey is what of a ServicePort a load balancer sees.
+type portKey struct {
+	port, nodePort int32
+	protocol       corev1.Protocol
+}
+
+// portKeys returns the ports' keys, sorted, so that order does not matter.
+func portKeys(ports []corev1.ServicePort) []portKey {
+	keys := make([]portKey, 0, len(ports))
+	for _, p := range ports {
+		keys = append(keys, portKey{port: p.Port, nodePort: p.NodePort, protocol: protocol(p)})
+	}
+	slices.SortFunc(keys, func(a, b portKey) int {
+		return cmp.Or(cmp.Compare(a.port, b.port), cmp.Compare(a.protocol, b.protocol), cmp.Compare(a.nodePort, b.nodePort))
+	})
+	return keys
+}
+
+func protocol(p corev1.ServicePort) corev1.Protocol {
+	return cmp.Or(p.Protocol, corev1.ProtocolTCP)
+}
+
+func sourceRanges(ranges []string) sets.Set[string] {
+	out := sets.New[string]()
+	for _, r := range ranges {
+		out.Insert(strings.TrimSpace(r))
+	}
+	return out
+}
+
+func requiredFeaturesDiffer(old, new *v1.Service) bool {
+	of, _, oerrs := v1.RequiredFeatures(old)
+	nf, _, nerrs := v1.RequiredFeatures(new)
+	if (len(oerrs) > 0) != (len(nerrs) > 0) {
+		return true
+	}
+	return !sets.New(of...).Equal(sets.New(nf...))
+}

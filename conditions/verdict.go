@@ -1,0 +1,139 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// Result is what a client or an e2e test concludes from a Service's status
+// (section 6 of the specification).
+type Result string
+
+const (
+	// ResultReady: Provisioning=False, Serving=True, not degraded in the
+	// feature under test (T3). IP ingress works at once; hostname ingress
+	// may still wait for DNS.
+	ResultReady Result = "Ready"
+	// ResultPending: nothing final yet (T4); keep watching until a deadline
+	// of L8.
+	ResultPending Result = "Pending"
+	// ResultSkip: the provider refused the Service or is degraded in the
+	// feature under test (T1); the test should skip.
+	ResultSkip Result = "Skip"
+	// ResultFail: the provider failed in its infrastructure, or a deadline
+	// of L8 passed (T2); the test should fail.
+	ResultFail Result = "Fail"
+)
+
+// IsFinal reports whether r no longer changes by waiting: Ready, Skip and
+// Fail are final, Pending and anything else are not.
+func (r Result) IsFinal() bool {
+	return r == ResultReady || r == ResultSkip || r == ResultFail
+}
+
+// Verdict is the conclusion of Evaluate: the result, the rule of section 6
+// that gave it ("T1" to "T4"), a one-sentence reason, and the feature under
+// test ("" for none).
+type Verdict struct {
+	Result  Result
+	Rule    string
+	Reason  string
+	Feature v1.LoadBalancerFeature
+}
+
+// String returns "Result (Rule): Reason".
+func (v Verdict) String() string {
+	return fmt.Sprintf("%s (%s): %s", v.Result, v.Rule, v.Reason)
+}
+
+// Evaluate returns the verdict for svc and an optional feature under test
+// ("" for none). It only reads svc.Status.Conditions and, for Ready,
+// svc.Status.LoadBalancer.Ingress; the rules apply in order:
+//
+//   - T1 Skip: Serving=False with reason Unsupported, or Degraded=True
+//     naming the feature, directly or through Multiple (G2) or the
+//     deprecated LoadBalancerPortsError (C4).
+//   - T2 Fail: Serving=False with reason Infrastructure and
+//     Provisioning=False.
+//   - T3 Ready: Provisioning=False and Serving=True and a non-empty
+//     ingress (L4). Serving=True without ingress stays Pending.
+//   - T4 Pending: anything else, including a Service with no KEP-4631
+//     conditions at all; the deadlines of L8 are Wait's business.
+//
+// A nil svc is Pending. An unknown feature is never named by a Degraded
+// reason, so it cannot cause a skip.
+func Evaluate(svc *v1.Service, feature v1.LoadBalancerFeature) Verdict {
+	v := Verdict{Feature: feature}
+	if svc == nil {
+		v.Result, v.Rule, v.Reason = ResultPending, "T4", "there is no service yet"
+		return v
+	}
+	conds := svc.Status.Conditions
+	serving := Get(conds, v1.LoadBalancerConditionServing)
+	provisioning := Get(conds, v1.LoadBalancerConditionProvisioning)
+
+	if serving != nil && serving.Status == metav1.ConditionFalse && serving.Reason == string(v1.LoadBalancerReasonUnsupported) {
+		v.Result, v.Rule = ResultSkip, "T1"
+		v.Reason = "the provider refused the service as unsupported" + suffix(serving.Message)
+		return v
+	}
+	if reason, ok := v1.DegradedReason(feature); ok && slices.Contains(DegradedReasons(conds), reason) {
+		v.Result, v.Rule = ResultSkip, "T1"
+		v.Reason = fmt.Sprintf("the load balancer is degraded in feature %s (%s)", feature, reason)
+		return v
+	}
+	provisioningFalse := provisioning != nil && provisioning.Status == metav1.ConditionFalse
+	if serving != nil && serving.Status == metav1.ConditionFalse && serving.Reason == string(v1.LoadBalancerReasonInfrastructure) && provisioningFalse {
+		v.Result, v.Rule = ResultFail, "T2"
+		v.Reason = "provisioning failed in the provider's infrastructure" + suffix(serving.Message)
+		return v
+	}
+	if serving != nil && serving.Status == metav1.ConditionTrue && provisioningFalse {
+		if len(svc.Status.LoadBalancer.Ingress) == 0 {
+			v.Result, v.Rule = ResultPending, "T4"
+			v.Reason = "Serving is True but status.loadBalancer.ingress is empty (L4)"
+			return v
+		}
+		v.Result, v.Rule = ResultReady, "T3"
+		v.Reason = "the load balancer serves the latest spec of the service"
+		return v
+	}
+	v.Result, v.Rule = ResultPending, "T4"
+	switch {
+	case serving == nil && provisioning == nil:
+		v.Reason = "no provider has written the LoadBalancerServing and LoadBalancerProvisioning conditions yet"
+	case provisioning != nil && provisioning.Status == metav1.ConditionTrue:
+		v.Reason = "the load balancer is being provisioned"
+	default:
+		v.Reason = "the conditions do not give a final answer yet"
+	}
+	return v
+}
+
+// suffix returns ": message" for a non-empty message.
+func suffix(message string) string {
+	if message == "" {
+		return ""
+	}
+	return ": " + message
+}
