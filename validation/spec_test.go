@@ -1,0 +1,376 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation_test
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-base/featuregate"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+const (
+	ipFamilies     = v1.LoadBalancerFeatureIPFamilies
+	ports          = v1.LoadBalancerFeaturePorts
+	sessionAff     = v1.LoadBalancerFeatureSessionAffinity
+	unknownFeature = v1.LoadBalancerFeature("Teleport")
+)
+
+func TestValidateService_R4(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svc  *v1.Service
+		want field.ErrorList
+	}{{
+		name: "no features",
+		svc:  service(),
+	}, {
+		name: "every known feature",
+		svc:  service(withFeatures(v1.LoadBalancerFeatures...)),
+	}, {
+		name: "unknown value is NotSupported at its index",
+		svc:  service(withFeatures(ports, unknownFeature)),
+		want: errs(want(field.ErrorTypeNotSupported, featurePath(1))),
+	}, {
+		name: "empty value is NotSupported",
+		svc:  service(withFeatures("")),
+		want: errs(want(field.ErrorTypeNotSupported, featurePath(0))),
+	}, {
+		name: "duplicate is reported on the later index",
+		svc:  service(withFeatures(ports, sessionAff, ports)),
+		want: errs(want(field.ErrorTypeDuplicate, featurePath(2))),
+	}, {
+		name: "duplicate unknown value: duplicate once, unknown at each index",
+		svc:  service(withFeatures(unknownFeature, unknownFeature)),
+		want: errs(
+			want(field.ErrorTypeDuplicate, featurePath(1)),
+			want(field.ErrorTypeNotSupported, featurePath(0)),
+			want(field.ErrorTypeNotSupported, featurePath(1)),
+		),
+	}, {
+		name: "16 values are allowed",
+		svc:  service(withFeatures(seventeen()[:16]...)),
+		// Sixteen values out of six features hold duplicates: every
+		// later copy is one.
+		want: func() field.ErrorList {
+			var l field.ErrorList
+			for i := len(v1.LoadBalancerFeatures); i < 16; i++ {
+				l = append(l, want(field.ErrorTypeDuplicate, featurePath(i)))
+			}
+			return l
+		}(),
+	}, {
+		name: "17 values are TooMany, and nothing else is checked",
+		svc:  service(withFeatures(append(seventeen()[:16], unknownFeature)...)),
+		want: errs(want(field.ErrorTypeTooMany, featurePath(-1))),
+	}, {
+		name: "ClusterIP Service is Forbidden the field",
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "NodePort Service is Forbidden the field",
+		svc:  service(withType(corev1.ServiceTypeNodePort), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "unset type is Forbidden the field",
+		svc:  service(withType(""), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "ClusterIP Service without the field",
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures()),
+	}, {
+		name: "wrong type and unknown value are two problems",
+		svc:  service(withType(corev1.ServiceTypeExternalName), withFeatures(unknownFeature)),
+		want: errs(
+			want(field.ErrorTypeForbidden, featurePath(-1)),
+			want(field.ErrorTypeNotSupported, featurePath(0)),
+		),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateService(tc.svc, on))
+		})
+	}
+}
+
+// TestValidateService_R4_NotSupportedListsKnownFeatures checks the
+// NotSupported detail names every known feature, so a user can fix a typo.
+func TestValidateService_R4_NotSupportedListsKnownFeatures(t *testing.T) {
+	got := validation.ValidateService(service(withFeatures(unknownFeature)), on)
+	if len(got) == 0 {
+		t.Fatal("no error for an unknown feature")
+	}
+	for _, f := range v1.LoadBalancerFeatures {
+		if !strings.Contains(got[0].Detail, `"`+string(f)+`"`) {
+			t.Errorf("detail %q does not list %q", got[0].Detail, f)
+		}
+	}
+}
+
+func TestValidateService_R5(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svc  *v1.Service
+		want field.ErrorList
+	}{{
+		name: "no features",
+		svc:  service(),
+	}, {
+		name: "a newly set field is Forbidden",
+		svc:  service(withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "the gate's Forbidden is not repeated for a ClusterIP Service",
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "unknown values are not checked once the field is Forbidden",
+		svc:  service(withFeatures(unknownFeature, unknownFeature)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		// The generated code checks maxItems whatever the gate: two
+		// distinct problems of the same field.
+		name: "17 values are Forbidden and TooMany",
+		svc:  service(withFeatures(seventeen()...)),
+		want: errs(
+			want(field.ErrorTypeForbidden, featurePath(-1)),
+			want(field.ErrorTypeTooMany, featurePath(-1)),
+		),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateService(tc.svc, off))
+		})
+		t.Run(tc.name+"/after DropDisabledFields", func(t *testing.T) {
+			svc := tc.svc.DeepCopy()
+			validation.DropDisabledFields(svc, nil, off)
+			testErrors(t, nil, validation.ValidateService(svc, off))
+		})
+	}
+}
+
+// TestValidateService_R5_GateLookup checks the gate is looked up by name
+// and that a missing gate, or one without the feature, reads as off.
+func TestValidateService_R5_GateLookup(t *testing.T) {
+	svc := service(withFeatures(ports))
+	forbidden := errs(want(field.ErrorTypeForbidden, featurePath(-1)))
+	for name, tc := range map[string]struct {
+		gate featuregate.FeatureGate
+		want field.ErrorList
+	}{
+		"nil gate":             {gate: nil, want: forbidden},
+		"gate without feature": {gate: featuregate.NewFeatureGate(), want: forbidden},
+		"gate off":             {gate: gateOff, want: forbidden},
+		"gate on":              {gate: gateOn},
+	} {
+		t.Run(name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateService(svc, validation.Options{FeatureGate: tc.gate}))
+		})
+	}
+}
+
+func TestValidateServiceUpdate_R4(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, svc *v1.Service
+		want     field.ErrorList
+	}{{
+		name: "adding a known feature",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, sessionAff)),
+	}, {
+		name: "adding an unknown feature",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, unknownFeature)),
+		want: errs(want(field.ErrorTypeNotSupported, featurePath(1))),
+	}, {
+		name: "adding a duplicate",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, ports)),
+		want: errs(want(field.ErrorTypeDuplicate, featurePath(1))),
+	}, {
+		name: "growing to 17 values",
+		old:  service(withFeatures(seventeen()[:6]...)),
+		svc:  service(withFeatures(seventeen()...)),
+		want: errs(want(field.ErrorTypeTooMany, featurePath(-1))),
+	}, {
+		name: "changing type away from LoadBalancer keeping the field",
+		old:  service(withFeatures(ports)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "changing type away from LoadBalancer clearing the field",
+		old:  service(withFeatures(ports)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP)),
+	}, {
+		name: "setting the field on a ClusterIP Service",
+		old:  service(withType(corev1.ServiceTypeClusterIP)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "changing the field of a ClusterIP Service that already had it",
+		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "changing type to LoadBalancer",
+		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		svc:  service(withFeatures(ports)),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateServiceUpdate(tc.svc, tc.old, on))
+		})
+	}
+}
+
+func TestValidateServiceUpdate_R5(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, svc *v1.Service
+		want     field.ErrorList
+	}{{
+		name: "newly set field is Forbidden",
+		old:  service(),
+		svc:  service(withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "field kept unchanged from old",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports)),
+	}, {
+		name: "field kept from old, with an edit",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, sessionAff)),
+	}, {
+		name: "field kept from old is validated as with the gate on",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, unknownFeature, ports)),
+		want: errs(
+			want(field.ErrorTypeDuplicate, featurePath(2)),
+			want(field.ErrorTypeNotSupported, featurePath(1)),
+		),
+	}, {
+		name: "field kept from old, type rule applies",
+		old:  service(withFeatures(ports)),
+		svc:  service(withType(corev1.ServiceTypeNodePort), withFeatures(ports)),
+		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "field cleared",
+		old:  service(withFeatures(ports)),
+		svc:  service(),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateServiceUpdate(tc.svc, tc.old, off))
+		})
+		t.Run(tc.name+"/after DropDisabledFields", func(t *testing.T) {
+			svc := tc.svc.DeepCopy()
+			validation.DropDisabledFields(svc, tc.old, off)
+			got := validation.ValidateServiceUpdate(svc, tc.old, off)
+			// Whatever DropDisabledFields keeps, the gate does not reject.
+			for _, err := range got {
+				if err.Type == field.ErrorTypeForbidden && tc.svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+					t.Errorf("kept field rejected: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestDropDisabledFields_R5(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     validation.Options
+		old, svc *v1.Service
+		want     []v1.LoadBalancerFeature
+	}{{
+		name: "create, gate off: dropped",
+		opts: off,
+		svc:  service(withFeatures(ports)),
+	}, {
+		name: "create, nil gate: dropped",
+		svc:  service(withFeatures(ports)),
+	}, {
+		name: "create, gate without the feature: dropped",
+		opts: validation.Options{FeatureGate: featuregate.NewFeatureGate()},
+		svc:  service(withFeatures(ports)),
+	}, {
+		name: "create, gate on: kept",
+		opts: on,
+		svc:  service(withFeatures(ports)),
+		want: []v1.LoadBalancerFeature{ports},
+	}, {
+		name: "update, gate off, old without the field: dropped",
+		opts: off,
+		old:  service(),
+		svc:  service(withFeatures(ports)),
+	}, {
+		name: "update, gate off, old with the field: kept as written",
+		opts: off,
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports, ipFamilies)),
+		want: []v1.LoadBalancerFeature{ports, ipFamilies},
+	}, {
+		name: "update, gate on, old without the field: kept",
+		opts: on,
+		old:  service(),
+		svc:  service(withFeatures(ports)),
+		want: []v1.LoadBalancerFeature{ports},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := tc.svc.DeepCopy()
+			validation.DropDisabledFields(svc, tc.old, tc.opts)
+			if got := svc.Spec.RequiredLoadBalancerFeatures; !slices.Equal(got, tc.want) {
+				t.Errorf("requiredLoadBalancerFeatures = %v, want %v", got, tc.want)
+			}
+			// Nothing else changes.
+			svc.Spec.RequiredLoadBalancerFeatures = tc.svc.Spec.RequiredLoadBalancerFeatures
+			if !reflect.DeepEqual(svc, tc.svc) {
+				t.Errorf("DropDisabledFields changed more than the field:\n%v\n%v", svc, tc.svc)
+			}
+		})
+	}
+}
+
+func TestNilInputs(t *testing.T) {
+	for name, opts := range gateOptions {
+		t.Run(name, func(t *testing.T) {
+			if got := validation.ValidateService(nil, opts); got != nil {
+				t.Errorf("ValidateService(nil) = %v", got)
+			}
+			if got := validation.ValidateServiceUpdate(nil, service(), opts); got != nil {
+				t.Errorf("ValidateServiceUpdate(nil, svc) = %v", got)
+			}
+			if got := validation.ValidateServiceStatusUpdate(nil, service(), opts); got != nil {
+				t.Errorf("ValidateServiceStatusUpdate(nil, svc) = %v", got)
+			}
+			validation.DropDisabledFields(nil, nil, opts)
+
+			// A nil old is a create.
+			svc := service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports),
+				withConditions(changed(servingTrue, func(c *metav1.Condition) { c.Reason = "" })))
+			matcher.Test(t, validation.ValidateService(svc, opts), validation.ValidateServiceUpdate(svc, nil, opts))
+			matcher.Test(t, validation.ValidateService(svc, opts).Filter(under("spec")),
+				validation.ValidateServiceStatusUpdate(svc, nil, opts))
+		})
+	}
+}
