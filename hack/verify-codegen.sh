@@ -14,11 +14,32 @@ tar -C "$ROOT" --exclude=./.git --exclude=./hack/kube/.bin --exclude=./integrati
 
 "$COPY/hack/update-codegen.sh"
 
-if ! diff -ruN --exclude=.git --exclude=.bin --exclude=integration "$ROOT" "$COPY" >"$COPY.diff"; then
-  echo "generated code is out of date; run hack/update-codegen.sh. Differences:" >&2
-  head -100 "$COPY.diff" >&2
-  rm -f "$COPY.diff"
+# The generated files of a tree: what update-codegen.sh writes.
+generated_files() {
+  (cd "$1" && {
+    find . -path ./.git -prune -o -path ./hack/kube -prune -o -path ./integration -prune -o \
+      -name 'zz_generated.*' -print
+    find ./generated -type f
+    echo ./hack/openapi-schema.json
+    echo ./hack/api-violations.report
+  } | sort -u)
+}
+
+status=0
+if ! diff <(generated_files "$ROOT") <(generated_files "$COPY") >&2; then
+  echo "the set of generated files differs (< checkout, > regenerated)" >&2
+  status=1
+fi
+for f in $(generated_files "$COPY"); do
+  if ! diff -u "$ROOT/$f" "$COPY/$f" >"$COPY.diff" 2>&1; then
+    echo "$f is out of date:" >&2
+    head -40 "$COPY.diff" >&2
+    status=1
+  fi
+done
+rm -f "$COPY.diff"
+if [ "$status" -ne 0 ]; then
+  echo "generated code is out of date; run hack/update-codegen.sh" >&2
   exit 1
 fi
-rm -f "$COPY.diff"
 echo "generated code is up to date" >&2

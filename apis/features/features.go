@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package features defines the LoadBalancerStatusImprovements feature gate
 // as a k8s.io/component-base feature, for callers to register in their own
 // gate next to their other features.

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Command models-schema prints the OpenAPI v2 definitions generated in
 // generated/openapi as one swagger document. applyconfiguration-gen reads it
 // (--openapi-schema) to build the typed schema behind server-side apply and
@@ -25,7 +26,6 @@ import (
 	"os"
 
 	"k8s.io/kube-openapi/pkg/common"
-	"k8s.io/kube-openapi/pkg/util"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/lbstatus/lbstatus/generated/openapi"
@@ -39,8 +39,10 @@ func main() {
 }
 
 func run() error {
+	// Definitions are keyed by OpenAPI model name (every package sets
+	// +k8s:openapi-model-package), which is already REST-friendly.
 	ref := func(name string) spec.Ref {
-		return spec.MustCreateRef("#/definitions/" + util.ToRESTFriendlyName(name))
+		return spec.MustCreateRef("#/definitions/" + name)
 	}
 	defs := openapi.GetOpenAPIDefinitions(ref)
 	schemas := make(map[string]spec.Schema, len(defs))
@@ -53,7 +55,7 @@ func run() error {
 				schema = s
 			}
 		}
-		schemas[util.ToRESTFriendlyName(name)] = schema
+		schemas[name] = schema
 	}
 	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package v1 holds the KEP-4631 version of the core/v1 Service: a wire
 // superset of k8s.io/api/core/v1.Service that adds
 // spec.requiredLoadBalancerFeatures and names the three load-balancer

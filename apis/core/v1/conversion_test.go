@@ -1,0 +1,80 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1_test
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// TestConversion_CoreRoundTrip: random core/v1 Services survive FromCore
+// then ToCore exactly, and the results share no memory with the input.
+func TestConversion_CoreRoundTrip(t *testing.T) {
+	seed := rand.Int63()
+	t.Logf("seed %d", seed)
+	f := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), core(t).factory)
+	for range 200 {
+		var in corev1.Service
+		f.Fill(&in)
+		orig := in.DeepCopy()
+		ours := v1.FromCore(&in)
+		if len(ours.Spec.RequiredLoadBalancerFeatures) != 0 {
+			t.Fatalf("FromCore invented required features: %v", ours.Spec.RequiredLoadBalancerFeatures)
+		}
+		back := v1.ToCore(ours)
+		if diff := cmp.Diff(orig, back); diff != "" {
+			t.Fatalf("core -> ours -> core lost data (-in +out):\n%s", diff)
+		}
+		if len(ours.Spec.Ports) > 0 {
+			ours.Spec.Ports[0].Name = "changed-" + ours.Spec.Ports[0].Name
+			if in.Spec.Ports[0].Name == ours.Spec.Ports[0].Name {
+				t.Fatalf("FromCore shares the ports slice with its input")
+			}
+		}
+	}
+}
+
+// TestConversion_ToCoreDropsOnlyNewField: our Service converted to core/v1
+// and back differs from the original only in requiredLoadBalancerFeatures.
+func TestConversion_ToCoreDropsOnlyNewField(t *testing.T) {
+	seed := rand.Int63()
+	t.Logf("seed %d", seed)
+	f := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(metafuzzer.Funcs, featureFuzzFuncs), rand.NewSource(seed), ours(t).factory)
+	for range 200 {
+		var in v1.Service
+		f.Fill(&in)
+		back := v1.FromCore(v1.ToCore(&in))
+		want := in.DeepCopy()
+		want.Spec.RequiredLoadBalancerFeatures = nil
+		if diff := cmp.Diff(want, back); diff != "" {
+			t.Fatalf("ours -> core -> ours lost more than the new field (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestConversion_Nil(t *testing.T) {
+	if v1.FromCore(nil) != nil || v1.ToCore(nil) != nil {
+		t.Errorf("nil must convert to nil")
+	}
+}
