@@ -165,7 +165,7 @@ func testErrors(t *testing.T, want, got field.ErrorList) {
 // checkErrorConventions fails t for an error that breaks the package's
 // conventions: an internal error, a path outside metadata, spec and status,
 // a detail that is not a lower-case fragment, or a CoveredByDeclarative mark.
-func checkErrorConventions(t testing.TB, got field.ErrorList) {
+func checkErrorConventions(t field.TestIntf, got field.ErrorList) {
 	t.Helper()
 	for _, err := range got {
 		if err.Type == field.ErrorTypeInternal {

@@ -1,0 +1,209 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation_test
+
+import (
+	"reflect"
+	"testing"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"pgregory.net/rapid"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+// genOptions draws the gate: on, off, or absent.
+func genOptions() *rapid.Generator[validation.Options] {
+	return rapid.SampledFrom([]validation.Options{on, off, {}})
+}
+
+// allEntryPoints runs every entry point on svc and old (DropDisabledFields
+// on copies) and returns their results in order.
+func allEntryPoints(svc, old *v1.Service, opts validation.Options) []field.ErrorList {
+	dropped := svc.DeepCopy()
+	validation.DropDisabledFields(dropped, old, opts)
+	droppedCreate := svc.DeepCopy()
+	validation.DropDisabledFields(droppedCreate, nil, opts)
+	return []field.ErrorList{
+		validation.ValidateService(svc, opts),
+		validation.ValidateServiceUpdate(svc, old, opts),
+		validation.ValidateServiceStatusUpdate(svc, old, opts),
+		validation.ValidateService(droppedCreate, opts),
+		validation.ValidateServiceUpdate(dropped, old, opts),
+	}
+}
+
+// TestProperties_NoPanics checks no input makes an entry point panic or
+// break the error conventions (checkErrorConventions), and that no entry
+// point changes its inputs.
+func TestProperties_NoPanics(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pair := genOldAndNew().Draw(t, "services")
+		svc, old := pair[0], pair[1]
+		if rapid.Bool().Draw(t, "nilOld") {
+			old = nil
+		}
+		opts := genOptions().Draw(t, "options")
+		svcCopy, oldCopy := svc.DeepCopy(), old.DeepCopy()
+		for _, got := range allEntryPoints(svc, old, opts) {
+			checkErrorConventions(t, got)
+		}
+		if !reflect.DeepEqual(svc, svcCopy) || !reflect.DeepEqual(old, oldCopy) {
+			t.Fatal("validation changed its input")
+		}
+	})
+}
+
+// TestProperties_Deterministic checks the same input gives the same errors,
+// in the same order.
+func TestProperties_Deterministic(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pair := genOldAndNew().Draw(t, "services")
+		opts := genOptions().Draw(t, "options")
+		first := allEntryPoints(pair[0], pair[1], opts)
+		second := allEntryPoints(pair[0].DeepCopy(), pair[1].DeepCopy(), opts)
+		if !reflect.DeepEqual(first, second) {
+			t.Fatalf("two runs differ:\n%v\n%v", first, second)
+		}
+	})
+}
+
+// TestProperties_Ratcheting checks an update never newly rejects data that
+// did not change: an unchanged object gives no error at all (so nothing
+// ValidateService would not report), and a status write that adds a valid
+// condition, or changes only status.loadBalancer, is accepted whatever the
+// old conditions were.
+func TestProperties_Ratcheting(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		x := genService().Draw(t, "service")
+		opts := genOptions().Draw(t, "options")
+		create := validation.ValidateService(x, opts)
+		for name, got := range map[string]field.ErrorList{
+			"ValidateServiceUpdate(x, x)":       validation.ValidateServiceUpdate(x, x.DeepCopy(), opts),
+			"ValidateServiceStatusUpdate(x, x)": validation.ValidateServiceStatusUpdate(x, x.DeepCopy(), opts),
+		} {
+			for _, err := range got {
+				if !containsMatch(create, err) {
+					t.Errorf("%s reports %v, which ValidateService(x) does not", name, err)
+				}
+			}
+			if len(got) != 0 {
+				t.Errorf("%s = %v, want no errors", name, got)
+			}
+		}
+
+		// A provider's valid write on top of whatever was there, under
+		// types the old object does not use.
+		y := x.DeepCopy()
+		for _, c := range genValidKEPConditions(x.Generation).Draw(t, "provider") {
+			if !hasConditionType(x, c.Type) {
+				y.Status.Conditions = append(y.Status.Conditions, c)
+			}
+		}
+		if rapid.Bool().Draw(t, "ingressChanged") {
+			y.Status.LoadBalancer.Ingress = append(y.Status.LoadBalancer.Ingress, y.Status.LoadBalancer.Ingress...)
+		}
+		if got := validation.ValidateServiceStatusUpdate(y, x, opts); len(got) != 0 {
+			t.Errorf("a valid status write on top of old conditions is rejected: %v", got)
+		}
+	})
+}
+
+func hasConditionType(svc *v1.Service, typ string) bool {
+	for _, c := range svc.Status.Conditions {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// containsMatch reports whether list holds an error matching err by type
+// and field.
+func containsMatch(list field.ErrorList, err *field.Error) bool {
+	for _, e := range list {
+		if matcher.Matches(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestProperties_DifferentialUpstream checks every condition list
+// apimachinery's metav1validation.ValidateConditions rejects is rejected by
+// this package too, with each of upstream's errors, gate on or off, on
+// create and on a status write from a Service whose conditions share
+// nothing with the new ones.
+func TestProperties_DifferentialUpstream(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		conds := genConditions().Draw(t, "conditions")
+		opts := genOptions().Draw(t, "options")
+		upstream := metav1validation.ValidateConditions(conds, field.NewPath("status", "conditions"))
+		svc := service(withConditions(conds...))
+		old := service(withConditions(genValidKEPConditions(generation).Draw(t, "oldConditions")...))
+		for _, c := range conds {
+			if hasConditionType(old, c.Type) {
+				// Keep old unrelated: no condition of new may be one of
+				// old's.
+				old.Status.Conditions = nil
+				break
+			}
+		}
+		for name, ours := range map[string]field.ErrorList{
+			"ValidateService":             validation.ValidateService(svc, opts),
+			"ValidateServiceStatusUpdate": validation.ValidateServiceStatusUpdate(svc, old, opts),
+		} {
+			if len(upstream) != 0 && len(ours) == 0 {
+				t.Fatalf("%s accepts conditions upstream rejects: %v", name, upstream)
+			}
+			for _, err := range upstream {
+				if !containsMatch(ours, err) {
+					t.Errorf("%s misses upstream's %v", name, err)
+				}
+			}
+		}
+	})
+}
+
+// TestProperties_R5 checks that, with the gate off, what
+// DropDisabledFields leaves is never rejected for the gate: no error on a
+// create after the drop, and on an update only errors validation would also
+// give with the gate on.
+func TestProperties_R5(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pair := genOldAndNew().Draw(t, "services")
+		svc, old := pair[0], pair[1]
+		created := svc.DeepCopy()
+		validation.DropDisabledFields(created, nil, off)
+		if len(created.Spec.RequiredLoadBalancerFeatures) != 0 {
+			t.Fatalf("create kept %v with the gate off", created.Spec.RequiredLoadBalancerFeatures)
+		}
+		if got := validation.ValidateService(created, off).Filter(under("status")); len(got) != 0 {
+			t.Errorf("spec rejected after the drop: %v", got)
+		}
+		updated := svc.DeepCopy()
+		validation.DropDisabledFields(updated, old, off)
+		gateOnErrs := validation.ValidateServiceUpdate(updated, old, on)
+		for _, err := range validation.ValidateServiceUpdate(updated, old, off).Filter(under("status")) {
+			if !containsMatch(gateOnErrs, err) {
+				t.Errorf("gate off rejects what DropDisabledFields kept: %v", err)
+			}
+		}
+	})
+}
