@@ -45,8 +45,9 @@ limitations under the License.
 // The field's own rules are declared on the type and enforced by the
 // generated v1.Validate_Service: each value is a known LoadBalancerFeature
 // (NotSupported, listing the known values), no value twice (Duplicate, on
-// the later index), at most 16 values (TooMany, and then nothing else is
-// checked), and, with the gate off, no value at all (Forbidden). The
+// the later index), at most 16 values (TooMany; uniqueness and values are
+// then not checked), and, with the gate off, no value at all (Forbidden;
+// the values are then not checked either, their number still is). The
 // hand-written part is the cross-field rule: the field is Forbidden unless
 // spec.type is LoadBalancer.
 //
@@ -92,9 +93,11 @@ limitations under the License.
 //     another type.
 //
 // For a caller that sorts errors by rule, as the conformance checker does:
-// every error under spec is R4 or R5; under status.conditions[i], a
-// NotSupported on .status listing only True and False is C1, an Invalid on
-// .reason whose detail names a status is C3, and everything else is C5.
+// every error under spec is R4 or R5. Under status.conditions[i], a
+// NotSupported on .status of a condition whose status is Unknown is C1 (the
+// metav1 rules accept Unknown); an Invalid on .reason of a condition whose
+// reason is in the table is C3 (every reason of the table has the metav1
+// format); everything else is C5.
 //
 // # Ratcheting
 //
@@ -121,7 +124,7 @@ limitations under the License.
 // condition can only newly fail if metadata.generation went down, which an
 // apiserver never does.
 //
-// # Errors
+// # Errors and cost
 //
 // The spec errors are the generated code's, unmodified. None of the errors
 // is marked CoveredByDeclarative (the conditions' errors from
@@ -130,13 +133,19 @@ limitations under the License.
 // rule here exists in both forms, so a caller that removes covered errors
 // must not lose any of these.
 //
+// On valid conditions the status rules allocate nothing beyond what
+// ValidateConditions allocates: field paths of this package are built
+// only for an error, and ratcheting only looks at the old object when
+// there is an error to forgive.
+//
 // # What this package does not validate
 //
 // Nothing here validates the upstream core/v1 fields of a Service: not its
 // metadata, not the spec fields of core/v1 (ports, clusterIP, type,
 // loadBalancerClass, ...), not status.loadBalancer. A fork must still run
 // its own validation on the Service converted to core (v1.ToCore, then to
-// the internal type): k8s.io/kubernetes/pkg/apis/core/validation's
+// the internal type with k8s.io/kubernetes/pkg/apis/core/v1's
+// Convert_v1_Service_To_core_Service): k8s.io/kubernetes/pkg/apis/core/validation's
 // ValidateService, ValidateServiceUpdate and ValidateServiceStatusUpdate, and
 // its registry strategy's handling of the core fields (dropping disabled
 // fields, resetting status on create and spec on status writes, clearing
