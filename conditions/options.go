@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"cmp"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -24,12 +25,14 @@ import (
 
 // Option configures a call of this package. An option that does not apply to
 // a call is ignored, so one list of options can be shared by a provider's
-// calls. Options are applied in order; the last one of a kind wins.
+// calls. Options are applied in order; the last one of a kind wins. The
+// options are the named types and functions of this package; a nil Option
+// is ignored.
 type Option interface {
-	// apply returns o with the option applied. It takes and returns a value,
-	// not a pointer, so that applying options does not make the caller's
-	// options escape to the heap.
-	apply(o options) options
+	// isOption marks the types of this package. Options are read with a
+	// type switch rather than a method call so that passing them does not
+	// make them escape to the heap: Set with options allocates nothing.
+	isOption()
 }
 
 // options is the result of applying a list of Option.
@@ -60,8 +63,20 @@ func makeOptions(opts []Option) options {
 		provisionTimeout:  DefaultProvisionTimeout,
 	}
 	for _, opt := range opts {
-		if opt != nil {
-			o = opt.apply(o)
+		switch opt := opt.(type) {
+		case clockOption:
+			o.clock = opt.c
+			if o.clock == nil {
+				o.clock = clock.RealClock{}
+			}
+		case ObservedGeneration:
+			o.observedGeneration, o.hasGeneration = int64(opt), true
+		case RelevantAnnotations:
+			o.annotations = opt
+		case ConditionsTimeout:
+			o.conditionsTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultConditionsTimeout)
+		case ProvisionTimeout:
+			o.provisionTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultProvisionTimeout)
 		}
 	}
 	return o
@@ -75,15 +90,6 @@ func WithClock(c clock.PassiveClock) Option { return clockOption{c} }
 
 type clockOption struct{ c clock.PassiveClock }
 
-func (c clockOption) apply(o options) options {
-	if c.c == nil {
-		o.clock = clock.RealClock{}
-	} else {
-		o.clock = c.c
-	}
-	return o
-}
-
 // ObservedGeneration is an Option for Set and Bump: the observedGeneration
 // to write, normally the object's metadata.generation (G6). Without it, Set
 // writes the condition's own ObservedGeneration and Bump leaves it alone.
@@ -91,35 +97,15 @@ func (c clockOption) apply(o options) options {
 // ignore this option.
 type ObservedGeneration int64
 
-func (g ObservedGeneration) apply(o options) options {
-	o.observedGeneration = int64(g)
-	o.hasGeneration = true
-	return o
-}
-
 // RelevantAnnotations is an Option for ChangedFields and SpecUpdated: the
 // annotation keys a provider reads, whose changes are load-balancer-relevant
 // like the spec fields of G3. Empty adds nothing.
 type RelevantAnnotations []string
 
-func (a RelevantAnnotations) apply(o options) options {
-	o.annotations = a
-	return o
-}
-
 // ConditionsTimeout is an Option for Wait: the first deadline of L8, how
 // long after Wait starts a KEP-aware provider has to write its first
 // conditions. Zero or negative selects DefaultConditionsTimeout.
 type ConditionsTimeout time.Duration
-
-func (d ConditionsTimeout) apply(o options) options {
-	if d > 0 {
-		o.conditionsTimeout = time.Duration(d)
-	} else {
-		o.conditionsTimeout = DefaultConditionsTimeout
-	}
-	return o
-}
 
 // ProvisionTimeout is an Option for Wait: the second deadline of L8, how
 // long after Wait starts the verdict has to become final once the
@@ -127,11 +113,8 @@ func (d ConditionsTimeout) apply(o options) options {
 // DefaultProvisionTimeout.
 type ProvisionTimeout time.Duration
 
-func (d ProvisionTimeout) apply(o options) options {
-	if d > 0 {
-		o.provisionTimeout = time.Duration(d)
-	} else {
-		o.provisionTimeout = DefaultProvisionTimeout
-	}
-	return o
-}
+func (clockOption) isOption()         {}
+func (ObservedGeneration) isOption()  {}
+func (RelevantAnnotations) isOption() {}
+func (ConditionsTimeout) isOption()   {}
+func (ProvisionTimeout) isOption()    {}

@@ -56,8 +56,8 @@ func SpecChanged(old, new *v1.Service) bool {
 // allocateLoadBalancerNodePorts is true, unset loadBalancerClass and
 // trafficDistribution are empty. Ports, source ranges and required features
 // are sets: their order does not matter. sessionAffinityConfig counts only
-// with sessionAffinity ClientIP, and its unset timeout is the default
-// 10800 seconds. ipFamilies is ordered: the first family is the primary.
+// with sessionAffinity ClientIP on both sides, and its unset timeout is the
+// default 10800 seconds. ipFamilies is ordered: the first family is the primary.
 // Required features compare as sets across their two sources, so moving
 // them from the annotation to the spec field is no change; an annotation
 // that does not parse differs from every one that does.
@@ -88,7 +88,7 @@ func ChangedFields(old, new *v1.Service, opts ...Option) []string {
 	add(trafficPolicy(a) != trafficPolicy(b), spec.Child("externalTrafficPolicy"))
 	add(a.HealthCheckNodePort != b.HealthCheckNodePort, spec.Child("healthCheckNodePort"))
 	add(sessionAffinity(a) != sessionAffinity(b), spec.Child("sessionAffinity"))
-	add(affinityTimeout(a) != affinityTimeout(b), spec.Child("sessionAffinityConfig"))
+	add(sessionAffinity(a) == sessionAffinity(b) && affinityTimeout(a) != affinityTimeout(b), spec.Child("sessionAffinityConfig"))
 	add(!slices.Equal(a.IPFamilies, b.IPFamilies), spec.Child("ipFamilies"))
 	add(familyPolicy(a) != familyPolicy(b), spec.Child("ipFamilyPolicy"))
 	add(ptr.Deref(a.AllocateLoadBalancerNodePorts, true) != ptr.Deref(b.AllocateLoadBalancerNodePorts, true), spec.Child("allocateLoadBalancerNodePorts"))

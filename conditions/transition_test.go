@@ -1,0 +1,520 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+var ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+
+// applied returns what the apply configuration of tr would write, read back
+// as a core/v1 Service.
+func applied(t *testing.T, tr Transition) *corev1.Service {
+	t.Helper()
+	data, err := json.Marshal(tr.Apply)
+	if err != nil {
+		t.Fatalf("marshal apply configuration: %v", err)
+	}
+	var out corev1.Service
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("unmarshal apply configuration: %v", err)
+	}
+	return &out
+}
+
+// ownedPart returns the part of a status this package owns: the KEP
+// conditions and the ingress.
+func ownedPart(conds []metav1.Condition, lb corev1.LoadBalancerStatus) ([]metav1.Condition, []corev1.LoadBalancerIngress) {
+	var own []metav1.Condition
+	for _, c := range conds {
+		if isKEPType(c.Type) {
+			own = append(own, c)
+		}
+	}
+	return own, lb.Ingress
+}
+
+// checkApply fails unless tr.Apply holds exactly the owned part of
+// tr.Status, for the Service's name and namespace (G4).
+func checkApply(t *testing.T, svc *v1.Service, tr Transition) {
+	t.Helper()
+	got := applied(t, tr)
+	if got.Name != svc.Name || got.Namespace != svc.Namespace || got.Kind != "Service" || got.APIVersion != "v1" {
+		t.Errorf("apply configuration names %s %s/%s, want Service %s/%s", got.Kind, got.Namespace, got.Name, svc.Namespace, svc.Name)
+	}
+	if !apiequality.Semantic.DeepEqual(got.Spec, corev1.ServiceSpec{}) || len(got.Labels) != 0 {
+		t.Error("apply configuration carries more than status")
+	}
+	wc, wi := ownedPart(tr.Status.Conditions, tr.Status.LoadBalancer)
+	if !apiequality.Semantic.DeepEqual(got.Status.Conditions, wc) || !apiequality.Semantic.DeepEqual(got.Status.LoadBalancer.Ingress, wi) {
+		t.Errorf("apply configuration differs from the status it stands for:\n%s", cmp.Diff(
+			struct {
+				C []metav1.Condition
+				I []corev1.LoadBalancerIngress
+			}{wc, wi},
+			struct {
+				C []metav1.Condition
+				I []corev1.LoadBalancerIngress
+			}{got.Status.Conditions, got.Status.LoadBalancer.Ingress}))
+	}
+}
+
+// step applies tr to svc, as a status write would, after checking it.
+func step(t *testing.T, svc *v1.Service, tr Transition, err error) *v1.Service {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("transition failed: %v", err)
+	}
+	checkApply(t, svc, tr)
+	out := svc.DeepCopy()
+	out.Status = tr.Status
+	return out
+}
+
+func combination(conds []metav1.Condition) string {
+	s := func(t v1.LoadBalancerConditionType) string {
+		c := Get(conds, t)
+		if c == nil {
+			return "-"
+		}
+		return string(c.Status)[:1] + "/" + c.Reason
+	}
+	return "P=" + s(v1.LoadBalancerConditionProvisioning) + " S=" + s(v1.LoadBalancerConditionServing) + " D=" + s(v1.LoadBalancerConditionDegraded)
+}
+
+func TestSeen_L1_Provisioning(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService(func(s *v1.Service) { s.Generation = 4 })
+	tr, err := Seen(svc, Decide(svc, fullCapabilities()), WithClock(clk))
+	svc = step(t, svc, tr, err)
+	if got, want := combination(svc.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; got != want {
+		t.Errorf("after Seen: %s, want %s", got, want)
+	}
+	if !tr.Changed {
+		t.Error("Seen reported no change")
+	}
+	for _, c := range svc.Status.Conditions {
+		if c.ObservedGeneration != 4 {
+			t.Errorf("%s observedGeneration = %d, want metadata.generation 4 (G6)", c.Type, c.ObservedGeneration)
+		}
+		if want := wire(t0); !c.LastTransitionTime.Equal(&want) {
+			t.Errorf("%s lastTransitionTime = %v, want %v", c.Type, c.LastTransitionTime, want)
+		}
+	}
+}
+
+func TestSeen_L1_Refused(t *testing.T) {
+	svc := lbService(requires("Teleport"))
+	tr, err := Seen(svc, Decide(svc, fullCapabilities()))
+	svc = step(t, svc, tr, err)
+	if got, want := combination(svc.Status.Conditions), "P=F/Complete S=F/Unsupported D=-"; got != want {
+		t.Errorf("after Seen: %s, want %s", got, want)
+	}
+	if msg := Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message; !strings.Contains(msg, "Teleport") {
+		t.Errorf("Unsupported message %q does not say what", msg)
+	}
+}
+
+func TestSeen_P1_IgnoredWritesNothing(t *testing.T) {
+	svc := lbService(func(s *v1.Service) { s.Status.Conditions = []metav1.Condition{{Type: "Other"}} })
+	caps := fullCapabilities()
+	caps.DefaultClass = false
+	tr, err := Seen(svc, Decide(svc, caps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Apply != nil || tr.Changed || !apiequality.Semantic.DeepEqual(tr.Status, svc.Status) {
+		t.Errorf("ignored Service got a write: %+v", tr)
+	}
+}
+
+func TestSeen_RestartLeavesExistingConditions(t *testing.T) {
+	svc := lbService()
+	caps := fullCapabilities()
+	tr, err := Seen(svc, Decide(svc, caps))
+	svc = step(t, svc, tr, err)
+	tr, err = Succeeded(svc, ingress, nil)
+	svc = step(t, svc, tr, err)
+	tr, err = Seen(svc, Decide(svc, caps))
+	after := step(t, svc, tr, err)
+	if tr.Changed || !apiequality.Semantic.DeepEqual(after.Status, svc.Status) {
+		t.Errorf("Seen after a restart changed a serving Service: %s", combination(after.Status.Conditions))
+	}
+}
+
+func TestSeen_Errors(t *testing.T) {
+	if _, err := Seen(nil, Decision{Action: ActionProvision}); err == nil {
+		t.Error("nil Service: no error")
+	}
+	if _, err := Seen(lbService(), Decision{}); err == nil {
+		t.Error("decision without action: no error")
+	}
+	notLB := lbService(func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
+	if _, err := Seen(notLB, Decision{Action: ActionProvision}); err == nil {
+		t.Error("NodePort Service: no error")
+	}
+}
+
+func TestSucceeded_L1_AlreadyAvailable(t *testing.T) {
+	svc := lbService()
+	tr, err := Succeeded(svc, ingress, nil)
+	svc = step(t, svc, tr, err)
+	if got, want := combination(svc.Status.Conditions), "P=F/Complete S=T/Serving D=-"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if !apiequality.Semantic.DeepEqual(svc.Status.LoadBalancer.Ingress, ingress) {
+		t.Errorf("ingress = %v, want %v", svc.Status.LoadBalancer.Ingress, ingress)
+	}
+}
+
+func TestSucceeded_L4_ServingComesWithIngress(t *testing.T) {
+	svc := lbService()
+	tr, err := Seen(svc, Decide(svc, fullCapabilities()))
+	svc = step(t, svc, tr, err)
+	if _, err := Succeeded(svc, nil, nil); err == nil {
+		t.Error("Succeeded without ingress: no error")
+	}
+	tr, err = Succeeded(svc, ingress, nil)
+	got := step(t, svc, tr, err)
+	if !IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing) || len(got.Status.LoadBalancer.Ingress) == 0 {
+		t.Error("Serving=True and the ingress must come in the same write (L4)")
+	}
+}
+
+func TestSucceeded_G2_MultipleDegradations(t *testing.T) {
+	svc := lbService(clientIP, mixedProtocols)
+	tr, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts})
+	svc = step(t, svc, tr, err)
+	d := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+	if d == nil || d.Reason != string(v1.LoadBalancerReasonMultiple) || !strings.HasPrefix(d.Message, "PortsNotSupported,SessionAffinityNotSupported: ") {
+		t.Fatalf("Degraded = %+v, want Multiple listing both sorted", d)
+	}
+}
+
+func TestSucceeded_C2_NoDegradedFalse(t *testing.T) {
+	svc := lbService(clientIP)
+	tr, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity})
+	svc = step(t, svc, tr, err)
+	tr, err = Succeeded(svc, ingress, nil)
+	svc = step(t, svc, tr, err)
+	if c := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded); c != nil {
+		t.Errorf("Degraded left as %+v, want it removed (never False)", c)
+	}
+	if n := len(applied(t, tr).Status.Conditions); n != 2 {
+		t.Errorf("apply configuration has %d conditions, want 2: a removed Degraded is left out", n)
+	}
+}
+
+func TestSucceeded_P5_RejectsDegradationNotAskedFor(t *testing.T) {
+	svc := lbService()
+	if _, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}); err == nil {
+		t.Error("SessionAffinityNotSupported without sessionAffinity ClientIP: no error")
+	}
+}
+
+func TestSucceeded_R1_RejectsDegradedRequiredFeature(t *testing.T) {
+	svc := lbService(clientIP, requires(v1.LoadBalancerFeatureSessionAffinity))
+	if _, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}); err == nil {
+		t.Error("degraded in a required feature: no error")
+	}
+}
+
+func TestSucceeded_C3_RejectsUnknownOrDuplicateFeature(t *testing.T) {
+	svc := lbService(clientIP)
+	if _, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{"Teleport"}); err == nil {
+		t.Error("unknown feature: no error")
+	}
+	if _, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureSessionAffinity}); err == nil {
+		t.Error("duplicate feature: no error")
+	}
+}
+
+func TestSucceeded_L6_ReprovisionedBumpsServing(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService()
+	tr, err := Succeeded(svc, ingress, nil, WithClock(clk))
+	svc = step(t, svc, tr, err)
+	before := Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+
+	tr, err = ProvisioningStarted(svc, KeepServing, WithClock(clk))
+	svc = step(t, svc, tr, err)
+	tr, err = Succeeded(svc, ingress, nil, WithClock(clk)) // same second
+	svc = step(t, svc, tr, err)
+	after := Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+	if !after.After(before.Time) {
+		t.Errorf("Serving lastTransitionTime %v -> %v: a finished reprovisioning must bump it (L6, G5)", before, after)
+	}
+
+	tr, err = Succeeded(svc, ingress, nil, WithClock(clk))
+	if err != nil || tr.Changed {
+		t.Errorf("repeated Succeeded changed the status (err %v)", err)
+	}
+	tr, err = Succeeded(svc, []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}, nil, WithClock(clk))
+	svc2 := step(t, svc, tr, err)
+	if c := Get(svc2.Status.Conditions, v1.LoadBalancerConditionServing); !c.LastTransitionTime.After(after.Time) {
+		t.Error("an ingress change must bump Serving (L6)")
+	}
+}
+
+func TestProvisioningStarted_L7(t *testing.T) {
+	svc := lbService(clientIP)
+	tr, err := Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity})
+	serving := step(t, svc, tr, err)
+
+	tr, err = ProvisioningStarted(serving, KeepServing)
+	kept := step(t, serving, tr, err)
+	if got, want := combination(kept.Status.Conditions), "P=T/Provisioning S=T/Serving D=T/SessionAffinityNotSupported"; got != want {
+		t.Errorf("KeepServing: %s, want %s", got, want)
+	}
+	if a, b := Get(serving.Status.Conditions, v1.LoadBalancerConditionServing), Get(kept.Status.Conditions, v1.LoadBalancerConditionServing); !a.LastTransitionTime.Equal(&b.LastTransitionTime) {
+		t.Error("KeepServing moved Serving's lastTransitionTime")
+	}
+
+	tr, err = ProvisioningStarted(serving, StopServing)
+	stopped := step(t, serving, tr, err)
+	if got, want := combination(stopped.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; got != want {
+		t.Errorf("StopServing: %s, want %s", got, want)
+	}
+	if len(stopped.Status.LoadBalancer.Ingress) == 0 {
+		t.Error("StopServing removed the ingress; L4 says it usually stays")
+	}
+
+	failed := then(t, svc)(Failed(svc, v1.LoadBalancerReasonInfrastructure, "quota"))
+	tr, err = ProvisioningStarted(failed, KeepServing)
+	retry := step(t, failed, tr, err)
+	if got, want := combination(retry.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; got != want {
+		t.Errorf("KeepServing without serving: %s, want %s", got, want)
+	}
+}
+
+// then is step for a transition call written inline.
+func then(t *testing.T, svc *v1.Service) func(Transition, error) *v1.Service {
+	return func(tr Transition, err error) *v1.Service {
+		t.Helper()
+		return step(t, svc, tr, err)
+	}
+}
+
+func TestFailed_L5(t *testing.T) {
+	svc := lbService(clientIP)
+	serving := then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+	for _, reason := range []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure} {
+		tr, err := Failed(serving, reason, "")
+		got := step(t, serving, tr, err)
+		if c, want := combination(got.Status.Conditions), "P=F/Complete S=F/"+string(reason)+" D=-"; c != want {
+			t.Errorf("%s: %s, want %s", reason, c, want)
+		}
+		if Get(got.Status.Conditions, v1.LoadBalancerConditionServing).Message == "" {
+			t.Errorf("%s: empty message", reason)
+		}
+		if len(got.Status.LoadBalancer.Ingress) != 0 {
+			t.Errorf("%s: ingress kept on a load balancer that does not serve", reason)
+		}
+	}
+	if _, err := Failed(serving, v1.LoadBalancerReasonProvisioning, "x"); err == nil {
+		t.Error("Failed with reason Provisioning: no error (L5)")
+	}
+	long := strings.Repeat("x", 40000)
+	tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, long)
+	if err != nil || len(Get(tr.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
+		t.Errorf("a long message must be cut to %d bytes (C5)", maxMessageLen)
+	}
+}
+
+func TestSpecUpdated_L6_BumpsProvisioningInSameSecond(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil, WithClock(clk)))
+	before := *Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+
+	updated := svc.DeepCopy()
+	updated.Spec.Ports[0].Port = 8080
+	tr, err := SpecUpdated(svc, updated, WithClock(clk))
+	got := step(t, updated, tr, err)
+	after := Get(got.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	if after.Status != metav1.ConditionFalse || !after.LastTransitionTime.After(before.LastTransitionTime.Time) {
+		t.Errorf("Provisioning %s at %v -> %s at %v: want False with a later time (L6, G5)", before.Status, before.LastTransitionTime, after.Status, after.LastTransitionTime)
+	}
+	if !IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing) {
+		t.Error("SpecUpdated changed Serving without a reason")
+	}
+
+	same := updated.DeepCopy()
+	same.Labels = map[string]string{"x": "y"}
+	if tr, _ := SpecUpdated(updated, same, WithClock(clk)); tr.Changed {
+		t.Error("an irrelevant change bumped Provisioning")
+	}
+}
+
+func TestSpecUpdated_L6_DeclaredAnnotation(t *testing.T) {
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	updated := svc.DeepCopy()
+	updated.Annotations = map[string]string{"vendor.example/sku": "big"}
+	if tr, _ := SpecUpdated(svc, updated); tr.Changed {
+		t.Error("an undeclared annotation bumped Provisioning")
+	}
+	if tr, _ := SpecUpdated(svc, updated, RelevantAnnotations{"vendor.example/sku"}); !tr.Changed {
+		t.Error("a declared annotation did not bump Provisioning")
+	}
+}
+
+func TestSpecUpdated_P5_DropsDegradationNoLongerAsked(t *testing.T) {
+	svc := lbService(clientIP, mixedProtocols)
+	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts}))
+	updated := svc.DeepCopy()
+	updated.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	got := then(t, updated)(SpecUpdated(svc, updated))
+	if r := DegradedReasons(got.Status.Conditions); !slices.Equal(r, []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonPortsNotSupported}) {
+		t.Errorf("degradations after dropping ClientIP = %v, want only PortsNotSupported", r)
+	}
+	updated2 := got.DeepCopy()
+	updated2.Spec.Ports = updated2.Spec.Ports[:1]
+	got2 := then(t, updated2)(SpecUpdated(got, updated2))
+	if Get(got2.Status.Conditions, v1.LoadBalancerConditionDegraded) != nil {
+		t.Error("Degraded kept with nothing degraded left")
+	}
+}
+
+func TestSpecUpdated_P6_RequiredDegradedStopsServing(t *testing.T) {
+	svc := lbService(clientIP)
+	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+	updated := svc.DeepCopy()
+	updated.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+	got := then(t, updated)(SpecUpdated(svc, updated))
+	if c, want := combination(got.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; c != want {
+		t.Errorf("got %s, want %s: Serving=True with a required feature degraded breaks P6", c, want)
+	}
+}
+
+func TestSpecUpdated_BeforeSeenChangesNothing(t *testing.T) {
+	svc := lbService()
+	updated := lbService(clientIP)
+	tr, err := SpecUpdated(svc, updated)
+	if err != nil || tr.Changed {
+		t.Errorf("SpecUpdated before Seen: changed %v, err %v", tr.Changed, err)
+	}
+	if _, err := SpecUpdated(svc, nil); err == nil {
+		t.Error("nil new: no error")
+	}
+}
+
+func TestNotLoadBalancer_L9(t *testing.T) {
+	svc := lbService(clientIP, func(s *v1.Service) {
+		s.Status.Conditions = []metav1.Condition{{Type: "Other", Status: metav1.ConditionTrue, Reason: "X", LastTransitionTime: wire(t0)}}
+	})
+	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+	updated := svc.DeepCopy()
+	updated.Spec.Type = corev1.ServiceTypeClusterIP
+	for name, tr := range map[string]Transition{
+		"NotLoadBalancer": mustTr(t)(NotLoadBalancer(updated)),
+		"SpecUpdated":     mustTr(t)(SpecUpdated(svc, updated)),
+	} {
+		got := step(t, updated, tr, nil)
+		if HasKEPConditions(got.Status.Conditions) || len(got.Status.LoadBalancer.Ingress) != 0 {
+			t.Errorf("%s: left %s with ingress %v", name, combination(got.Status.Conditions), got.Status.LoadBalancer.Ingress)
+		}
+		if Get(got.Status.Conditions, "Other") == nil {
+			t.Errorf("%s: removed another controller's condition", name)
+		}
+		if a := applied(t, tr); len(a.Status.Conditions) != 0 || len(a.Status.LoadBalancer.Ingress) != 0 {
+			t.Errorf("%s: apply configuration still holds status: %+v", name, a.Status)
+		}
+	}
+}
+
+func mustTr(t *testing.T) func(Transition, error) Transition {
+	return func(tr Transition, err error) Transition {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+}
+
+func TestTransitions_C3_C4_OnlyTableReasonsNeverPortsError(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService(clientIP, mixedProtocols, dualStack)
+	all := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeatureIPFamilies}
+	allowed := map[v1.LoadBalancerConditionType][]string{
+		v1.LoadBalancerConditionServing:      {"True/Serving", "False/Provisioning", "False/Unsupported", "False/Infrastructure"},
+		v1.LoadBalancerConditionProvisioning: {"True/Provisioning", "False/Complete"},
+	}
+	check := func(s *v1.Service) {
+		for _, c := range s.Status.Conditions {
+			switch v1.LoadBalancerConditionType(c.Type) {
+			case v1.LoadBalancerConditionPortsError:
+				t.Error("LoadBalancerPortsError written (C4)")
+			case v1.LoadBalancerConditionDegraded:
+				if c.Status != metav1.ConditionTrue {
+					t.Errorf("Degraded=%s written (C2)", c.Status)
+				}
+				if _, ok := v1.DegradedFeature(v1.LoadBalancerConditionReason(c.Reason)); !ok && c.Reason != string(v1.LoadBalancerReasonMultiple) {
+					t.Errorf("Degraded reason %q outside the table (C3)", c.Reason)
+				}
+			default:
+				if !slices.Contains(allowed[v1.LoadBalancerConditionType(c.Type)], string(c.Status)+"/"+c.Reason) {
+					t.Errorf("%s=%s/%s outside the table (C1, C3)", c.Type, c.Status, c.Reason)
+				}
+			}
+		}
+	}
+	for _, tr := range []func(*v1.Service) (Transition, error){
+		func(s *v1.Service) (Transition, error) { return Seen(s, Decide(s, fullCapabilities()), WithClock(clk)) },
+		func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, all, WithClock(clk)) },
+		func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, KeepServing, WithClock(clk)) },
+		func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, all[:1], WithClock(clk)) },
+		func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, StopServing, WithClock(clk)) },
+		func(s *v1.Service) (Transition, error) {
+			return Failed(s, v1.LoadBalancerReasonInfrastructure, "boom", WithClock(clk))
+		},
+	} {
+		clk.SetTime(clk.Now().Add(300 * time.Millisecond))
+		svc = then(t, svc)(tr(svc))
+		check(svc)
+	}
+}
+
+func TestTransition_ErrorsLeaveNothingToWrite(t *testing.T) {
+	notLB := lbService(func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP })
+	for name, f := range map[string]func() (Transition, error){
+		"ProvisioningStarted nil": func() (Transition, error) { return ProvisioningStarted(nil, KeepServing) },
+		"ProvisioningStarted":     func() (Transition, error) { return ProvisioningStarted(notLB, KeepServing) },
+		"Succeeded":               func() (Transition, error) { return Succeeded(notLB, ingress, nil) },
+		"Failed":                  func() (Transition, error) { return Failed(notLB, v1.LoadBalancerReasonUnsupported, "") },
+		"NotLoadBalancer nil":     func() (Transition, error) { return NotLoadBalancer(nil) },
+	} {
+		tr, err := f()
+		if err == nil || tr.Apply != nil {
+			t.Errorf("%s: err %v, apply %v; want an error and nothing to write", name, err, tr.Apply)
+		}
+	}
+}
