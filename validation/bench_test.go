@@ -17,6 +17,7 @@ limitations under the License.
 package validation_test
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -107,5 +108,32 @@ func BenchmarkValidateServiceUpdate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		validation.ValidateServiceUpdate(svc, old, on)
+	}
+}
+
+// BenchmarkValidateServiceStatusUpdateManyConditions is a hostile status
+// write: n conditions of one type, each a duplicate and each missing its
+// reason, over an old object holding n-1 of them, against upstream's
+// ValidateConditions on the same list. Ratcheting must keep the cost
+// linear in n, like upstream's.
+func BenchmarkValidateServiceStatusUpdateManyConditions(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		conds := make([]metav1.Condition, n)
+		for i := range conds {
+			conds[i] = metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, LastTransitionTime: times[1], Message: fmt.Sprint(i)}
+		}
+		svc := service(withConditions(conds...))
+		old := service(withConditions(conds[1:]...))
+		b.Run(fmt.Sprintf("n=%d/ours", n), func(b *testing.B) {
+			for b.Loop() {
+				validation.ValidateServiceStatusUpdate(svc, old, on)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/upstream", n), func(b *testing.B) {
+			fldPath := field.NewPath("status", "conditions")
+			for b.Loop() {
+				metav1validation.ValidateConditions(conds, fldPath)
+			}
+		})
 	}
 }

@@ -110,9 +110,11 @@ limitations under the License.
 //     the type rule is not reported when the old object broke it with the
 //     same list.
 //   - conditions: a condition equal to one of the old object's conditions
-//     (same type, deep-equal) is not validated again by any rule, C5
-//     included; a duplicate type is not reported when the old list held at
-//     least as many conditions of that type.
+//     (every field equal, lastTransitionTime as an instant; old and new
+//     matched by content, so by type, wherever they sit in the lists) is
+//     not validated again by any rule, C5 included; a duplicate type is not
+//     reported when the old list held at least as many conditions of that
+//     type.
 //
 // Ratcheting C5 per condition is deliberate. Services have never had their
 // conditions validated upstream, so stored objects may hold conditions,

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -155,19 +154,24 @@ func reasonStatus(t v1.LoadBalancerConditionType, r v1.LoadBalancerConditionReas
 // the rule (C1, C3 or C5). A duplicate type is not reported again when old
 // already held at least as many conditions of that type. Errors outside
 // status.conditions[i] are kept. errs is filtered in place.
+//
+// It runs only when there are errors, and in time linear in the lists: a
+// write of many conditions must not cost an apiserver more than the
+// validation itself.
 func ratchetConditions(errs field.ErrorList, conds, old []metav1.Condition) field.ErrorList {
 	if len(old) == 0 {
 		return errs
 	}
+	r := conditionRatchet{conds: conds, old: old}
 	kept := errs[:0]
 	for _, err := range errs {
 		i, whole, ok := conditionIndex(err.Field)
 		if ok && i < len(conds) {
 			if whole && err.Type == field.ErrorTypeDuplicate {
-				if duplicatedInOld(conds, i, old) {
+				if r.duplicatedInOld(i) {
 					continue
 				}
-			} else if unchangedCondition(&conds[i], old) {
+			} else if r.unchanged(i) {
 				continue
 			}
 		}
@@ -177,6 +181,72 @@ func ratchetConditions(errs field.ErrorList, conds, old []metav1.Condition) fiel
 		return nil
 	}
 	return kept
+}
+
+// conditionKey is everything a metav1.Condition holds, with
+// lastTransitionTime as an instant, so that two conditions are equal
+// exactly when their keys are. TestConditionKey_CoversCondition fails when
+// metav1.Condition gains a field this key does not hold.
+type conditionKey struct {
+	typ, status, reason, message string
+	observedGeneration           int64
+	transitionSec                int64
+	transitionNsec               int
+}
+
+func keyOf(c *metav1.Condition) conditionKey {
+	t := c.LastTransitionTime.Time
+	return conditionKey{
+		typ:                c.Type,
+		status:             string(c.Status),
+		reason:             c.Reason,
+		message:            c.Message,
+		observedGeneration: c.ObservedGeneration,
+		transitionSec:      t.Unix(),
+		transitionNsec:     t.Nanosecond(),
+	}
+}
+
+// conditionRatchet answers ratcheting questions about conds against old,
+// building its indexes on first use.
+type conditionRatchet struct {
+	conds, old []metav1.Condition
+
+	oldKeys map[conditionKey]struct{}
+	// oldTypes counts old's conditions per type; ordinals[i] is the
+	// position (from 1) of conds[i] among the conditions of its type.
+	oldTypes map[string]int
+	ordinals []int
+}
+
+// unchanged reports whether old holds a condition equal to conds[i].
+func (r *conditionRatchet) unchanged(i int) bool {
+	if r.oldKeys == nil {
+		r.oldKeys = make(map[conditionKey]struct{}, len(r.old))
+		for j := range r.old {
+			r.oldKeys[keyOf(&r.old[j])] = struct{}{}
+		}
+	}
+	_, ok := r.oldKeys[keyOf(&r.conds[i])]
+	return ok
+}
+
+// duplicatedInOld reports whether old holds at least as many conditions of
+// conds[i]'s type as conds[:i+1] does.
+func (r *conditionRatchet) duplicatedInOld(i int) bool {
+	if r.ordinals == nil {
+		r.oldTypes = make(map[string]int, len(r.old))
+		for j := range r.old {
+			r.oldTypes[r.old[j].Type]++
+		}
+		seen := make(map[string]int, len(r.conds))
+		r.ordinals = make([]int, len(r.conds))
+		for j := range r.conds {
+			seen[r.conds[j].Type]++
+			r.ordinals[j] = seen[r.conds[j].Type]
+		}
+	}
+	return r.oldTypes[r.conds[i].Type] >= r.ordinals[i]
 }
 
 // conditionIndex parses the index i out of a path "status.conditions[i]"
@@ -205,32 +275,4 @@ func conditionIndex(path string) (i int, whole, ok bool) {
 		return i, false, true
 	}
 	return 0, false, false
-}
-
-// unchangedCondition reports whether old holds a condition equal to c.
-func unchangedCondition(c *metav1.Condition, old []metav1.Condition) bool {
-	for j := range old {
-		if old[j].Type == c.Type && equality.Semantic.DeepEqual(*c, old[j]) {
-			return true
-		}
-	}
-	return false
-}
-
-// duplicatedInOld reports whether old holds at least as many conditions of
-// conds[i]'s type as conds[:i+1] does.
-func duplicatedInOld(conds []metav1.Condition, i int, old []metav1.Condition) bool {
-	t := conds[i].Type
-	want := 0
-	for j := 0; j <= i; j++ {
-		if conds[j].Type == t {
-			want++
-		}
-	}
-	for j := range old {
-		if old[j].Type == t {
-			want--
-		}
-	}
-	return want <= 0
 }
