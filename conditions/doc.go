@@ -40,7 +40,10 @@ limitations under the License.
 //   - lastTransitionTime moves when a condition's status changes (C6) and
 //     when the caller bumps the condition without changing its status (L6).
 //   - lastTransitionTime never moves backwards (C7), even when the clock does:
-//     a move always lands at least one second after the previous value.
+//     a move always lands at least one second after the previous value. The
+//     provider transitions also never stamp a condition earlier than the
+//     latest lastTransitionTime of the three, so a Degraded condition that
+//     is removed and written again does not come back with an earlier time.
 //   - lastTransitionTime is truncated to whole seconds, the resolution of the
 //     wire format, so a bump within the same second as the previous value is
 //     still visible to a watcher (G5).

@@ -78,39 +78,75 @@ var (
 	errNotLoadBalancer = errors.New("service is not of type LoadBalancer")
 )
 
-// draft is a transition under construction: a copy of the Service's status
-// and the one instant all its times come from.
+// draft is a transition under construction: a copy of the Service's status,
+// the one instant all its times come from, and the floor below which no
+// lastTransitionTime it moves may land.
 type draft struct {
 	svc    *v1.Service
 	status v1.ServiceStatus
 	clock  fixedClock
+	// floor is the latest lastTransitionTime of the KEP conditions before
+	// the transition. A condition that moves or appears never lands before
+	// it, so that a condition removed and written again (Degraded, when
+	// serving stops and resumes) does not come back with an earlier time
+	// when the clock has gone backwards (C7). Every transition that removes
+	// Degraded also moves Serving or Provisioning, which keeps the floor.
+	floor metav1.Time
 }
 
 func newDraft(svc *v1.Service, opts []Option) *draft {
 	o := makeOptions(opts)
-	return &draft{svc: svc, status: *svc.Status.DeepCopy(), clock: fixedClock{o.clock.Now()}}
+	d := &draft{svc: svc, status: *svc.Status.DeepCopy(), clock: fixedClock{o.clock.Now()}}
+	for _, c := range svc.Status.Conditions {
+		if isKEPType(c.Type) && c.LastTransitionTime.After(d.floor.Time) {
+			d.floor = c.LastTransitionTime
+		}
+	}
+	return d
 }
 
 func (d *draft) set(t v1.LoadBalancerConditionType, status metav1.ConditionStatus, reason v1.LoadBalancerConditionReason, message string) {
-	set(&d.status.Conditions, metav1.Condition{
-		Type:               string(t),
-		Status:             status,
-		Reason:             string(reason),
-		Message:            truncate(message),
-		ObservedGeneration: d.svc.Generation,
-	}, d.clock)
+	d.setCondition(metav1.Condition{
+		Type:    string(t),
+		Status:  status,
+		Reason:  string(reason),
+		Message: truncate(message),
+	})
+}
+
+// setCondition is Set with the draft's clock and floor.
+func (d *draft) setCondition(c metav1.Condition) {
+	var before metav1.Time
+	if old := Get(d.status.Conditions, c.Type); old != nil {
+		before = old.LastTransitionTime
+	}
+	c.ObservedGeneration = d.svc.Generation
+	set(&d.status.Conditions, c, d.clock)
+	if now := Get(d.status.Conditions, c.Type); !now.LastTransitionTime.Equal(&before) && now.LastTransitionTime.Before(&d.floor) {
+		now.LastTransitionTime = d.floor
+	}
 }
 
 func (d *draft) bump(t v1.LoadBalancerConditionType) {
 	if c := Get(d.status.Conditions, t); c != nil {
 		c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, d.clock.t)
-		c.ObservedGeneration = d.svc.Generation
+		if c.LastTransitionTime.Before(&d.floor) {
+			c.LastTransitionTime = d.floor
+		}
 	}
 }
 
 func (d *draft) remove(t v1.LoadBalancerConditionType) { Remove(&d.status.Conditions, t) }
 
+// transition finishes the draft. Every KEP condition gets the Service's
+// generation: the whole status describes what the provider made of that
+// generation (G6).
 func (d *draft) transition() Transition {
+	for i := range d.status.Conditions {
+		if c := &d.status.Conditions[i]; isKEPType(c.Type) {
+			c.ObservedGeneration = d.svc.Generation
+		}
+	}
 	return Transition{
 		Status:  d.status,
 		Apply:   applyConfiguration(d.svc, d.status),
@@ -250,8 +286,7 @@ func Succeeded(svc *v1.Service, ingress []corev1.LoadBalancerIngress, degraded [
 		dr.status.LoadBalancer.Ingress[i] = *ingress[i].DeepCopy()
 	}
 	if c, ok := degradedCondition(degraded); ok {
-		c.ObservedGeneration = svc.Generation
-		set(&dr.status.Conditions, c, dr.clock)
+		dr.setCondition(c)
 	} else {
 		dr.remove(v1.LoadBalancerConditionDegraded)
 	}
@@ -324,14 +359,16 @@ func Failed(svc *v1.Service, reason v1.LoadBalancerConditionReason, message stri
 //
 //   - degradations the new spec no longer asks for are dropped (P5);
 //   - if the load balancer serves while degraded in a feature the new spec
-//     requires (P6), Serving goes False/Provisioning, Provisioning True and
+//     asks for and requires (P6), Serving goes False/Provisioning, Provisioning True and
 //     Degraded is removed: the provider has to decide again, and will
 //     normally refuse (R1).
 //
 // A new spec that is no longer of type LoadBalancer is NotLoadBalancer
-// (L9). Without relevant changes, or before the provider has written any
-// condition (Seen comes first), nothing changes. A nil old counts as a
-// change.
+// (L9). Without relevant changes only observedGeneration follows
+// metadata.generation (G6: on clusters that bump it for any spec change,
+// a client waiting for observedGeneration does not wait forever); before
+// the provider has written any condition (Seen comes first) nothing
+// changes. A nil old counts as a change.
 //
 // Errors, with the status unchanged: nil new.
 func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
@@ -342,10 +379,13 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 		return NotLoadBalancer(new, opts...)
 	}
 	conds := new.Status.Conditions
-	if len(ChangedFields(old, new, opts...)) == 0 || Get(conds, v1.LoadBalancerConditionProvisioning) == nil {
+	if Get(conds, v1.LoadBalancerConditionProvisioning) == nil {
 		return unchanged(new), nil
 	}
 	dr := newDraft(new, opts)
+	if len(ChangedFields(old, new, opts...)) == 0 {
+		return dr.transition(), nil // at most observedGeneration moves
+	}
 	before := Get(conds, v1.LoadBalancerConditionProvisioning).LastTransitionTime
 
 	if IsTrue(conds, v1.LoadBalancerConditionDegraded) {
@@ -358,11 +398,12 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 				known = false
 				break
 			}
+			if !AsksFor(new, f) {
+				continue // no longer degraded: the spec does not ask for it
+			}
+			keep = append(keep, f)
 			if slices.Contains(required, f) {
 				requiredDegraded = true
-			}
-			if AsksFor(new, f) {
-				keep = append(keep, f)
 			}
 		}
 		switch {
@@ -374,8 +415,7 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 			// A provider-specific reason: not ours to rewrite.
 		default:
 			if c, ok := degradedCondition(keep); ok {
-				c.ObservedGeneration = new.Generation
-				set(&dr.status.Conditions, c, dr.clock)
+				dr.setCondition(c)
 			} else {
 				dr.remove(v1.LoadBalancerConditionDegraded)
 			}

@@ -34,9 +34,17 @@ import (
 
 var ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
 
+// testingT is what the helpers shared by table tests and rapid properties
+// need: both *testing.T and *rapid.T have it.
+type testingT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // applied returns what the apply configuration of tr would write, read back
 // as a core/v1 Service.
-func applied(t *testing.T, tr Transition) *corev1.Service {
+func applied(t testingT, tr Transition) *corev1.Service {
 	t.Helper()
 	data, err := json.Marshal(tr.Apply)
 	if err != nil {
@@ -63,14 +71,14 @@ func ownedPart(conds []metav1.Condition, lb corev1.LoadBalancerStatus) ([]metav1
 
 // checkApply fails unless tr.Apply holds exactly the owned part of
 // tr.Status, for the Service's name and namespace (G4).
-func checkApply(t *testing.T, svc *v1.Service, tr Transition) {
+func checkApply(t testingT, svc *v1.Service, tr Transition) {
 	t.Helper()
 	got := applied(t, tr)
 	if got.Name != svc.Name || got.Namespace != svc.Namespace || got.Kind != "Service" || got.APIVersion != "v1" {
 		t.Errorf("apply configuration names %s %s/%s, want Service %s/%s", got.Kind, got.Namespace, got.Name, svc.Namespace, svc.Name)
 	}
 	if !apiequality.Semantic.DeepEqual(got.Spec, corev1.ServiceSpec{}) || len(got.Labels) != 0 {
-		t.Error("apply configuration carries more than status")
+		t.Errorf("apply configuration carries more than status")
 	}
 	wc, wi := ownedPart(tr.Status.Conditions, tr.Status.LoadBalancer)
 	if !apiequality.Semantic.DeepEqual(got.Status.Conditions, wc) || !apiequality.Semantic.DeepEqual(got.Status.LoadBalancer.Ingress, wi) {
@@ -516,5 +524,45 @@ func TestTransition_ErrorsLeaveNothingToWrite(t *testing.T) {
 		if err == nil || tr.Apply != nil {
 			t.Errorf("%s: err %v, apply %v; want an error and nothing to write", name, err, tr.Apply)
 		}
+	}
+}
+
+// Found by TestProvider_StateMachine: on a cluster that bumps
+// metadata.generation for every spec change, an irrelevant change left
+// observedGeneration behind forever.
+func TestSpecUpdated_G6_IrrelevantChangeFollowsGeneration(t *testing.T) {
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	updated := svc.DeepCopy()
+	updated.Spec.SessionAffinity = corev1.ServiceAffinityNone // the default: not a change
+	updated.Generation = 2
+	before := Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+	got := then(t, updated)(SpecUpdated(svc, updated))
+	for _, c := range got.Status.Conditions {
+		if c.ObservedGeneration != 2 {
+			t.Errorf("%s observedGeneration = %d, want 2", c.Type, c.ObservedGeneration)
+		}
+	}
+	if after := Get(got.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime; !after.Equal(&before) {
+		t.Error("an irrelevant change bumped Provisioning")
+	}
+}
+
+// Found by TestProvider_StateMachine: with the clock going backwards, a
+// Degraded condition removed when serving stopped came back with an earlier
+// lastTransitionTime than a watcher had already seen (C7).
+func TestTransitions_C7_DegradedComesBackNotEarlier(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService(clientIP)
+	svc = then(t, svc)(Succeeded(svc, ingress, nil, WithClock(clk)))
+	clk.SetTime(t0.Add(time.Hour))
+	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}, WithClock(clk)))
+	seen := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded).LastTransitionTime
+
+	clk.SetTime(t0.Add(-time.Hour)) // the clock goes back
+	svc = then(t, svc)(ProvisioningStarted(svc, StopServing, WithClock(clk)))
+	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}, WithClock(clk)))
+	if again := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded).LastTransitionTime; again.Before(&seen) {
+		t.Errorf("Degraded came back at %v, before the %v a watcher saw (C7)", again, seen)
 	}
 }
