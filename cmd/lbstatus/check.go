@@ -1,0 +1,273 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lbstatus/lbstatus/validation/conformance"
+)
+
+// checkFlags are the flags of check and, for the checker options, watch.
+type checkFlags struct {
+	output            string
+	classes           []string
+	requireConditions bool
+	annotations       []string
+	maxObjectBytes    int
+	maxFindings       int
+	verbose           bool
+	decodeOnly        bool
+}
+
+// addCheckerFlags adds the flags that configure the checker.
+func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
+	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"`)
+	fs.StringSliceVar(&f.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
+	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
+	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: list every notice, verdict changes included")
+}
+
+// checkerOptions returns the checker options the flags ask for.
+func (f *checkFlags) checkerOptions() []conformance.Option {
+	return []conformance.Option{
+		conformance.Classes(f.classes),
+		conformance.RequireConditions(f.requireConditions),
+		conformance.RelevantAnnotations(f.annotations),
+	}
+}
+
+const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
+
+Checks Service objects against KEP-4631. Each PATH is a file, or a directory
+searched recursively for .json, .yaml and .yml files; "-", or no PATH at all,
+reads standard input. A file may hold a single object, a List or ServiceList,
+multi-document YAML, or a stream of concatenated JSON objects (what
+"kubectl get services --watch -o json" prints). Observations of the same
+namespace/name within a file form a trace and are also checked as pairs.
+One object may be at most 4 MiB (--max-object-bytes); larger ones are
+reported and skipped.
+
+Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
+read or parsed (one line per problem on standard error), or bad usage.
+
+Flags:
+`
+
+// runCheck is the check command.
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f checkFlags
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addCheckerFlags(fs, &f)
+	fs.IntVar(&f.maxObjectBytes, "max-object-bytes", conformance.DefaultMaxObjectBytes, "size limit of one object, in bytes")
+	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings listed per Service at most (all are counted)")
+	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
+	_ = fs.MarkHidden("decode-only")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitInput
+	}
+	var out reporter
+	switch f.output {
+	case "text":
+		out = newTextReporter(stdout, f.maxFindings, f.verbose)
+	case "json":
+		out = newJSONReporter(stdout)
+	default:
+		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text or json\n", f.output)
+		return exitInput
+	}
+	if f.maxObjectBytes <= 0 {
+		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
+		return exitInput
+	}
+
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	var total conformance.Summary
+	inputs := 0
+	for _, in := range expand(paths) {
+		inputs++
+		if in.err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %v\n", in.err)
+			total.InputErrors++
+			out.inputError(in.err)
+			continue
+		}
+		var r io.Reader = stdin
+		var file *os.File
+		if in.name != "-" {
+			var err error
+			if file, err = os.Open(in.name); err != nil {
+				fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+				total.InputErrors++
+				out.inputError(err)
+				continue
+			}
+			r = file
+		}
+		var s conformance.Summary
+		if f.decodeOnly {
+			s = decodeOnly(in.name, r, &f, stderr)
+		} else {
+			s = checkInput(in.name, r, &f, out, stderr)
+		}
+		if file != nil {
+			file.Close()
+		}
+		total.Merge(s)
+	}
+	if f.decodeOnly {
+		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
+			total.Objects, total.Observations, inputs, total.InputErrors)
+	} else {
+		out.finish(total, inputs)
+	}
+	switch {
+	case total.InputErrors > 0:
+		return exitInput
+	case total.Failed():
+		return exitViolation
+	}
+	return exitOK
+}
+
+// checkInput checks one input and returns its summary.
+func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io.Writer) conformance.Summary {
+	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
+	checker := conformance.NewChecker(f.checkerOptions()...)
+	col := conformance.NewCollector(out.keep())
+	for {
+		obj, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+			col.Error(err)
+			out.inputError(err)
+			continue
+		}
+		found := checker.ObserveObject(obj)
+		col.Observe(obj, found)
+		out.findings(found)
+	}
+	end := checker.Finish()
+	col.Findings(end)
+	out.findings(end)
+	report := col.Report()
+	out.input(name, report)
+	return report.Summary
+}
+
+// decodeOnly decodes one input and checks nothing: the baseline the
+// checker's cost is measured against (hack/bench-conformance.sh).
+func decodeOnly(name string, r io.Reader, f *checkFlags, stderr io.Writer) conformance.Summary {
+	var s conformance.Summary
+	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
+	for {
+		obj, err := dec.Next()
+		if err == io.EOF {
+			return s
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+			s.InputErrors++
+			continue
+		}
+		s.Objects++
+		if obj.Service != nil {
+			s.Observations++
+		}
+	}
+}
+
+// input is one input of check: a file, or "-" for standard input.
+type input struct {
+	name string
+	err  error // the input cannot be found or listed
+}
+
+// expand turns the command-line paths into inputs: directories become the
+// .json, .yaml and .yml files under them, in lexical order.
+func expand(paths []string) []input {
+	var out []input
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, input{name: "-"})
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			out = append(out, input{name: p, err: err})
+			continue
+		}
+		if !info.IsDir() {
+			out = append(out, input{name: p})
+			continue
+		}
+		var files []input
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				files = append(files, input{name: path, err: err})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() && isManifest(path) {
+				files = append(files, input{name: path})
+			}
+			return nil
+		})
+		if err != nil {
+			files = append(files, input{name: p, err: err})
+		}
+		sort.SliceStable(files, func(i, j int) bool { return files[i].name < files[j].name })
+		out = append(out, files...)
+	}
+	return out
+}
+
+// isManifest reports whether a file found in a directory is read.
+func isManifest(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
+}

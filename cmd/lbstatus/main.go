@@ -1,0 +1,92 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses.
+const (
+	exitOK        = 0 // no violation
+	exitViolation = 1 // at least one violation
+	exitInput     = 2 // unreadable or unparseable input, or bad usage
+)
+
+const usage = `lbstatus checks Services against KEP-4631 (LoadBalancer Service status).
+
+Usage:
+  lbstatus check [flags] [PATH|-]...   check manifests, lists, traces and watch streams
+  lbstatus watch [flags]               check a live cluster's Services as they change
+  lbstatus explain [RULE]              print a rule's text (all rules without RULE)
+
+Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
+read or parsed, or bad usage.
+
+Run "lbstatus COMMAND --help" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, defaultEnv())
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit status. It is main without the process: tests call it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr, defaultEnv())
+}
+
+// env is what the commands take from outside the command line: how watch
+// reaches a cluster. Tests replace it.
+type env struct {
+	// newSource returns the Services to watch for the watch flags.
+	newSource func(flags *watchFlags) (serviceSource, error)
+}
+
+func defaultEnv() env {
+	return env{newSource: newClusterSource}
+}
+
+// runContext is run with a context that ends watch, and an env.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, e env) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitInput
+	}
+	switch args[0] {
+	case "check":
+		return runCheck(args[1:], stdin, stdout, stderr)
+	case "watch":
+		return runWatch(ctx, args[1:], stdout, stderr, e)
+	case "explain":
+		return runExplain(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "lbstatus: unknown command %q\n\n%s", args[0], usage)
+	return exitInput
+}

@@ -1,0 +1,272 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/apis/features"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+// Option configures a Checker.
+type Option interface {
+	applyChecker(*checkerOptions)
+}
+
+type checkerOptions struct {
+	classes             []string
+	requireConditions   bool
+	relevantAnnotations []string
+}
+
+// Classes is an Option: the spec.loadBalancerClass values the provider
+// under test handles. It turns on P1: KEP-4631 conditions on a Service of
+// any other non-empty class are a violation, and nothing else is checked on
+// such a Service. Services without a class are always checked. Empty (the
+// default) turns P1 off: every Service is checked.
+type Classes []string
+
+func (c Classes) applyChecker(o *checkerOptions) { o.classes = slices.Clone(c) }
+
+// RequireConditions is an Option: when true, a LoadBalancer Service that
+// has no KEP-4631 conditions at the end of its trace is a violation (R3)
+// instead of a notice, for suites that demand a KEP-aware provider.
+type RequireConditions bool
+
+func (r RequireConditions) applyChecker(o *checkerOptions) { o.requireConditions = bool(r) }
+
+// RelevantAnnotations is an Option: annotation keys the provider under
+// test reads, whose changes are load-balancer-relevant like the spec fields
+// of G3 and so owe an acknowledgement (L6). Empty adds nothing.
+type RelevantAnnotations []string
+
+func (a RelevantAnnotations) applyChecker(o *checkerOptions) {
+	o.relevantAnnotations = slices.Clone(a)
+}
+
+// Checker checks Service observations against the specification, one at a
+// time. Each observation is checked alone (snapshot rules), and against the
+// previous observation of the same namespace/name (trace rules). The
+// Checker keeps a small state per Service, never whole objects, so its
+// memory grows with the number of distinct Services, not with the number
+// of observations.
+//
+// A Checker is not safe for concurrent use.
+type Checker struct {
+	opts       checkerOptions
+	validation validation.Options
+	seed       maphash.Seed
+	services   map[serviceKey]*serviceState
+	// noMemo turns off the memo of clean validation results; for tests
+	// that prove the memo changes nothing.
+	noMemo bool
+}
+
+// NewChecker returns a Checker with the given options. A nil option is
+// ignored.
+func NewChecker(opts ...Option) *Checker {
+	c := &Checker{
+		validation: validation.Options{FeatureGate: gateOn()},
+		seed:       maphash.MakeSeed(),
+		services:   map[serviceKey]*serviceState{},
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.applyChecker(&c.opts)
+		}
+	}
+	return c
+}
+
+// gateOn returns a feature gate with LoadBalancerStatusImprovements on: the
+// checker validates as a server that serves the KEP would.
+func gateOn() featuregate.FeatureGate {
+	gate := features.NewFeatureGate()
+	if err := gate.SetFromMap(map[string]bool{string(features.LoadBalancerStatusImprovements): true}); err != nil {
+		// The gate was just made with this feature; setting it cannot fail.
+		panic(err)
+	}
+	return gate
+}
+
+// Services returns how many Services the Checker holds state for.
+func (c *Checker) Services() int { return len(c.services) }
+
+// Observe checks one observation of a Service and returns its findings, in
+// a fixed order: API validation (R4, C1, C3, C5), the snapshot rules, the
+// trace rules, then the verdict notice when the verdict changed. A nil svc
+// gives nil. svc is only read, and not kept.
+func (c *Checker) Observe(svc *v1.Service) []Finding {
+	return c.observe(svc, nil)
+}
+
+// ObserveObject checks an object read by a Decoder. A Service is checked as
+// by Observe, with obj.Position on every finding. An object of another kind
+// gives one notice (RuleInput) saying it was skipped. A Service of a
+// DELETED watch event ends that Service's trace: the findings owed at its
+// end (see Finish) are returned, and a later Service of the same name starts
+// a new trace.
+func (c *Checker) ObserveObject(obj Object) []Finding {
+	var pos *Position
+	if obj.Position != (Position{}) {
+		p := obj.Position
+		pos = &p
+	}
+	if obj.Service == nil {
+		kind := obj.Kind
+		msg := "skipped: the object has no kind"
+		if kind != "" {
+			msg = "skipped: a " + kind + " is not a Service"
+			if obj.APIVersion != "" && kind == "Service" {
+				msg = "skipped: a Service of " + obj.APIVersion + " is not a core/v1 Service"
+			}
+		}
+		ref := obj.Ref
+		if ref.Kind == "" {
+			ref.Kind = kind
+		}
+		return []Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ref, Message: msg, Position: pos}}
+	}
+	if obj.Deleted {
+		return c.forget(serviceKey{obj.Service.Namespace, obj.Service.Name}, pos)
+	}
+	return c.observe(obj.Service, pos)
+}
+
+// Forget ends the trace of the Service namespace/name, as its deletion
+// would, and returns the findings owed at the end of a trace (see Finish).
+// An unknown Service gives nil.
+func (c *Checker) Forget(namespace, name string) []Finding {
+	return c.forget(serviceKey{namespace, name}, nil)
+}
+
+// Finish ends the input: it returns the findings owed at the end of every
+// trace, sorted by namespace and name, and forgets every Service, so that
+// the Checker can be used again. At the end of a trace the checker reports
+// a load-balancer-relevant spec change the provider never acknowledged (L6,
+// warning) and a LoadBalancer Service still without KEP-4631 conditions
+// (R3, notice; violation with RequireConditions).
+func (c *Checker) Finish() []Finding {
+	keys := make([]serviceKey, 0, len(c.services))
+	for k := range c.services {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b serviceKey) int {
+		if r := strings.Compare(a.namespace, b.namespace); r != 0 {
+			return r
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var out []Finding
+	for _, k := range keys {
+		out = append(out, c.forget(k, nil)...)
+	}
+	return out
+}
+
+// forget removes a Service's state and returns its end-of-trace findings.
+// pos, when not nil, is where the trace ended (a deletion).
+func (c *Checker) forget(k serviceKey, pos *Position) []Finding {
+	st, ok := c.services[k]
+	if !ok {
+		return nil
+	}
+	delete(c.services, k)
+	return c.endOfTrace(k, st, pos)
+}
+
+// observe is Observe with the observation's position, nil when unknown.
+func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
+	if svc == nil {
+		return nil
+	}
+	f := findings{ref: ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}, pos: pos}
+	key := serviceKey{svc.Namespace, svc.Name}
+
+	if c.foreignClass(svc) {
+		// P1: not the provider's Service; its conditions, if any, are a
+		// violation and nothing else is the provider's business.
+		c.checkForeignClass(&f, svc)
+		delete(c.services, key)
+		return f.list
+	}
+
+	st, seen := c.services[key]
+	if seen && st.uid != "" && svc.UID != "" && st.uid != string(svc.UID) {
+		// Deleted and created again: a new Service, a new trace.
+		f.list = append(f.list, c.endOfTrace(key, st, pos)...)
+		seen = false
+	}
+	if !seen {
+		st = &serviceState{spec: c.newG3(svc)}
+		c.services[key] = st
+	}
+
+	c.validate(&f, st, svc)
+	v := scan(svc)
+	c.snapshot(&f, svc, &v)
+	c.trace(&f, st, seen, svc, &v)
+	return f.list
+}
+
+// foreignClass reports whether P1 is on and svc has a non-empty class the
+// provider under test does not handle.
+func (c *Checker) foreignClass(svc *v1.Service) bool {
+	if len(c.opts.classes) == 0 {
+		return false
+	}
+	class := svc.Spec.LoadBalancerClass
+	return class != nil && *class != "" && !slices.Contains(c.opts.classes, *class)
+}
+
+// isLoadBalancer reports whether svc is of type LoadBalancer.
+func isLoadBalancer(svc *v1.Service) bool {
+	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+}
+
+// findings collects the findings of one observation.
+type findings struct {
+	ref  ObjectRef
+	pos  *Position
+	list []Finding
+}
+
+func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
+	f.list = append(f.list, Finding{Rule: rule, Severity: sev, Object: f.ref, Field: field, Message: msg, Position: f.pos})
+	return &f.list[len(f.list)-1]
+}
+
+// serviceKey identifies a Service across observations.
+type serviceKey struct{ namespace, name string }
+
+// ref returns the ObjectRef of a Service known only by its key.
+func (k serviceKey) ref(resourceVersion string) ObjectRef {
+	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
+}
+
+// The result of a verdict, for change detection.
+func verdictOf(svc *v1.Service) conditions.Verdict {
+	return conditions.Evaluate(svc, "")
+}

@@ -1,0 +1,291 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package conformance
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// SeverityCounts counts findings by severity.
+type SeverityCounts struct {
+	Violations int `json:"violations"`
+	Warnings   int `json:"warnings"`
+	Notices    int `json:"notices"`
+}
+
+// Add counts one finding of severity s; an unknown severity is not counted.
+func (c *SeverityCounts) Add(s Severity) {
+	switch s {
+	case SeverityViolation:
+		c.Violations++
+	case SeverityWarning:
+		c.Warnings++
+	case SeverityNotice:
+		c.Notices++
+	}
+}
+
+// Summary counts what a check saw and found.
+type Summary struct {
+	// Objects is the number of objects read, Services or not.
+	Objects int `json:"objects"`
+	// Observations is the number of Service observations checked.
+	Observations int `json:"observations"`
+	// Services is the number of distinct Services (namespace/name).
+	Services int `json:"services"`
+	// Skipped is the number of objects that were not Services.
+	Skipped int `json:"skipped"`
+	// InputErrors is the number of input problems (see DecodeError).
+	InputErrors int `json:"inputErrors"`
+	// Findings counts all findings by severity.
+	Findings SeverityCounts `json:"findings"`
+	// Rules counts findings per rule and severity; rules without findings
+	// are absent.
+	Rules map[RuleID]*SeverityCounts `json:"rules"`
+}
+
+// ConditionSummary is one load-balancer condition as last observed.
+type ConditionSummary struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ServiceReport is what a check says about one Service: its last
+// observation, its verdict and its findings.
+type ServiceReport struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// ResourceVersion is that of the last observation.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Type is spec.type as last observed ("ClusterIP" when empty).
+	Type string `json:"type"`
+	// Class is spec.loadBalancerClass, empty when unset.
+	Class string `json:"loadBalancerClass,omitempty"`
+	// Observations is how many times the Service was observed.
+	Observations int `json:"observations"`
+	// Conditions are the KEP-4631 conditions (and LoadBalancerPortsError)
+	// of the last observation, in the order Serving, Provisioning,
+	// Degraded, PortsError.
+	Conditions []ConditionSummary `json:"conditions,omitempty"`
+	// Ingress lists the IPs and hostnames of the last observation.
+	Ingress []string `json:"ingress,omitempty"`
+	// Verdict is the last verdict reported for a LoadBalancer Service; nil
+	// for other types.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// Counts counts the Service's findings by severity.
+	Counts SeverityCounts `json:"counts"`
+	// Findings are the Service's findings, in input order, as many as the
+	// Collector keeps.
+	Findings []Finding `json:"findings,omitempty"`
+	// Omitted is the number of findings not kept in Findings, when the
+	// Collector keeps some but not all.
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// Report is the result of a check.
+type Report struct {
+	// Services are the Services observed, sorted by namespace and name.
+	Services []*ServiceReport `json:"services"`
+	// Other holds the findings about objects that are not Services.
+	Other []Finding `json:"other,omitempty"`
+	// Errors are the input problems, in input order.
+	Errors []string `json:"errors,omitempty"`
+	// Summary counts everything.
+	Summary Summary `json:"summary"`
+}
+
+// Collector builds a Report from a Checker's results, one call per object.
+// It keeps one ServiceReport per distinct Service, and at most keep
+// findings of each (see NewCollector).
+type Collector struct {
+	keep     int
+	services map[serviceKey]*ServiceReport
+	report   Report
+}
+
+// NewCollector returns a Collector that keeps at most keep findings per
+// Service; a negative keep keeps all of them and zero none (the counts are
+// complete either way).
+func NewCollector(keep int) *Collector {
+	return &Collector{keep: keep, services: map[serviceKey]*ServiceReport{}, report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
+}
+
+// Observe records an object and the findings the Checker returned for it.
+func (c *Collector) Observe(obj Object, found []Finding) {
+	c.report.Summary.Objects++
+	if obj.Service == nil {
+		c.report.Summary.Skipped++
+		c.Findings(found)
+		return
+	}
+	svc := obj.Service
+	sr := c.service(serviceKey{svc.Namespace, svc.Name})
+	c.report.Summary.Observations++
+	sr.Observations++
+	sr.ResourceVersion = svc.ResourceVersion
+	sr.Type = string(svc.Spec.Type)
+	if sr.Type == "" {
+		sr.Type = string(corev1.ServiceTypeClusterIP)
+	}
+	sr.Class = ""
+	if svc.Spec.LoadBalancerClass != nil {
+		sr.Class = *svc.Spec.LoadBalancerClass
+	}
+	sr.Conditions = sr.Conditions[:0]
+	for _, t := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning,
+		v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError} {
+		if cond := conditions.Get(svc.Status.Conditions, t); cond != nil {
+			sr.Conditions = append(sr.Conditions, ConditionSummary{Type: cond.Type, Status: string(cond.Status), Reason: cond.Reason})
+		}
+	}
+	sr.Ingress = sr.Ingress[:0]
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		sr.Ingress = append(sr.Ingress, cmpOr(in.IP, in.Hostname))
+	}
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		sr.Verdict = nil
+	}
+	c.Findings(found)
+}
+
+// Findings records findings that come without an object of their own, such
+// as those of Checker.Finish.
+func (c *Collector) Findings(found []Finding) {
+	for i := range found {
+		f := &found[i]
+		c.report.Summary.Findings.Add(f.Severity)
+		rc := c.report.Summary.Rules[f.Rule]
+		if rc == nil {
+			rc = &SeverityCounts{}
+			c.report.Summary.Rules[f.Rule] = rc
+		}
+		rc.Add(f.Severity)
+		if f.Object.Kind != "Service" {
+			if c.keep != 0 {
+				c.report.Other = append(c.report.Other, *f)
+			}
+			continue
+		}
+		sr := c.service(serviceKey{f.Object.Namespace, f.Object.Name})
+		sr.Counts.Add(f.Severity)
+		if f.Verdict != nil {
+			v := *f.Verdict
+			sr.Verdict = &v
+		}
+		switch {
+		case c.keep < 0 || len(sr.Findings) < c.keep:
+			sr.Findings = append(sr.Findings, *f)
+		case c.keep > 0:
+			sr.Omitted++
+		}
+	}
+}
+
+// Error records an input problem.
+func (c *Collector) Error(err error) {
+	c.report.Summary.InputErrors++
+	c.report.Errors = append(c.report.Errors, err.Error())
+}
+
+// Report returns the report so far, Services sorted by namespace and name.
+// The Collector may go on collecting; the returned Report shares its
+// ServiceReports.
+func (c *Collector) Report() Report {
+	r := c.report
+	r.Services = make([]*ServiceReport, 0, len(c.services))
+	for _, sr := range c.services {
+		r.Services = append(r.Services, sr)
+	}
+	slices.SortFunc(r.Services, func(a, b *ServiceReport) int {
+		if n := strings.Compare(a.Namespace, b.Namespace); n != 0 {
+			return n
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	r.Summary.Services = len(c.services)
+	return r
+}
+
+func (c *Collector) service(k serviceKey) *ServiceReport {
+	sr := c.services[k]
+	if sr == nil {
+		sr = &ServiceReport{Namespace: k.namespace, Name: k.name}
+		c.services[k] = sr
+	}
+	return sr
+}
+
+// Failed reports whether the Summary has a violation.
+func (s *Summary) Failed() bool { return s.Findings.Violations > 0 }
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Merge adds the counts of o to s.
+func (s *Summary) Merge(o Summary) {
+	s.Objects += o.Objects
+	s.Observations += o.Observations
+	s.Services += o.Services
+	s.Skipped += o.Skipped
+	s.InputErrors += o.InputErrors
+	s.Findings.Violations += o.Findings.Violations
+	s.Findings.Warnings += o.Findings.Warnings
+	s.Findings.Notices += o.Findings.Notices
+	if s.Rules == nil {
+		s.Rules = map[RuleID]*SeverityCounts{}
+	}
+	for id, c := range o.Rules {
+		mine := s.Rules[id]
+		if mine == nil {
+			mine = &SeverityCounts{}
+			s.Rules[id] = mine
+		}
+		mine.Violations += c.Violations
+		mine.Warnings += c.Warnings
+		mine.Notices += c.Notices
+	}
+}
+
+// SortedRules returns the IDs of s.Rules in the specification's order.
+func (s *Summary) SortedRules() []RuleID {
+	ids := make([]RuleID, 0, len(s.Rules))
+	for id := range s.Rules {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b RuleID) int {
+		switch {
+		case ruleLess(a, b):
+			return -1
+		case ruleLess(b, a):
+			return 1
+		}
+		return 0
+	})
+	return ids
+}

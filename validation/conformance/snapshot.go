@@ -1,0 +1,457 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+// Which source owns which rule:
+//
+//   - package validation (ValidateService, gate on) owns R4 (everything
+//     outside status.conditions), C5 (the metav1.Condition rules), C1
+//     (Unknown on Serving or Provisioning) and the violation half of C3 (a
+//     reason of the other status). The checker maps its errors to rule IDs
+//     and does not check these itself.
+//   - the checker owns the rest of section 8: C2, the warning half of C3,
+//     C4, L1, L4, L5, L9, P5, P6, R3, P1 and the trace rules C6, C7, L4, L6.
+//   - package conditions owns the verdict (Evaluate), the parsing of
+//     Degraded reasons (DegradedReasons) and what counts as a
+//     load-balancer-relevant change (ChangedFields).
+
+// view indexes the load-balancer conditions of one observation.
+type view struct {
+	conds                                      []metav1.Condition
+	serving, provisioning, degraded, portsErr int // index, -1 when absent
+}
+
+// scan returns the view of svc: the first condition of each type, as
+// conditions.Get reads them.
+func scan(svc *v1.Service) view {
+	v := view{conds: svc.Status.Conditions, serving: -1, provisioning: -1, degraded: -1, portsErr: -1}
+	for i := range v.conds {
+		var slot *int
+		switch v1.LoadBalancerConditionType(v.conds[i].Type) {
+		case v1.LoadBalancerConditionServing:
+			slot = &v.serving
+		case v1.LoadBalancerConditionProvisioning:
+			slot = &v.provisioning
+		case v1.LoadBalancerConditionDegraded:
+			slot = &v.degraded
+		case v1.LoadBalancerConditionPortsError:
+			slot = &v.portsErr
+		default:
+			continue
+		}
+		if *slot < 0 {
+			*slot = i
+		}
+	}
+	return v
+}
+
+// cond returns the condition at index i, nil for -1.
+func (v *view) cond(i int) *metav1.Condition {
+	if i < 0 {
+		return nil
+	}
+	return &v.conds[i]
+}
+
+// hasKEP reports whether any of Serving, Provisioning and Degraded is set.
+func (v *view) hasKEP() bool {
+	return v.serving >= 0 || v.provisioning >= 0 || v.degraded >= 0
+}
+
+// is reports whether the condition at index i has the given status.
+func (v *view) is(i int, s metav1.ConditionStatus) bool {
+	return i >= 0 && v.conds[i].Status == s
+}
+
+// condPath returns the JSON path of field sub ("" for the whole condition)
+// of condition i.
+func condPath(i int, sub string) string {
+	p := "status.conditions[" + strconv.Itoa(i) + "]"
+	if sub != "" {
+		p += "." + sub
+	}
+	return p
+}
+
+const (
+	conditionsField = "status.conditions"
+	ingressField    = "status.loadBalancer.ingress"
+)
+
+// validate runs API validation with the gate on and reports its errors
+// under the rule that owns them.
+//
+// Validation is a pure function of what validationSum hashes, and costs
+// more than all the checker's own rules together (the metav1.Condition
+// format checks are regular expressions). So when the previous observation
+// of the same Service had the same inputs and passed, this one passes too
+// and is not validated again.
+func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service) {
+	sum := c.validationSum(svc)
+	if !c.noMemo && st.validClean && st.validSum == sum {
+		return
+	}
+	errs := validation.ValidateService(svc, c.validation)
+	st.validSum, st.validClean = sum, len(errs) == 0
+	for _, e := range errs {
+		rule, msg := classify(svc, e)
+		f.add(rule, SeverityViolation, e.Field, msg)
+	}
+}
+
+// validationSum hashes everything validation.ValidateService reads:
+// spec.type, spec.requiredLoadBalancerFeatures (and, should validation take
+// it up, its annotation), metadata.generation and every field of every
+// condition.
+func (c *Checker) validationSum(svc *v1.Service) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.WriteString(string(svc.Spec.Type))
+	h.WriteByte(0)
+	writeInt(&h, int64(len(svc.Spec.RequiredLoadBalancerFeatures)))
+	for _, r := range svc.Spec.RequiredLoadBalancerFeatures {
+		h.WriteString(string(r))
+		h.WriteByte(0)
+	}
+	if a, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok {
+		h.WriteByte(1)
+		h.WriteString(a)
+	}
+	h.WriteByte(0)
+	writeInt(&h, svc.Generation)
+	for i := range svc.Status.Conditions {
+		cond := &svc.Status.Conditions[i]
+		h.WriteString(cond.Type)
+		h.WriteByte(0)
+		h.WriteString(string(cond.Status))
+		h.WriteByte(0)
+		h.WriteString(cond.Reason)
+		h.WriteByte(0)
+		writeInt(&h, int64(len(cond.Message)))
+		h.WriteString(cond.Message)
+		writeInt(&h, cond.LastTransitionTime.Unix())
+		writeInt(&h, int64(cond.LastTransitionTime.Nanosecond()))
+		writeInt(&h, cond.ObservedGeneration)
+	}
+	return h.Sum64()
+}
+
+// classify maps a validation error to its rule and a message.
+func classify(svc *v1.Service, e *field.Error) (RuleID, string) {
+	i, sub, ok := conditionField(e.Field)
+	if !ok {
+		if strings.HasPrefix(e.Field, conditionsField) {
+			return "C5", "fails API validation: " + e.ErrorBody()
+		}
+		return "R4", "fails API validation: " + e.ErrorBody()
+	}
+	if i >= 0 && i < len(svc.Status.Conditions) {
+		cond := &svc.Status.Conditions[i]
+		t := v1.LoadBalancerConditionType(cond.Type)
+		servingOrProvisioning := t == v1.LoadBalancerConditionServing || t == v1.LoadBalancerConditionProvisioning
+		switch {
+		case sub == "status" && e.Type == field.ErrorTypeNotSupported && servingOrProvisioning && cond.Status == metav1.ConditionUnknown:
+			return "C1", fmt.Sprintf("%s is Unknown; it may only be True or False", cond.Type)
+		case sub == "reason" && e.Type == field.ErrorTypeInvalid && tableReason(t, cond.Reason):
+			return "C3", fmt.Sprintf("%s=%s has reason %s, which %s", cond.Type, cond.Status, cond.Reason, e.Detail)
+		}
+	}
+	return "C5", "fails API validation: " + e.ErrorBody()
+}
+
+// conditionField parses "status.conditions[i]" and
+// "status.conditions[i].sub".
+func conditionField(path string) (i int, sub string, ok bool) {
+	rest, found := strings.CutPrefix(path, conditionsField+"[")
+	if !found {
+		return 0, "", false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end <= 0 {
+		return 0, "", false
+	}
+	i, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return 0, "", false
+	}
+	rest = rest[end+1:]
+	if rest == "" {
+		return i, "", true
+	}
+	sub, found = strings.CutPrefix(rest, ".")
+	return i, sub, found
+}
+
+// tableReason reports whether reason is in the specification's table for
+// condition type t, with any status.
+func tableReason(t v1.LoadBalancerConditionType, reason string) bool {
+	r := v1.LoadBalancerConditionReason(reason)
+	switch t {
+	case v1.LoadBalancerConditionServing:
+		return r == v1.LoadBalancerReasonServing || r == v1.LoadBalancerReasonProvisioning ||
+			r == v1.LoadBalancerReasonUnsupported || r == v1.LoadBalancerReasonInfrastructure
+	case v1.LoadBalancerConditionProvisioning:
+		return r == v1.LoadBalancerReasonProvisioning || r == v1.LoadBalancerReasonComplete
+	case v1.LoadBalancerConditionDegraded:
+		if r == v1.LoadBalancerReasonMultiple {
+			return true
+		}
+		_, ok := v1.DegradedFeature(r)
+		return ok
+	}
+	return false
+}
+
+// snapshot applies the rules that need one observation only.
+func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view) {
+	if !isLoadBalancer(svc) {
+		c.checkLeftovers(f, svc, v)
+		return
+	}
+	c.checkReasons(f, v)
+	c.checkPartners(f, v)
+	c.checkIngress(f, svc, v)
+	c.checkDegradations(f, svc, v)
+}
+
+// checkForeignClass is P1.
+func (c *Checker) checkForeignClass(f *findings, svc *v1.Service) {
+	v := scan(svc)
+	if !v.hasKEP() {
+		return
+	}
+	f.add("P1", SeverityViolation, conditionsField, fmt.Sprintf(
+		"the Service's loadBalancerClass %q is not one the provider under test handles (%s), yet it carries %s",
+		*svc.Spec.LoadBalancerClass, strings.Join(c.opts.classes, ", "), strings.Join(kepTypes(&v), ", ")))
+}
+
+// kepTypes lists the KEP-4631 condition types present.
+func kepTypes(v *view) []string {
+	var out []string
+	for _, i := range []int{v.serving, v.provisioning, v.degraded} {
+		if i >= 0 {
+			out = append(out, v.conds[i].Type)
+		}
+	}
+	return out
+}
+
+// checkLeftovers is L9.
+func (c *Checker) checkLeftovers(f *findings, svc *v1.Service, v *view) {
+	if !v.hasKEP() {
+		return
+	}
+	t := string(svc.Spec.Type)
+	if t == "" {
+		t = string(corev1.ServiceTypeClusterIP)
+	}
+	f.add("L9", SeverityWarning, conditionsField, fmt.Sprintf(
+		"the Service is of type %s, not LoadBalancer, yet still carries %s; the provider removes them with the load balancer",
+		t, strings.Join(kepTypes(v), ", ")))
+}
+
+// checkReasons is C2, the warning half of C3, and C4.
+func (c *Checker) checkReasons(f *findings, v *view) {
+	for _, i := range []int{v.serving, v.provisioning} {
+		if i < 0 {
+			continue
+		}
+		cond := &v.conds[i]
+		if (cond.Status == metav1.ConditionTrue || cond.Status == metav1.ConditionFalse) &&
+			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) {
+			f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
+				"%s=%s has reason %q, which is not in the specification's table", cond.Type, cond.Status, cond.Reason))
+		}
+	}
+	if i := v.degraded; i >= 0 {
+		cond := &v.conds[i]
+		switch cond.Status {
+		case metav1.ConditionFalse:
+			f.add("C2", SeverityWarning, condPath(i, "status"),
+				"LoadBalancerDegraded is False, which is discouraged: a provider cannot know the Service uses no field it has never heard of; remove the condition instead")
+		case metav1.ConditionTrue:
+			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) {
+				f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
+					"LoadBalancerDegraded=True has reason %q, which is not in the specification's table", cond.Reason))
+			}
+		}
+	}
+	if i := v.portsErr; i >= 0 {
+		f.add("C4", SeverityWarning, condPath(i, ""),
+			"LoadBalancerPortsError is deprecated; it is read as LoadBalancerDegraded with reason PortsNotSupported")
+	}
+}
+
+// checkPartners is L1's snapshot half and L5.
+func (c *Checker) checkPartners(f *findings, v *view) {
+	switch {
+	case v.serving >= 0 && v.provisioning < 0:
+		f.add("L1", SeverityViolation, condPath(v.serving, ""),
+			"LoadBalancerServing is set without LoadBalancerProvisioning; a provider sets both in one write")
+		return
+	case v.provisioning >= 0 && v.serving < 0:
+		f.add("L1", SeverityViolation, condPath(v.provisioning, ""),
+			"LoadBalancerProvisioning is set without LoadBalancerServing; a provider sets both in one write")
+		return
+	case v.serving < 0:
+		return
+	}
+	serving := &v.conds[v.serving]
+	if serving.Status != metav1.ConditionFalse {
+		return
+	}
+	switch v1.LoadBalancerConditionReason(serving.Reason) {
+	case v1.LoadBalancerReasonProvisioning:
+		if !v.is(v.provisioning, metav1.ConditionTrue) {
+			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
+				"LoadBalancerServing is False with reason Provisioning, so LoadBalancerProvisioning must be True, not %s", v.conds[v.provisioning].Status))
+		}
+	case v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure:
+		if !v.is(v.provisioning, metav1.ConditionFalse) {
+			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
+				"LoadBalancerServing is False with reason %s, so LoadBalancerProvisioning must be False, not %s", serving.Reason, v.conds[v.provisioning].Status))
+		}
+	}
+}
+
+// checkIngress is L4's snapshot half.
+func (c *Checker) checkIngress(f *findings, svc *v1.Service, v *view) {
+	if v.is(v.serving, metav1.ConditionTrue) && len(svc.Status.LoadBalancer.Ingress) == 0 {
+		f.add("L4", SeverityViolation, ingressField,
+			"LoadBalancerServing is True but status.loadBalancer.ingress is empty")
+	}
+}
+
+// checkDegradations is P5 and P6.
+func (c *Checker) checkDegradations(f *findings, svc *v1.Service, v *view) {
+	if !v.is(v.degraded, metav1.ConditionTrue) && !v.is(v.portsErr, metav1.ConditionTrue) {
+		return
+	}
+	reasons := conditions.DegradedReasons(v.conds)
+	if len(reasons) == 0 {
+		return
+	}
+	var required []v1.LoadBalancerFeature
+	var source v1.RequiredFeaturesSource
+	if v.is(v.serving, metav1.ConditionTrue) {
+		required, source, _ = v1.RequiredFeatures(svc)
+	}
+	for _, r := range reasons {
+		feature, known := v1.DegradedFeature(r)
+		if !known {
+			continue // a provider's own reason: C3 warns about it
+		}
+		path := degradedPath(v, r)
+		if need := asksFor(svc, feature); need != "" {
+			f.add("P5", SeverityViolation, path, fmt.Sprintf(
+				"the load balancer is degraded with reason %s, but the Service does not ask for it: %s", r, need))
+		}
+		if slices.Contains(required, feature) {
+			where := "spec.requiredLoadBalancerFeatures"
+			if source == v1.RequiredFeaturesSourceAnnotation {
+				where = "the " + v1.RequiredFeaturesAnnotation + " annotation"
+			}
+			f.add("P6", SeverityViolation, path, fmt.Sprintf(
+				"LoadBalancerServing is True while the load balancer is degraded in %s, which %s requires; the provider must refuse the Service instead (R1)", feature, where))
+		}
+	}
+}
+
+// degradedPath returns the path of the condition field that names reason
+// r: the Degraded reason, or its message for Multiple, or the deprecated
+// LoadBalancerPortsError.
+func degradedPath(v *view, r v1.LoadBalancerConditionReason) string {
+	if v.is(v.degraded, metav1.ConditionTrue) {
+		d := &v.conds[v.degraded]
+		if d.Reason == string(r) {
+			return condPath(v.degraded, "reason")
+		}
+		if d.Reason == string(v1.LoadBalancerReasonMultiple) && multipleNames(d.Message, r) {
+			return condPath(v.degraded, "message")
+		}
+	}
+	if v.portsErr >= 0 && r == v1.LoadBalancerReasonPortsNotSupported {
+		return condPath(v.portsErr, "")
+	}
+	return condPath(v.degraded, "")
+}
+
+// multipleNames reports whether a Multiple message lists reason r.
+func multipleNames(message string, r v1.LoadBalancerConditionReason) bool {
+	list, _, _ := strings.Cut(message, ":")
+	for item := range strings.SplitSeq(list, ",") {
+		if strings.TrimSpace(item) == string(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksFor returns "" when svc asks for feature f, as P5 reads it, and
+// otherwise what it would take, as a sentence fragment.
+func asksFor(svc *v1.Service, f v1.LoadBalancerFeature) string {
+	s := &svc.Spec.ServiceSpec
+	switch f {
+	case v1.LoadBalancerFeatureSessionAffinity:
+		if s.SessionAffinity != corev1.ServiceAffinityClientIP {
+			return "sessionAffinity is not ClientIP"
+		}
+	case v1.LoadBalancerFeatureExternalTrafficPolicy:
+		if s.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
+			return "externalTrafficPolicy is not Local"
+		}
+	case v1.LoadBalancerFeatureIPFamilies:
+		dual := len(s.IPFamilies) >= 2
+		if len(s.IPFamilies) == 0 && s.IPFamilyPolicy != nil {
+			// A manifest the apiserver has not defaulted yet.
+			dual = *s.IPFamilyPolicy == corev1.IPFamilyPolicyPreferDualStack || *s.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack
+		}
+		if !dual {
+			return "the Service has a single IP family"
+		}
+	case v1.LoadBalancerFeaturePorts:
+		if len(s.Ports) < 2 {
+			return "the Service has a single port"
+		}
+	case v1.LoadBalancerFeatureLoadBalancerIP:
+		if s.LoadBalancerIP == "" {
+			return "spec.loadBalancerIP is not set"
+		}
+	case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
+		if len(s.LoadBalancerSourceRanges) == 0 && strings.TrimSpace(svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]) == "" {
+			return "the Service sets no loadBalancerSourceRanges"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,498 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// The checker's memory per Service is serviceState: what the trace rules
+// need of the previous observation, and nothing else. Conditions are kept
+// as a status, a lastTransitionTime in whole seconds and a hash of the whole
+// condition; the ingress as a hash; the spec as the few fields G3 names.
+
+// Slots of serviceState.conds.
+const (
+	slotServing = iota
+	slotProvisioning
+	slotDegraded
+	numSlots
+)
+
+var slotTypes = [numSlots]v1.LoadBalancerConditionType{
+	v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning, v1.LoadBalancerConditionDegraded,
+}
+
+// condState is what the trace rules need of one condition.
+type condState struct {
+	present bool
+	status  metav1.ConditionStatus // shares the decoded string
+	ltt     int64                  // lastTransitionTime, Unix seconds (G5)
+	sum     uint64                 // hash of status, reason, message, time, observedGeneration
+}
+
+// obligation is a load-balancer-relevant spec change the provider has not
+// acknowledged yet (L6).
+type obligation struct {
+	pre     int64  // Provisioning's lastTransitionTime before the change
+	rv      string // resourceVersion of the observation that showed the change
+	changed string // the fields that changed, comma-separated
+	pos     *Position
+}
+
+// serviceState is the checker's memory of one Service.
+type serviceState struct {
+	uid        string
+	rv         string
+	conds      [numSlots]condState
+	ingressSum uint64
+	hasIngress bool
+	lb         bool
+	spec       g3Spec
+	// seenServing: Serving=True was observed at least once (L4).
+	seenServing bool
+	// noConditions: the last observation was a LoadBalancer Service
+	// without KEP-4631 conditions (R3 at the end of the trace, L1).
+	noConditions bool
+	noCondPos    *Position
+	verdict      conditions.Result
+	verdictRule  string
+	owed         *obligation
+	// validSum hashes the inputs of the last validation, and validClean
+	// says it found nothing (see Checker.validate).
+	validSum   uint64
+	validClean bool
+}
+
+// trace applies the rules that compare an observation with the previous
+// one of the same Service (seen reports there was one), then remembers the
+// observation in st.
+func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Service, v *view) {
+	cur := c.condStates(v)
+	ingressSum, hasIngress := c.ingressSum(svc.Status.LoadBalancer.Ingress)
+	lb := isLoadBalancer(svc)
+
+	if seen {
+		c.checkTransitions(f, st, &cur, v)
+		c.checkFirstWrite(f, st, &cur, v, svc, hasIngress)
+		written := st.ingressSum != ingressSum
+		for s := range cur {
+			written = written || cur[s].present != st.conds[s].present || cur[s].sum != st.conds[s].sum
+		}
+		c.checkAcknowledgement(f, st, svc, &cur, v, written)
+	}
+
+	st.uid = string(svc.UID)
+	st.rv = svc.ResourceVersion
+	st.conds = cur
+	st.ingressSum, st.hasIngress = ingressSum, hasIngress
+	st.lb = lb
+	if cur[slotServing].present && cur[slotServing].status == metav1.ConditionTrue {
+		st.seenServing = true
+	}
+	st.noConditions = lb && !v.hasKEP()
+	st.noCondPos = nil
+	if st.noConditions && f.pos != nil {
+		p := *f.pos
+		st.noCondPos = &p
+	}
+	c.checkVerdict(f, st, svc, lb)
+}
+
+// condStates hashes the three KEP-4631 conditions of an observation.
+func (c *Checker) condStates(v *view) [numSlots]condState {
+	var out [numSlots]condState
+	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
+		if i < 0 {
+			continue
+		}
+		cond := &v.conds[i]
+		var h maphash.Hash
+		h.SetSeed(c.seed)
+		h.WriteString(string(cond.Status))
+		h.WriteByte(0)
+		h.WriteString(cond.Reason)
+		h.WriteByte(0)
+		h.WriteString(cond.Message)
+		h.WriteByte(0)
+		ltt := cond.LastTransitionTime.Unix()
+		writeInt(&h, ltt)
+		writeInt(&h, cond.ObservedGeneration)
+		out[s] = condState{present: true, status: cond.Status, ltt: ltt, sum: h.Sum64()}
+	}
+	return out
+}
+
+// ingressSum hashes status.loadBalancer.ingress.
+func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool) {
+	if len(ingress) == 0 {
+		return 0, false
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for i := range ingress {
+		in := &ingress[i]
+		h.WriteString(in.IP)
+		h.WriteByte(0)
+		h.WriteString(in.Hostname)
+		h.WriteByte(0)
+		if in.IPMode != nil {
+			h.WriteString(string(*in.IPMode))
+		}
+		h.WriteByte(0)
+		for _, p := range in.Ports {
+			writeInt(&h, int64(p.Port))
+			h.WriteString(string(p.Protocol))
+			if p.Error != nil {
+				h.WriteString(*p.Error)
+			}
+			h.WriteByte(0)
+		}
+		h.WriteByte(1)
+	}
+	return h.Sum64(), true
+}
+
+// writeInt writes n to h in a fixed width.
+func writeInt(h *maphash.Hash, n int64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+}
+
+// checkTransitions is C6 and C7.
+func (c *Checker) checkTransitions(f *findings, st *serviceState, cur *[numSlots]condState, v *view) {
+	idx := [numSlots]int{v.serving, v.provisioning, v.degraded}
+	for s := range cur {
+		prev, now := &st.conds[s], &cur[s]
+		if !prev.present || !now.present {
+			continue
+		}
+		switch {
+		case now.ltt < prev.ltt:
+			f.add("C7", SeverityViolation, condPath(idx[s], "lastTransitionTime"), fmt.Sprintf(
+				"%s's lastTransitionTime moved backwards, from %s to %s", slotTypes[s], formatUnix(prev.ltt), formatUnix(now.ltt)))
+		case now.status != prev.status && now.ltt == prev.ltt:
+			f.add("C6", SeverityViolation, condPath(idx[s], "lastTransitionTime"), fmt.Sprintf(
+				"%s changed from %s to %s but its lastTransitionTime stayed %s", slotTypes[s], prev.status, now.status, formatUnix(now.ltt)))
+		}
+	}
+}
+
+// checkFirstWrite is L1's and L4's trace halves: the first write of the
+// conditions, and the first provisioning.
+func (c *Checker) checkFirstWrite(f *findings, st *serviceState, cur *[numSlots]condState, v *view, svc *v1.Service, hasIngress bool) {
+	lb := isLoadBalancer(svc)
+	if lb && st.noConditions && v.serving >= 0 && v.provisioning >= 0 &&
+		cur[slotServing].status == metav1.ConditionTrue && cur[slotProvisioning].status == metav1.ConditionTrue {
+		f.add("L1", SeverityViolation, conditionsField,
+			"the provider's first write of the conditions claims Provisioning=True and Serving=True, which means reprovisioning while serving; a first write is one of the three combinations of L1")
+	}
+	if lb && !st.seenServing && !st.hasIngress && hasIngress && v.hasKEP() && !v.is(v.serving, metav1.ConditionTrue) {
+		f.add("L4", SeverityViolation, ingressField,
+			"status.loadBalancer.ingress was filled on first provisioning while LoadBalancerServing is not True; Serving turns True in the same write that fills the ingress")
+	}
+}
+
+// checkAcknowledgement is L6. written reports that the provider wrote
+// status since the previous observation.
+func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Service, cur *[numSlots]condState, v *view, written bool) {
+	prov := &cur[slotProvisioning]
+	if changed := c.specChanges(st, svc); len(changed) > 0 {
+		if st.owed == nil && st.conds[slotProvisioning].present {
+			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
+			if f.pos != nil {
+				p := *f.pos
+				st.owed.pos = &p
+			}
+		}
+		if st.owed != nil && prov.present && prov.ltt != st.owed.pre {
+			st.owed = nil // acknowledged in the same observation
+		}
+		return
+	}
+	o := st.owed
+	if o == nil {
+		return
+	}
+	switch {
+	case !prov.present:
+		st.owed = nil // the conditions are gone: nothing left to acknowledge with
+	case prov.ltt != o.pre:
+		st.owed = nil // acknowledged
+	case written:
+		st.owed = nil
+		f.add("L6", SeverityViolation, condPath(v.provisioning, "lastTransitionTime"), fmt.Sprintf(
+			"the provider wrote status after the change of %s (resourceVersion %s) but LoadBalancerProvisioning's lastTransitionTime is still %s; it must move to acknowledge the change",
+			o.changed, orUnset(o.rv), formatUnix(o.pre)))
+	}
+}
+
+// checkVerdict reports the section 6 verdict of a LoadBalancer Service
+// when it differs from the previous observation's.
+func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, lb bool) {
+	if !lb {
+		st.verdict, st.verdictRule = "", ""
+		return
+	}
+	verdict := conditions.Evaluate(svc, "")
+	if verdict.Result == st.verdict && verdict.Rule == st.verdictRule {
+		return
+	}
+	st.verdict, st.verdictRule = verdict.Result, verdict.Rule
+	rule := RuleID(verdict.Rule)
+	if rule == "" {
+		rule = "T4"
+	}
+	added := f.add(rule, SeverityNotice, "status", "verdict "+verdict.String())
+	added.Verdict = newVerdict(verdict)
+}
+
+// endOfTrace returns the findings owed when a Service's trace ends: an
+// unacknowledged change (L6) and a LoadBalancer Service without conditions
+// (R3). pos, when not nil, is where the trace ended.
+func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position) []Finding {
+	var out []Finding
+	if o := st.owed; o != nil {
+		p := o.pos
+		if pos != nil {
+			p = pos
+		}
+		out = append(out, Finding{
+			Rule: "L6", Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions",
+			Message: fmt.Sprintf("the input ended before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
+				o.changed, orUnset(o.rv)),
+			Position: p,
+		})
+	}
+	if st.noConditions {
+		sev, msg := SeverityNotice, "the LoadBalancer Service has no KEP-4631 conditions: no KEP-aware provider has handled it (yet), so nothing says whether required features were honored"
+		if c.opts.requireConditions {
+			sev, msg = SeverityViolation, "the LoadBalancer Service has no KEP-4631 conditions, and conditions are required: no KEP-aware provider handled it"
+		}
+		p := st.noCondPos
+		if pos != nil {
+			p = pos
+		}
+		out = append(out, Finding{Rule: "R3", Severity: sev, Object: k.ref(st.rv), Field: conditionsField, Message: msg, Position: p})
+	}
+	return out
+}
+
+// formatUnix renders Unix seconds as RFC 3339, as on the wire.
+func formatUnix(s int64) string {
+	return metav1.Unix(s, 0).UTC().Format("2006-01-02T15:04:05Z07:00")
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
+}
+
+// g3Spec holds the fields of a Service that conditions.ChangedFields
+// compares (G3), copied, so that a later observation can be compared
+// without keeping the whole object.
+type g3Spec struct {
+	typ             corev1.ServiceType
+	ports           []g3Port
+	lbIP            string
+	ranges          []string
+	rangesAnn       string
+	class           *string
+	etp             corev1.ServiceExternalTrafficPolicy
+	healthCheck     int32
+	affinity        corev1.ServiceAffinity
+	affinityTimeout *int32 // sessionAffinityConfig.clientIP.timeoutSeconds
+	families        []corev1.IPFamily
+	familyPolicy    *corev1.IPFamilyPolicy
+	allocNodePorts  *bool
+	trafficDist     *string
+	required        []v1.LoadBalancerFeature
+	requiredAnn     string
+	hasRequiredAnn  bool
+	annotations     []string // values of the relevant annotations, in option order
+	annotationsHave []bool
+}
+
+type g3Port struct {
+	port, nodePort int32
+	protocol       corev1.Protocol
+}
+
+// newG3 copies the G3 fields of svc.
+func (c *Checker) newG3(svc *v1.Service) g3Spec {
+	s := &svc.Spec.ServiceSpec
+	g := g3Spec{
+		typ:            s.Type,
+		lbIP:           s.LoadBalancerIP,
+		ranges:         slices.Clone(s.LoadBalancerSourceRanges),
+		rangesAnn:      svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
+		class:          clonePtr(s.LoadBalancerClass),
+		etp:            s.ExternalTrafficPolicy,
+		healthCheck:    s.HealthCheckNodePort,
+		affinity:       s.SessionAffinity,
+		families:       slices.Clone(s.IPFamilies),
+		familyPolicy:   clonePtr(s.IPFamilyPolicy),
+		allocNodePorts: clonePtr(s.AllocateLoadBalancerNodePorts),
+		trafficDist:    clonePtr(s.TrafficDistribution),
+		required:       slices.Clone(svc.Spec.RequiredLoadBalancerFeatures),
+	}
+	g.affinityTimeout = clonePtr(affinityTimeout(s))
+	g.requiredAnn, g.hasRequiredAnn = svc.Annotations[v1.RequiredFeaturesAnnotation]
+	if len(s.Ports) > 0 {
+		g.ports = make([]g3Port, len(s.Ports))
+		for i, p := range s.Ports {
+			g.ports[i] = g3Port{port: p.Port, nodePort: p.NodePort, protocol: p.Protocol}
+		}
+	}
+	if n := len(c.opts.relevantAnnotations); n > 0 {
+		g.annotations = make([]string, n)
+		g.annotationsHave = make([]bool, n)
+		for i, k := range c.opts.relevantAnnotations {
+			g.annotations[i], g.annotationsHave[i] = svc.Annotations[k]
+		}
+	}
+	return g
+}
+
+// sameAs reports whether svc has exactly the G3 fields of g. Equal fields
+// mean no change; different ones are judged by conditions.ChangedFields,
+// which knows about defaults and sets.
+func (g *g3Spec) sameAs(c *Checker, svc *v1.Service) bool {
+	s := &svc.Spec.ServiceSpec
+	if g.typ != s.Type || g.lbIP != s.LoadBalancerIP || g.etp != s.ExternalTrafficPolicy ||
+		g.healthCheck != s.HealthCheckNodePort || g.affinity != s.SessionAffinity ||
+		!slices.Equal(g.ranges, s.LoadBalancerSourceRanges) || !slices.Equal(g.families, s.IPFamilies) ||
+		!slices.Equal(g.required, svc.Spec.RequiredLoadBalancerFeatures) ||
+		!equalPtr(g.class, s.LoadBalancerClass) || !equalPtr(g.familyPolicy, s.IPFamilyPolicy) ||
+		!equalPtr(g.allocNodePorts, s.AllocateLoadBalancerNodePorts) || !equalPtr(g.trafficDist, s.TrafficDistribution) ||
+		len(g.ports) != len(s.Ports) {
+		return false
+	}
+	for i := range g.ports {
+		p := &s.Ports[i]
+		if g.ports[i] != (g3Port{port: p.Port, nodePort: p.NodePort, protocol: p.Protocol}) {
+			return false
+		}
+	}
+	if !equalPtr(g.affinityTimeout, affinityTimeout(s)) {
+		return false
+	}
+	if len(svc.Annotations) == 0 {
+		return g.rangesAnn == "" && !g.hasRequiredAnn && !slices.Contains(g.annotationsHave, true)
+	}
+	if g.rangesAnn != svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] {
+		return false
+	}
+	if ann, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok != g.hasRequiredAnn || ann != g.requiredAnn {
+		return false
+	}
+	for i, k := range c.opts.relevantAnnotations {
+		if ann, ok := svc.Annotations[k]; ok != g.annotationsHave[i] || ann != g.annotations[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// service rebuilds a Service holding only the G3 fields of g, for
+// conditions.ChangedFields.
+func (g *g3Spec) service(c *Checker) *v1.Service {
+	svc := &v1.Service{}
+	s := &svc.Spec.ServiceSpec
+	s.Type = g.typ
+	s.LoadBalancerIP = g.lbIP
+	s.LoadBalancerSourceRanges = g.ranges
+	s.LoadBalancerClass = g.class
+	s.ExternalTrafficPolicy = g.etp
+	s.HealthCheckNodePort = g.healthCheck
+	s.SessionAffinity = g.affinity
+	if g.affinityTimeout != nil {
+		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: g.affinityTimeout}}
+	}
+	s.IPFamilies = g.families
+	s.IPFamilyPolicy = g.familyPolicy
+	s.AllocateLoadBalancerNodePorts = g.allocNodePorts
+	s.TrafficDistribution = g.trafficDist
+	svc.Spec.RequiredLoadBalancerFeatures = g.required
+	for _, p := range g.ports {
+		s.Ports = append(s.Ports, corev1.ServicePort{Port: p.port, NodePort: p.nodePort, Protocol: p.protocol})
+	}
+	ann := map[string]string{}
+	if g.rangesAnn != "" {
+		ann[corev1.AnnotationLoadBalancerSourceRangesKey] = g.rangesAnn
+	}
+	if g.hasRequiredAnn {
+		ann[v1.RequiredFeaturesAnnotation] = g.requiredAnn
+	}
+	for i, k := range c.opts.relevantAnnotations {
+		if g.annotationsHave[i] {
+			ann[k] = g.annotations[i]
+		}
+	}
+	if len(ann) > 0 {
+		svc.Annotations = ann
+	}
+	return svc
+}
+
+// specChanges returns the load-balancer-relevant fields that changed since
+// the previous observation, as conditions.ChangedFields names them, and
+// remembers the new values.
+func (c *Checker) specChanges(st *serviceState, svc *v1.Service) []string {
+	if st.spec.sameAs(c, svc) {
+		return nil
+	}
+	changed := conditions.ChangedFields(st.spec.service(c), svc, conditions.RelevantAnnotations(c.opts.relevantAnnotations))
+	st.spec = c.newG3(svc)
+	return changed
+}
+
+// affinityTimeout returns the ClientIP timeout of s, nil when unset.
+func affinityTimeout(s *corev1.ServiceSpec) *int32 {
+	if c := s.SessionAffinityConfig; c != nil && c.ClientIP != nil {
+		return c.ClientIP.TimeoutSeconds
+	}
+	return nil
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
