@@ -35,6 +35,12 @@ import (
 // kilobytes; larger inputs only slow the fuzzer down.
 const maxInput = 64 << 10
 
+// maxSeed bounds the seeds made from fixtures. A fuzzer mutates a large
+// seed slowly and every execution of it costs more; the one fixture above
+// the bound (a condition message over metav1's 32768-byte limit) reaches
+// the condition targets through their structured arguments instead.
+const maxSeed = 8 << 10
+
 var serviceGVK = v1.SchemeGroupVersion.WithKind("Service")
 
 // wire holds the serializers of one scheme.
