@@ -1,0 +1,33 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package integration holds the project's tests against a real etcd and a
+// real kube-apiserver: what only a server can prove (server-side apply merges
+// of conditions, watch streams, what a stock apiserver does with
+// spec.requiredLoadBalancerFeatures, behaviour under concurrent writers).
+//
+// The tests start one etcd and one kube-apiserver per test binary with
+// controller-runtime's envtest, bound to 127.0.0.1, from the binaries in
+// KUBEBUILDER_ASSETS; hack/kube/build.sh builds them from the Go module
+// proxy. Without KUBEBUILDER_ASSETS the tests are skipped, so `go test ./...`
+// in this module is harmless on a machine without the binaries;
+// hack/integration.sh builds them and runs the tests for real.
+//
+// The module is separate from the root module so that the root never
+// depends on controller-runtime; a replace directive ties it to the
+// checkout it lives in. The package itself is empty: everything is in the
+// tests and in internal/provider, the reference provider they drive.
+package integration

@@ -1,0 +1,411 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// DefaultFieldManager is the field manager of the provider's status
+// writes when Options.FieldManager is empty.
+const DefaultFieldManager = "lbstatus-reference-provider"
+
+// Options configures a Provider. The zero value is a provider with no
+// capabilities (conditions.Capabilities: it ignores every Service), one
+// worker, all namespaces and no bugs.
+type Options struct {
+	// Capabilities says what the provider's load balancers can do; see
+	// conditions.Decide.
+	Capabilities conditions.Capabilities
+	// Namespace limits the provider to one namespace; empty: all.
+	Namespace string
+	// FieldManager is the field manager of the status writes; empty:
+	// DefaultFieldManager.
+	FieldManager string
+	// Workers is how many Services are reconciled at once; less than one:
+	// one.
+	Workers int
+	// ProvisionDelay is how long provisioning takes: the time between the
+	// write of Provisioning=True and the write that ends it. Zero: the end
+	// is written by the next reconcile, at once.
+	ProvisionDelay time.Duration
+	// Fail, when not nil, is asked at the end of each provisioning; a
+	// non-empty answer makes the provisioning fail in the infrastructure
+	// (Serving=False/Infrastructure) with that message.
+	Fail func(svc *v1.Service) string
+	// Bugs are deliberate mistakes; none by default.
+	Bugs Bugs
+}
+
+// Bugs are deliberate mistakes a Provider can make, so that tests can show
+// that the conformance checker catches them. The zero value makes none.
+type Bugs struct {
+	// SkipProvisioningBump: on a load-balancer-relevant spec change the
+	// provider does not call conditions.SpecUpdated, so an in-place update
+	// of a serving load balancer, or a refusal, is written without moving
+	// Provisioning's lastTransitionTime (breaks L6).
+	SkipProvisioningBump bool
+}
+
+// Stats counts what a Provider did.
+type Stats struct {
+	// Writes is the number of successful status writes.
+	Writes int
+	// Conflicts is the number of status writes refused because the
+	// Service had changed since it was read; each was retried.
+	Conflicts int
+	// Latencies are the durations of the successful status writes (one
+	// request each), in the order they finished.
+	Latencies []time.Duration
+}
+
+// Provider reconciles the KEP-4631 status of LoadBalancer Services. Create
+// it with New and start it with Run.
+type Provider struct {
+	client  kubernetes.Interface
+	opts    Options
+	manager string
+
+	mu sync.Mutex
+	// acted holds, per namespace/name, what the provider knows of a
+	// Service it handles.
+	acted map[string]record
+	stats Stats
+}
+
+// record is what the provider remembers of a Service.
+type record struct {
+	// svc is the Service as the provider last acted on it: the spec its
+	// status describes.
+	svc *v1.Service
+	// ready is when the provisioning under way ends; zero when none is.
+	ready time.Time
+}
+
+// New returns a Provider that reads and writes Services through client.
+// A nil client makes Run fail.
+func New(client kubernetes.Interface, opts Options) *Provider {
+	return &Provider{
+		client:  client,
+		opts:    opts,
+		manager: cmp.Or(opts.FieldManager, DefaultFieldManager),
+		acted:   map[string]record{},
+	}
+}
+
+// Stats returns a copy of the provider's counters.
+func (p *Provider) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Latencies = slices.Clone(s.Latencies)
+	return s
+}
+
+// Run reconciles Services until ctx ends, then stops its workers and
+// returns. It returns an error when it cannot start (nil client, an
+// informer that does not sync); errors of single reconciles are retried,
+// not returned.
+func (p *Provider) Run(ctx context.Context) error {
+	if p.client == nil {
+		return errors.New("client is nil")
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(p.client, 0, informers.WithNamespace(p.opts.Namespace))
+	informer := factory.Core().V1().Services()
+	lister := informer.Lister()
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "lbstatus-reference-provider"})
+	defer queue.ShutDown()
+
+	enqueue := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			queue.Add(key)
+		}
+	}
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	}); err != nil {
+		return fmt.Errorf("add event handler: %w", err)
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+		return errors.New("service informer did not sync")
+	}
+
+	var wg sync.WaitGroup
+	for range max(p.opts.Workers, 1) {
+		wg.Go(func() {
+			for p.next(ctx, queue, lister) {
+			}
+		})
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// next reconciles one key from the queue; false when the queue is shut
+// down.
+func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], lister corelisters.ServiceLister) bool {
+	key, shutdown := queue.Get()
+	if shutdown {
+		return false
+	}
+	defer queue.Done(key)
+	after, err := p.reconcile(ctx, key, lister)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil && !apierrors.IsConflict(err) {
+			utilruntime.HandleErrorWithContext(ctx, err, "reconcile failed", "service", key)
+		}
+		queue.AddRateLimited(key)
+	case after > 0:
+		queue.Forget(key)
+		queue.AddAfter(key, after)
+	default:
+		queue.Forget(key)
+	}
+	return true
+}
+
+// reconcile brings the status of one Service in line with its spec. It
+// returns how long to wait before the Service needs another look (a
+// provisioning under way), or an error to retry.
+func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters.ServiceLister) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil // not a key of ours: nothing to retry
+	}
+	core, err := lister.Services(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		p.forget(key)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	svc := v1.FromCore(core)
+	decision := conditions.Decide(svc, p.opts.Capabilities)
+	conds := svc.Status.Conditions
+	known := conditions.Get(conds, v1.LoadBalancerConditionServing) != nil || conditions.Get(conds, v1.LoadBalancerConditionProvisioning) != nil
+	rec := p.record(key)
+	last := rec.svc
+
+	var (
+		tr    conditions.Transition
+		after time.Duration
+		// provisioning: this reconcile starts (or restarts) a
+		// provisioning, which ends after the delay.
+		provisioning bool
+	)
+	switch {
+	case decision.Action == conditions.ActionIgnore:
+		// Not a LoadBalancer (any more), or not ours (P1). Remove what
+		// this field manager wrote, if anything (L9).
+		if !conditions.HasKEPConditions(conds) && len(svc.Status.LoadBalancer.Ingress) == 0 {
+			p.forget(key)
+			return 0, nil
+		}
+		if tr, err = conditions.NotLoadBalancer(svc); err != nil {
+			return 0, err
+		}
+	case !known:
+		// First sight (L1).
+		if tr, err = conditions.Seen(svc, decision); err != nil {
+			return 0, err
+		}
+		provisioning = decision.Action == conditions.ActionProvision
+	case last == nil || len(conditions.ChangedFields(last, svc)) > 0:
+		// A load-balancer-relevant change (L6); after a restart of the
+		// provider every Service counts as changed.
+		work := svc
+		if !p.opts.Bugs.SkipProvisioningBump {
+			bumped, err := conditions.SpecUpdated(last, svc)
+			if err != nil {
+				return 0, err
+			}
+			work = withStatus(svc, bumped.Status)
+			tr = bumped
+		}
+		switch wc := work.Status.Conditions; {
+		case conditions.IsTrue(wc, v1.LoadBalancerConditionProvisioning):
+			// Still provisioning (or SpecUpdated reopened it): the end
+			// is written later, for the spec of that time.
+			provisioning = true
+		case decision.Action == conditions.ActionProvision && !conditions.IsTrue(wc, v1.LoadBalancerConditionServing):
+			// Nothing is served: provision again.
+			if tr, err = conditions.ProvisioningStarted(work, conditions.StopServing); err != nil {
+				return 0, err
+			}
+			provisioning = true
+		default:
+			// Update the serving load balancer in place, or refuse.
+			if tr, err = p.finish(work, decision); err != nil {
+				return 0, err
+			}
+		}
+	case conditions.IsTrue(conds, v1.LoadBalancerConditionProvisioning):
+		// Provisioning is under way and the spec has not changed since
+		// it started: end it when its time has come. (Events, such as
+		// the provider's own write, bring the Service back earlier.)
+		if wait := time.Until(rec.ready); !rec.ready.IsZero() && wait > 0 {
+			return wait, nil
+		}
+		if tr, err = p.finish(svc, decision); err != nil {
+			return 0, err
+		}
+	}
+
+	if tr.Apply != nil && !apiequality.Semantic.DeepEqual(svc.Status, tr.Status) {
+		if err := p.write(ctx, svc, tr); err != nil {
+			return 0, err
+		}
+	}
+	if decision.Action == conditions.ActionIgnore {
+		p.forget(key)
+		return 0, nil
+	}
+	rec = record{svc: svc}
+	if provisioning {
+		after = max(p.opts.ProvisionDelay, time.Nanosecond)
+		rec.ready = time.Now().Add(p.opts.ProvisionDelay)
+	}
+	p.remember(key, rec)
+	return after, nil
+}
+
+// finish ends a provisioning, or updates a serving load balancer: refused
+// (Unsupported), failed in the infrastructure (Options.Fail), or serving
+// with the decision's degradations.
+func (p *Provider) finish(svc *v1.Service, decision conditions.Decision) (conditions.Transition, error) {
+	if decision.Action == conditions.ActionRefuse {
+		return conditions.Failed(svc, v1.LoadBalancerReasonUnsupported, decision.Message())
+	}
+	if p.opts.Fail != nil {
+		if msg := p.opts.Fail(svc); msg != "" {
+			return conditions.Failed(svc, v1.LoadBalancerReasonInfrastructure, msg)
+		}
+	}
+	return conditions.Succeeded(svc, Ingress(svc, p.opts.Capabilities), decision.Degraded)
+}
+
+// write applies tr to the status subresource, as of the resourceVersion
+// svc was read at.
+func (p *Provider) write(ctx context.Context, svc *v1.Service, tr conditions.Transition) error {
+	apply := tr.Apply.WithResourceVersion(svc.ResourceVersion)
+	start := time.Now()
+	_, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: p.manager, Force: true})
+	elapsed := time.Since(start)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case err == nil:
+		p.stats.Writes++
+		p.stats.Latencies = append(p.stats.Latencies, elapsed)
+	case apierrors.IsConflict(err):
+		p.stats.Conflicts++
+	}
+	if err != nil {
+		return fmt.Errorf("apply status of %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	return nil
+}
+
+func (p *Provider) record(key string) record {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acted[key]
+}
+
+func (p *Provider) remember(key string, rec record) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.acted[key] = rec
+}
+
+func (p *Provider) forget(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.acted, key)
+}
+
+// withStatus returns a shallow copy of svc with another status.
+func withStatus(svc *v1.Service, status v1.ServiceStatus) *v1.Service {
+	out := *svc
+	out.Status = status
+	return &out
+}
+
+// Ingress returns the made-up ingress of svc's load balancer: one IP in
+// 198.18.0.0/16 derived from namespace/name, in VIP mode, with the ports
+// the load balancer serves: those whose protocol caps supports, and, when
+// caps cannot mix protocols, only those of the first such port's protocol.
+// A nil svc gives nil.
+func Ingress(svc *v1.Service, caps conditions.Capabilities) []corev1.LoadBalancerIngress {
+	if svc == nil {
+		return nil
+	}
+	h := fnv.New32a()
+	h.Write([]byte(svc.Namespace + "/" + svc.Name))
+	sum := h.Sum32()
+	in := corev1.LoadBalancerIngress{
+		IP:     fmt.Sprintf("198.18.%d.%d", (sum>>8)&0xff, sum&0xff),
+		IPMode: ptr.To(corev1.LoadBalancerIPModeVIP),
+	}
+	var first corev1.Protocol
+	for _, port := range svc.Spec.Ports {
+		proto := cmp.Or(port.Protocol, corev1.ProtocolTCP)
+		if !slices.Contains(caps.Protocols, proto) {
+			continue
+		}
+		if first == "" {
+			first = proto
+		}
+		if !caps.MixedProtocols && proto != first {
+			continue
+		}
+		in.Ports = append(in.Ports, corev1.PortStatus{Port: port.Port, Protocol: proto})
+	}
+	return []corev1.LoadBalancerIngress{in}
+}
