@@ -214,7 +214,7 @@ func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
 	}
 
 	st, seen := c.services[key]
-	if seen && st.uid != "" && svc.UID != "" && st.uid != string(svc.UID) {
+	if seen && st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 		// Deleted and created again: a new Service, a new trace.
 		f.list = append(f.list, c.endOfTrace(key, st, pos)...)
 		seen = false

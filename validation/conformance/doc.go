@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package conformance checks that the status a load-balancer provider
 // writes on Services conforms to KEP-4631, as the project's specification
 // states it (rule IDs C1, L6, R4, ...; section 8 lists what is checked).

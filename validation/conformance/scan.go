@@ -468,8 +468,8 @@ type jsonSplitter struct {
 	envPos       Position
 	envKind      string
 	envAPI       string
-	envEvent     string // value of "type", for watch events
-	envContainer bool   // the envelope held items or a watch event object
+	envEvent     string    // value of "type", for watch events
+	envContainer bool      // the envelope held items or a watch event object
 	envKeys      []keySpan // top-level keys, in env.data
 	envComp      composite
 	needComma    bool

@@ -47,7 +47,7 @@ import (
 
 // view indexes the load-balancer conditions of one observation.
 type view struct {
-	conds                                      []metav1.Condition
+	conds                                     []metav1.Condition
 	serving, provisioning, degraded, portsErr int // index, -1 when absent
 }
 

@@ -50,9 +50,45 @@ var slotTypes = [numSlots]v1.LoadBalancerConditionType{
 // condState is what the trace rules need of one condition.
 type condState struct {
 	present bool
-	status  metav1.ConditionStatus // shares the decoded string
-	ltt     int64                  // lastTransitionTime, Unix seconds (G5)
-	sum     uint64                 // hash of status, reason, message, time, observedGeneration
+	status  statusCode
+	ltt     int64  // lastTransitionTime, Unix seconds (G5)
+	sum     uint64 // hash of status, reason, message, time, observedGeneration
+}
+
+// statusCode is a condition status in one byte, so that the state keeps no
+// decoded string alive.
+type statusCode uint8
+
+const (
+	statusOther statusCode = iota
+	statusTrue
+	statusFalse
+	statusUnknown
+)
+
+func codeOf(s metav1.ConditionStatus) statusCode {
+	switch s {
+	case metav1.ConditionTrue:
+		return statusTrue
+	case metav1.ConditionFalse:
+		return statusFalse
+	case metav1.ConditionUnknown:
+		return statusUnknown
+	}
+	return statusOther
+}
+
+// String names the status in messages.
+func (c statusCode) String() string {
+	switch c {
+	case statusTrue:
+		return "True"
+	case statusFalse:
+		return "False"
+	case statusUnknown:
+		return "Unknown"
+	}
+	return "another status"
 }
 
 // obligation is a load-balancer-relevant spec change the provider has not
@@ -66,7 +102,7 @@ type obligation struct {
 
 // serviceState is the checker's memory of one Service.
 type serviceState struct {
-	uid        string
+	uid        uint64 // hash of metadata.uid; 0 when unset
 	rv         string
 	conds      [numSlots]condState
 	ingressSum uint64
@@ -106,12 +142,12 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 		c.checkAcknowledgement(f, st, svc, &cur, v, written)
 	}
 
-	st.uid = string(svc.UID)
+	st.uid = c.uidSum(svc)
 	st.rv = svc.ResourceVersion
 	st.conds = cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
-	if cur[slotServing].present && cur[slotServing].status == metav1.ConditionTrue {
+	if cur[slotServing].present && cur[slotServing].status == statusTrue {
 		st.seenServing = true
 	}
 	st.noConditions = lb && !v.hasKEP()
@@ -121,6 +157,14 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 		st.noCondPos = &p
 	}
 	c.checkVerdict(f, st, svc, lb)
+}
+
+// uidSum hashes metadata.uid; 0 for none.
+func (c *Checker) uidSum(svc *v1.Service) uint64 {
+	if svc.UID == "" {
+		return 0
+	}
+	return maphash.String(c.seed, string(svc.UID)) | 1
 }
 
 // condStates hashes the three KEP-4631 conditions of an observation.
@@ -142,7 +186,7 @@ func (c *Checker) condStates(v *view) [numSlots]condState {
 		ltt := cond.LastTransitionTime.Unix()
 		writeInt(&h, ltt)
 		writeInt(&h, cond.ObservedGeneration)
-		out[s] = condState{present: true, status: cond.Status, ltt: ltt, sum: h.Sum64()}
+		out[s] = condState{present: true, status: codeOf(cond.Status), ltt: ltt, sum: h.Sum64()}
 	}
 	return out
 }
@@ -208,7 +252,7 @@ func (c *Checker) checkTransitions(f *findings, st *serviceState, cur *[numSlots
 func (c *Checker) checkFirstWrite(f *findings, st *serviceState, cur *[numSlots]condState, v *view, svc *v1.Service, hasIngress bool) {
 	lb := isLoadBalancer(svc)
 	if lb && st.noConditions && v.serving >= 0 && v.provisioning >= 0 &&
-		cur[slotServing].status == metav1.ConditionTrue && cur[slotProvisioning].status == metav1.ConditionTrue {
+		cur[slotServing].status == statusTrue && cur[slotProvisioning].status == statusTrue {
 		f.add("L1", SeverityViolation, conditionsField,
 			"the provider's first write of the conditions claims Provisioning=True and Serving=True, which means reprovisioning while serving; a first write is one of the three combinations of L1")
 	}
@@ -349,14 +393,14 @@ type g3Port struct {
 func (c *Checker) newG3(svc *v1.Service) g3Spec {
 	s := &svc.Spec.ServiceSpec
 	g := g3Spec{
-		typ:            s.Type,
+		typ:            intern(s.Type),
 		lbIP:           s.LoadBalancerIP,
 		ranges:         slices.Clone(s.LoadBalancerSourceRanges),
 		rangesAnn:      svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
 		class:          clonePtr(s.LoadBalancerClass),
-		etp:            s.ExternalTrafficPolicy,
+		etp:            intern(s.ExternalTrafficPolicy),
 		healthCheck:    s.HealthCheckNodePort,
-		affinity:       s.SessionAffinity,
+		affinity:       intern(s.SessionAffinity),
 		families:       slices.Clone(s.IPFamilies),
 		familyPolicy:   clonePtr(s.IPFamilyPolicy),
 		allocNodePorts: clonePtr(s.AllocateLoadBalancerNodePorts),
@@ -368,7 +412,7 @@ func (c *Checker) newG3(svc *v1.Service) g3Spec {
 	if len(s.Ports) > 0 {
 		g.ports = make([]g3Port, len(s.Ports))
 		for i, p := range s.Ports {
-			g.ports[i] = g3Port{port: p.Port, nodePort: p.NodePort, protocol: p.Protocol}
+			g.ports[i] = g3Port{port: p.Port, nodePort: p.NodePort, protocol: intern(p.Protocol)}
 		}
 	}
 	if n := len(c.opts.relevantAnnotations); n > 0 {
@@ -480,6 +524,36 @@ func affinityTimeout(s *corev1.ServiceSpec) *int32 {
 		return c.ClientIP.TimeoutSeconds
 	}
 	return nil
+}
+
+// intern returns the package constant equal to s when there is one, so
+// that the state does not keep a decoded copy of a common value alive.
+func intern[S ~string](s S) S {
+	switch s {
+	case "":
+		return ""
+	case S(corev1.ServiceTypeLoadBalancer):
+		return S(corev1.ServiceTypeLoadBalancer)
+	case S(corev1.ServiceTypeClusterIP):
+		return S(corev1.ServiceTypeClusterIP)
+	case S(corev1.ServiceTypeNodePort):
+		return S(corev1.ServiceTypeNodePort)
+	case S(corev1.ServiceExternalTrafficPolicyCluster):
+		return S(corev1.ServiceExternalTrafficPolicyCluster)
+	case S(corev1.ServiceExternalTrafficPolicyLocal):
+		return S(corev1.ServiceExternalTrafficPolicyLocal)
+	case S(corev1.ServiceAffinityNone):
+		return S(corev1.ServiceAffinityNone)
+	case S(corev1.ServiceAffinityClientIP):
+		return S(corev1.ServiceAffinityClientIP)
+	case S(corev1.ProtocolTCP):
+		return S(corev1.ProtocolTCP)
+	case S(corev1.ProtocolUDP):
+		return S(corev1.ProtocolUDP)
+	case S(corev1.ProtocolSCTP):
+		return S(corev1.ProtocolSCTP)
+	}
+	return s
 }
 
 func clonePtr[T any](p *T) *T {

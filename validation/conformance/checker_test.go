@@ -1,0 +1,615 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// Snapshot rules.
+
+func TestCheck_C1_ServingUnknown(t *testing.T) {
+	noFinding(t, check(ready("ok", 10)), "C1")
+
+	svc := ready("unknown", 10)
+	getCond(t, svc, v1.LoadBalancerConditionServing).Status = metav1.ConditionUnknown
+	found := check(svc)
+	wantFinding(t, found, "C1", SeverityViolation, "status.conditions[1].status")
+	noFinding(t, found, "C5") // validation's error is reported once, as C1
+}
+
+func TestCheck_C1_ProvisioningUnknown(t *testing.T) {
+	svc := ready("unknown", 10)
+	getCond(t, svc, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionUnknown
+	wantFinding(t, check(svc), "C1", SeverityViolation, "status.conditions[0].status")
+
+	// Unknown is fine on Degraded (C2): not a C1 matter.
+	ok := ready("degraded-unknown", 10)
+	ok.Status.Conditions = append(ok.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionUnknown, "Checking", at(10)))
+	noFinding(t, check(ok), "C1")
+}
+
+func TestCheck_C2_DegradedFalse(t *testing.T) {
+	svc := ready("degraded-false", 10)
+	svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionFalse, "AllFeatures", at(10)))
+	wantFinding(t, check(svc), "C2", SeverityWarning, "status.conditions[2].status")
+
+	unknown := ready("degraded-unknown", 10)
+	unknown.Status.Conditions = append(unknown.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionUnknown, "Checking", at(10)))
+	noFinding(t, check(unknown), "C2")
+	noFinding(t, check(ready("no-degraded", 10)), "C2")
+}
+
+func TestCheck_C3_ReasonOfOtherStatus(t *testing.T) {
+	svc := ready("wrong-reason", 10)
+	getCond(t, svc, v1.LoadBalancerConditionServing).Reason = string(v1.LoadBalancerReasonProvisioning)
+	found := check(svc)
+	f := wantFinding(t, found, "C3", SeverityViolation, "status.conditions[1].reason")
+	if f.Severity != SeverityViolation {
+		t.Fatal("a reason of the other status is a violation")
+	}
+	noFinding(t, found, "C5")
+
+	noFinding(t, check(ready("ok", 10)), "C3")
+}
+
+func TestCheck_C3_UnknownReason(t *testing.T) {
+	svc := ready("own-reason", 10)
+	getCond(t, svc, v1.LoadBalancerConditionServing).Reason = "ServingViaAnycast"
+	wantFinding(t, check(svc), "C3", SeverityWarning, "status.conditions[1].reason")
+
+	degraded := ready("own-degraded-reason", 10)
+	degraded.Status.Conditions = append(degraded.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, "NoHTTP3", at(10)))
+	wantFinding(t, check(degraded), "C3", SeverityWarning, "status.conditions[2].reason")
+
+	noFinding(t, check(ready("table-reasons", 10)), "C3")
+}
+
+func TestCheck_C4_PortsError(t *testing.T) {
+	svc := ready("ports-error", 10)
+	svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, NodePort: 30053})
+	svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionPortsError, metav1.ConditionTrue, "UDPNotSupported", at(10)))
+	found := check(svc)
+	wantFinding(t, found, "C4", SeverityWarning, "status.conditions[2]")
+	noFinding(t, found, "P5") // two ports: a partial port degradation is possible
+
+	noFinding(t, check(ready("no-ports-error", 10)), "C4")
+}
+
+func TestCheck_C5_ConditionFormat(t *testing.T) {
+	noFinding(t, check(ready("ok", 10)), "C5")
+
+	noTime := ready("no-time", 10)
+	getCond(t, noTime, v1.LoadBalancerConditionServing).LastTransitionTime = metav1.Time{}
+	wantFinding(t, check(noTime), "C5", SeverityViolation, "status.conditions[1].lastTransitionTime")
+
+	dup := ready("duplicate", 10)
+	dup.Status.Conditions = append(dup.Status.Conditions, dup.Status.Conditions[1])
+	wantFinding(t, check(dup), "C5", SeverityViolation, "status.conditions[2]")
+
+	gen := ready("future-generation", 10)
+	gen.Generation = 2
+	getCond(t, gen, v1.LoadBalancerConditionServing).ObservedGeneration = 3
+	wantFinding(t, check(gen), "C5", SeverityViolation, "status.conditions[1].observedGeneration")
+}
+
+func TestCheck_L1_MissingPartner(t *testing.T) {
+	noFinding(t, check(ready("both", 10)), "L1")
+
+	servingOnly := ready("serving-only", 10)
+	servingOnly.Status.Conditions = servingOnly.Status.Conditions[1:]
+	wantFinding(t, check(servingOnly), "L1", SeverityViolation, "status.conditions[0]")
+
+	provisioningOnly := newLB("provisioning-only")
+	setProvisioning(provisioningOnly, 5)
+	provisioningOnly.Status.Conditions = provisioningOnly.Status.Conditions[:1]
+	wantFinding(t, check(provisioningOnly), "L1", SeverityViolation, "status.conditions[0]")
+}
+
+func TestCheck_L4_ServingWithoutIngress(t *testing.T) {
+	noFinding(t, check(ready("with-ingress", 10)), "L4")
+
+	svc := ready("no-ingress", 10)
+	svc.Status.LoadBalancer.Ingress = nil
+	wantFinding(t, check(svc), "L4", SeverityViolation, "status.loadBalancer.ingress")
+}
+
+func TestCheck_L5_ServingReasonMatchesProvisioning(t *testing.T) {
+	refused := newLB("refused")
+	refused.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
+	}
+	noFinding(t, check(refused), "L5")
+	provisioning := newLB("provisioning")
+	setProvisioning(provisioning, 5)
+	noFinding(t, check(provisioning), "L5")
+
+	stalled := provisioning.DeepCopy()
+	stalled.Name = "stalled"
+	getCond(t, stalled, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionFalse
+	getCond(t, stalled, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonComplete)
+	wantFinding(t, check(stalled), "L5", SeverityViolation, "status.conditions[0].status")
+
+	busyRefusal := refused.DeepCopy()
+	busyRefusal.Name = "busy-refusal"
+	getCond(t, busyRefusal, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionTrue
+	getCond(t, busyRefusal, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonProvisioning)
+	wantFinding(t, check(busyRefusal), "L5", SeverityViolation, "status.conditions[0].status")
+}
+
+func TestCheck_L9_LeftoverConditions(t *testing.T) {
+	clean := newLB("converted-clean")
+	clean.Spec.Type = corev1.ServiceTypeClusterIP
+	noFinding(t, check(clean), "L9")
+
+	left := ready("converted", 10)
+	left.Spec.Type = corev1.ServiceTypeClusterIP
+	left.Spec.Ports[0].NodePort = 0
+	found := check(left)
+	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
+	// Nothing else is judged on a Service that is no longer a load
+	// balancer: no verdict, no L4.
+	for _, f := range found {
+		if f.Rule != "L9" {
+			t.Errorf("unexpected finding on a ClusterIP Service: %s %s", f.Rule, f.Message)
+		}
+	}
+}
+
+func TestCheck_P1_ForeignClass(t *testing.T) {
+	classes := []Option{Classes{"example.com/lb"}}
+	foreign := ready("foreign", 10)
+	foreign.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	found := observeAll(classes, foreign)
+	wantFinding(t, found, "P1", SeverityViolation, "status.conditions")
+	if len(found) != 1 {
+		t.Errorf("a Service of another class is not checked further, got:\n%s", dump(found))
+	}
+
+	untouched := newLB("foreign-untouched")
+	untouched.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	if found := observeAll(classes, untouched); len(found) != 0 {
+		t.Errorf("a Service of another class without conditions: want nothing, got:\n%s", dump(found))
+	}
+
+	mine := ready("mine", 10)
+	mine.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	noFinding(t, observeAll(classes, mine), "P1")
+	noFinding(t, observeAll(classes, ready("default-class", 10)), "P1")
+	noFinding(t, check(foreign), "P1") // P1 is off without Classes
+}
+
+func TestCheck_P5_DegradationNamesWhatIsAsked(t *testing.T) {
+	tests := []struct {
+		feature v1.LoadBalancerFeature
+		ask     func(*v1.Service)
+	}{
+		{v1.LoadBalancerFeatureSessionAffinity, func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }},
+		{v1.LoadBalancerFeatureExternalTrafficPolicy, func(s *v1.Service) {
+			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		}},
+		{v1.LoadBalancerFeatureIPFamilies, func(s *v1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} }},
+		{v1.LoadBalancerFeaturePorts, func(s *v1.Service) {
+			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, NodePort: 30053})
+		}},
+		{v1.LoadBalancerFeatureLoadBalancerIP, func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.7" }},
+		{v1.LoadBalancerFeatureLoadBalancerSourceRanges, func(s *v1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"198.51.100.0/24"} }},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.feature), func(t *testing.T) {
+			reason, _ := v1.DegradedReason(tc.feature)
+			svc := ready("degraded", 10)
+			svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, reason, at(10)))
+			wantFinding(t, check(svc), "P5", SeverityViolation, "status.conditions[2].reason")
+
+			tc.ask(svc)
+			found := check(svc)
+			noFinding(t, found, "P5")
+			noViolations(t, found)
+		})
+	}
+}
+
+func TestCheck_P5_MultipleAndPortsError(t *testing.T) {
+	multiple := ready("multiple", 10)
+	multiple.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	multiple.Status.Conditions = append(multiple.Status.Conditions, metav1.Condition{
+		Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonMultiple),
+		Message: "PortsNotSupported,SessionAffinityNotSupported: UDP and session affinity are not implemented", LastTransitionTime: at(10),
+	})
+	f := wantFinding(t, check(multiple), "P5", SeverityViolation, "status.conditions[2].message")
+	if want := "PortsNotSupported"; !strings.Contains(f.Message, want) {
+		t.Errorf("message %q does not name %s", f.Message, want)
+	}
+
+	legacy := ready("legacy-ports-error", 10)
+	legacy.Status.Conditions = append(legacy.Status.Conditions, cond(v1.LoadBalancerConditionPortsError, metav1.ConditionTrue, "UDPNotSupported", at(10)))
+	wantFinding(t, check(legacy), "P5", SeverityViolation, "status.conditions[2]")
+}
+
+func TestCheck_P6_RequiredFeatureDegraded(t *testing.T) {
+	degraded := func(name string) *v1.Service {
+		svc := ready(name, 10)
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue,
+			v1.LoadBalancerReasonSessionAffinityNotSupported, at(10)))
+		return svc
+	}
+	spec := degraded("required-in-spec")
+	spec.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+	f := wantFinding(t, check(spec), "P6", SeverityViolation, "status.conditions[2].reason")
+	if !strings.Contains(f.Message, "spec.requiredLoadBalancerFeatures") {
+		t.Errorf("message %q does not say where the requirement is", f.Message)
+	}
+
+	annotated := degraded("required-in-annotation")
+	annotated.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Ports, SessionAffinity"}
+	f = wantFinding(t, check(annotated), "P6", SeverityViolation, "status.conditions[2].reason")
+	if !strings.Contains(f.Message, v1.RequiredFeaturesAnnotation) {
+		t.Errorf("message %q does not name the annotation", f.Message)
+	}
+
+	other := degraded("other-feature-required")
+	other.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	noFinding(t, check(other), "P6")
+	noFinding(t, check(degraded("nothing-required")), "P6")
+}
+
+func TestCheck_R4_InvalidRequiredFeatures(t *testing.T) {
+	valid := ready("valid", 10)
+	valid.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	noFinding(t, check(valid), "R4")
+
+	unknown := ready("unknown-feature", 10)
+	unknown.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{"Teleportation"}
+	wantFinding(t, check(unknown), "R4", SeverityViolation, "spec.requiredLoadBalancerFeatures[0]")
+
+	dup := ready("duplicate-feature", 10)
+	dup.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeaturePorts}
+	wantFinding(t, check(dup), "R4", SeverityViolation, "spec.requiredLoadBalancerFeatures[1]")
+
+	clusterIP := newLB("cluster-ip")
+	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
+	clusterIP.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	wantFinding(t, check(clusterIP), "R4", SeverityViolation, "spec.requiredLoadBalancerFeatures")
+}
+
+func TestCheck_R3_NoConditions(t *testing.T) {
+	f := wantFinding(t, check(newLB("legacy")), "R3", SeverityNotice, "status.conditions")
+	if f.Object.ResourceVersion != "1" {
+		t.Errorf("R3 names resourceVersion %q, want the last observation's", f.Object.ResourceVersion)
+	}
+	wantFinding(t, observeAll([]Option{RequireConditions(true)}, newLB("legacy")), "R3", SeverityViolation, "status.conditions")
+
+	// A trace that gets its conditions owes nothing at its end.
+	created := newLB("late")
+	provisioned := next(created)
+	setReady(provisioned, 10)
+	noFinding(t, observeAll([]Option{RequireConditions(true)}, created, provisioned), "R3")
+	cip := newLB("cluster-ip")
+	cip.Spec.Type = corev1.ServiceTypeClusterIP
+	noFinding(t, check(cip), "R3")
+}
+
+// Verdicts (section 6).
+
+func TestCheck_T1_Skip(t *testing.T) {
+	svc := newLB("refused")
+	svc.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
+	}
+	f := wantFinding(t, check(svc), "T1", SeverityNotice, "status")
+	if f.Verdict == nil || f.Verdict.Result != conditions.ResultSkip {
+		t.Errorf("verdict %+v, want Skip", f.Verdict)
+	}
+	noFinding(t, check(ready("ready", 10)), "T1")
+}
+
+func TestCheck_T2_Fail(t *testing.T) {
+	svc := newLB("failed")
+	svc.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonInfrastructure, at(5)),
+	}
+	f := wantFinding(t, check(svc), "T2", SeverityNotice, "status")
+	if f.Verdict == nil || f.Verdict.Result != conditions.ResultFail {
+		t.Errorf("verdict %+v, want Fail", f.Verdict)
+	}
+	noFinding(t, check(ready("ready", 10)), "T2")
+}
+
+func TestCheck_T3_Ready(t *testing.T) {
+	f := wantFinding(t, check(ready("ready", 10)), "T3", SeverityNotice, "status")
+	if f.Verdict == nil || f.Verdict.Result != conditions.ResultReady {
+		t.Errorf("verdict %+v, want Ready", f.Verdict)
+	}
+	// Reported when it changes, not on every observation.
+	first := ready("steady", 10)
+	relabeled := next(first)
+	relabeled.Labels = map[string]string{"tier": "web"}
+	wantFinding(t, check(first, relabeled), "T3", SeverityNotice, "status")
+
+	noFinding(t, check(newLB("pending")), "T3")
+}
+
+func TestCheck_T4_Pending(t *testing.T) {
+	created := newLB("pending")
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	found := check(created, provisioning)
+	// Two Pending verdicts with the same rule: reported once.
+	wantFinding(t, found, "T4", SeverityNotice, "status")
+	noFinding(t, check(ready("ready", 10)), "T4")
+
+	// A ClusterIP Service has no verdict.
+	cip := newLB("cluster-ip")
+	cip.Spec.Type = corev1.ServiceTypeClusterIP
+	noFinding(t, check(cip), "T4")
+}
+
+// Trace rules.
+
+func TestCheck_C6_StatusChangeMovesTime(t *testing.T) {
+	provisioning := newLB("web")
+	setProvisioning(provisioning, 5)
+	good := next(provisioning)
+	setReady(good, 10)
+	noViolations(t, check(provisioning, good))
+
+	stuck := good.DeepCopy()
+	getCond(t, stuck, v1.LoadBalancerConditionServing).LastTransitionTime = at(5)
+	wantFinding(t, check(provisioning, stuck), "C6", SeverityViolation, "status.conditions[1].lastTransitionTime")
+}
+
+func TestCheck_C6_SameSecondIsNoMove(t *testing.T) {
+	// G5: the wire has whole seconds; a move within the same second is
+	// invisible to a watcher.
+	provisioning := newLB("web")
+	setProvisioning(provisioning, 5)
+	sameSecond := next(provisioning)
+	setReady(sameSecond, 10)
+	getCond(t, sameSecond, v1.LoadBalancerConditionServing).LastTransitionTime = metav1.NewTime(at(5).Add(400 * time.Millisecond))
+	wantFinding(t, check(provisioning, sameSecond), "C6", SeverityViolation, "status.conditions[1].lastTransitionTime")
+}
+
+func TestCheck_C7_TimeNeverMovesBackwards(t *testing.T) {
+	first := ready("web", 10)
+	later := next(first)
+	getCond(t, later, v1.LoadBalancerConditionServing).Message = "still serving"
+	getCond(t, later, v1.LoadBalancerConditionServing).LastTransitionTime = at(12)
+	noFinding(t, check(first, later), "C7")
+
+	earlier := next(first)
+	getCond(t, earlier, v1.LoadBalancerConditionServing).LastTransitionTime = at(3)
+	wantFinding(t, check(first, earlier), "C7", SeverityViolation, "status.conditions[1].lastTransitionTime")
+}
+
+func TestCheck_L1_FirstWrite(t *testing.T) {
+	created := newLB("web")
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	noFinding(t, check(created, provisioning), "L1")
+
+	both := next(created)
+	setReady(both, 5)
+	getCond(t, both, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionTrue
+	getCond(t, both, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonProvisioning)
+	wantFinding(t, check(created, both), "L1", SeverityViolation, "status.conditions")
+	// Alone, the same snapshot is a reprovisioning: fine.
+	noFinding(t, check(both), "L1")
+}
+
+func TestCheck_L4_IngressBeforeServing(t *testing.T) {
+	created := newLB("web")
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	served := next(provisioning)
+	setReady(served, 10)
+	noViolations(t, check(created, provisioning, served))
+
+	early := next(provisioning)
+	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	wantFinding(t, check(created, provisioning, early, served), "L4", SeverityViolation, "status.loadBalancer.ingress")
+
+	// Reprovisioning after Serving was True may fill the ingress again
+	// while Serving is False.
+	reprovisioning := next(served)
+	setProvisioning(reprovisioning, 20)
+	reprovisioning.Status.LoadBalancer.Ingress = nil
+	refilled := next(reprovisioning)
+	refilled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.9"}}
+	noFinding(t, check(created, provisioning, served, reprovisioning, refilled), "L4")
+}
+
+// specChange returns the next observation of svc with a port added: a
+// load-balancer-relevant change (G3).
+func specChange(svc *v1.Service) *v1.Service {
+	n := next(svc)
+	n.Spec.Ports = append(n.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	return n
+}
+
+func TestCheck_L6_StatusWrittenWithoutBump(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	written := next(changed)
+	written.Status.LoadBalancer.Ingress = append(written.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: "192.0.2.2"})
+	f := wantFinding(t, check(served, changed, written), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime")
+	if f.Object.ResourceVersion != written.ResourceVersion {
+		t.Errorf("L6 on resourceVersion %q, want the status write's %q", f.Object.ResourceVersion, written.ResourceVersion)
+	}
+
+	bumped := next(changed)
+	setProvisioning(bumped, 11) // reprovisioning: Provisioning moves
+	bumped.Status.LoadBalancer.Ingress = served.Status.LoadBalancer.Ingress
+	done := next(bumped)
+	setReady(done, 12)
+	noFinding(t, check(served, changed, bumped, done), "L6")
+}
+
+func TestCheck_L6_BumpWithoutStatusChange(t *testing.T) {
+	// The helpers' way (L6): Provisioning stays False, only its
+	// lastTransitionTime moves.
+	served := ready("web", 10)
+	changed := specChange(served)
+	acked := next(changed)
+	getCond(t, acked, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(11)
+	found := check(served, changed, acked)
+	noFinding(t, found, "L6")
+	noViolations(t, found)
+}
+
+func TestCheck_L6_SameSecondBumpIsNoBump(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	acked := next(changed)
+	getCond(t, acked, v1.LoadBalancerConditionProvisioning).LastTransitionTime = metav1.NewTime(at(10).Add(700 * time.Millisecond))
+	getCond(t, acked, v1.LoadBalancerConditionProvisioning).Message = "seen"
+	wantFinding(t, check(served, changed, acked), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime")
+}
+
+func TestCheck_L6_AcknowledgedInTheSameObservation(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	getCond(t, changed, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(11)
+	written := next(changed)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving 2 ports"
+	noFinding(t, check(served, changed, written), "L6")
+}
+
+func TestCheck_L6_OwedAtTheEnd(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	relabeled := next(changed)
+	relabeled.Labels = map[string]string{"tier": "web"} // no status write: nothing broken yet
+	f := wantFinding(t, check(served, changed, relabeled), "L6", SeverityWarning, "status.conditions")
+	if !strings.Contains(f.Message, "spec.ports") {
+		t.Errorf("message %q does not name the changed field", f.Message)
+	}
+	onlyLabels := next(served)
+	onlyLabels.Labels = map[string]string{"tier": "web"}
+	noFinding(t, check(served, onlyLabels), "L6")
+}
+
+func TestCheck_L6_IrrelevantChange(t *testing.T) {
+	served := ready("web", 10)
+	relabeled := next(served)
+	relabeled.Labels = map[string]string{"tier": "web"}
+	relabeled.Spec.Selector = map[string]string{"app": "web-v2"}
+	written := next(relabeled)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	noFinding(t, check(served, relabeled, written), "L6")
+
+	// Defaulting is no change either: ChangedFields compares with the
+	// apiserver's defaults.
+	defaulted := next(served)
+	defaulted.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	defaulted.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	noFinding(t, check(served, defaulted, written), "L6")
+}
+
+func TestCheck_L6_RelevantAnnotation(t *testing.T) {
+	const key = "lb.example.com/size"
+	served := ready("web", 10)
+	resized := next(served)
+	resized.Annotations = map[string]string{key: "large"}
+	written := next(resized)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "resized"
+	wantFinding(t, observeAll([]Option{RelevantAnnotations{key}}, served, resized, written), "L6", SeverityViolation, "")
+	noFinding(t, check(served, resized, written), "L6")
+}
+
+func TestCheck_L6_ConditionsRemoved(t *testing.T) {
+	served := ready("web", 10)
+	converted := next(served)
+	converted.Spec.Type = corev1.ServiceTypeClusterIP
+	converted.Spec.Ports[0].NodePort = 0
+	cleaned := next(converted)
+	cleaned.Status = v1.ServiceStatus{}
+	found := check(served, converted, cleaned)
+	noFinding(t, found, "L6")
+	// The conversion's own observation still has the conditions: L9 says
+	// so, once; the provider then removes them.
+	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
+}
+
+// Input and trace bookkeeping.
+
+func TestCheck_Input_OtherKinds(t *testing.T) {
+	c := NewChecker()
+	found := c.ObserveObject(Object{Kind: "ConfigMap", APIVersion: "v1", Position: Position{Source: "x.yaml", Line: 3},
+		Ref: ObjectRef{Namespace: "ns", Name: "settings"}})
+	f := wantFinding(t, found, RuleInput, SeverityNotice, "")
+	if f.Position == nil || f.Position.Line != 3 || !strings.Contains(f.Message, "ConfigMap") {
+		t.Errorf("skip notice %+v does not say what and where", f)
+	}
+	if c.Services() != 0 {
+		t.Error("a skipped object left state behind")
+	}
+}
+
+func TestCheck_DeletedEndsTheTrace(t *testing.T) {
+	c := NewChecker()
+	served := ready("web", 10)
+	c.Observe(served)
+	c.Observe(specChange(served))
+	found := c.ObserveObject(Object{Kind: "Service", Service: served, Deleted: true})
+	wantFinding(t, found, "L6", SeverityWarning, "")
+	if c.Services() != 0 {
+		t.Fatal("a deleted Service's state is kept")
+	}
+
+	// Deleted and created again under the same name (a new UID): a new
+	// trace, so an earlier lastTransitionTime is no C7.
+	c.Observe(ready("web", 50))
+	again := ready("web", 10)
+	again.UID = "uid-web-2"
+	noFinding(t, c.Observe(again), "C7")
+}
+
+func TestCheck_FinishForgets(t *testing.T) {
+	c := NewChecker()
+	c.Observe(newLB("a"))
+	c.Observe(newLB("b"))
+	if c.Services() != 2 {
+		t.Fatalf("Services() = %d, want 2", c.Services())
+	}
+	end := c.Finish()
+	if len(withRule(end, "R3")) != 2 || end[0].Object.Name != "a" {
+		t.Errorf("Finish: want R3 for a then b, got:\n%s", dump(end))
+	}
+	if c.Services() != 0 || len(c.Finish()) != 0 {
+		t.Error("Finish did not forget")
+	}
+}
+
+func TestCheck_NilService(t *testing.T) {
+	if found := NewChecker().Observe(nil); found != nil {
+		t.Errorf("Observe(nil) = %v", found)
+	}
+}
