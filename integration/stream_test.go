@@ -55,8 +55,8 @@ type stream struct {
 	// in the status: a user's write the provider has not answered yet.
 	specOnly map[string]bool
 	events   int
-	done   chan struct{}
-	err    error
+	done     chan struct{}
+	err      error
 }
 
 // watchServices starts feeding the Services of namespace ns to a new
