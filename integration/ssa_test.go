@@ -71,7 +71,7 @@ func TestSSA_ConditionsMergeAcrossFieldManagers(t *testing.T) {
 	assertConditions(t, svc, map[string]string{
 		string(v1.LoadBalancerConditionProvisioning): "True/Provisioning",
 		string(v1.LoadBalancerConditionServing):      "False/Provisioning",
-		dnsReady: "True/Published",
+		dnsReady:                                     "True/Published",
 	})
 	dnsBefore := *conditions.Get(svc.Status.Conditions, dnsReady)
 
@@ -85,7 +85,7 @@ func TestSSA_ConditionsMergeAcrossFieldManagers(t *testing.T) {
 	assertConditions(t, svc, map[string]string{
 		string(v1.LoadBalancerConditionProvisioning): "False/Complete",
 		string(v1.LoadBalancerConditionServing):      "True/Serving",
-		dnsReady: "True/Published",
+		dnsReady:                                     "True/Published",
 	})
 	if dns := conditions.Get(svc.Status.Conditions, dnsReady); !dns.LastTransitionTime.Equal(&dnsBefore.LastTransitionTime) || dns.Message != dnsBefore.Message {
 		t.Errorf("the provider's apply changed the other manager's condition: %+v, was %+v", *dns, dnsBefore)
@@ -100,7 +100,7 @@ func TestSSA_ConditionsMergeAcrossFieldManagers(t *testing.T) {
 	assertConditions(t, svc, map[string]string{
 		string(v1.LoadBalancerConditionProvisioning): "False/Complete",
 		string(v1.LoadBalancerConditionServing):      "True/Serving",
-		dnsReady: "False/Pending",
+		dnsReady:                                     "False/Pending",
 	})
 
 	// Ownership as the server records it.
@@ -151,7 +151,7 @@ func TestSSA_ForceApplyTakesOnlyOwnConditions(t *testing.T) {
 		string(v1.LoadBalancerConditionProvisioning): "False/Complete",
 		string(v1.LoadBalancerConditionServing):      "False/Infrastructure",
 		string(v1.LoadBalancerConditionDegraded):     "True/SessionAffinityNotSupported",
-		dnsReady: "True/Published",
+		dnsReady:                                     "True/Published",
 	})
 
 	// The provider forces its own view back.
@@ -165,7 +165,7 @@ func TestSSA_ForceApplyTakesOnlyOwnConditions(t *testing.T) {
 		string(v1.LoadBalancerConditionProvisioning): "False/Complete",
 		string(v1.LoadBalancerConditionServing):      "True/Serving",
 		string(v1.LoadBalancerConditionDegraded):     "True/SessionAffinityNotSupported",
-		dnsReady: "True/Published",
+		dnsReady:                                     "True/Published",
 	})
 	assertOwned(t, svc, providerManager, []string{string(v1.LoadBalancerConditionDegraded), string(v1.LoadBalancerConditionProvisioning), string(v1.LoadBalancerConditionServing)})
 	if owned := ownedConditionFields(t, svc, providerManager)[dnsReady]; len(owned) > 0 {

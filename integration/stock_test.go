@@ -1,0 +1,269 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
+	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/validation/conformance"
+)
+
+// unknownField is how kube-apiserver names the field it does not have.
+const unknownField = `unknown field "spec.requiredLoadBalancerFeatures"`
+
+// TestStockCluster_IsKubernetes137 pins the premise of the other stock
+// cluster tests: the server is an unmodified kube-apiserver v1.37.2, which
+// has no spec.requiredLoadBalancerFeatures.
+func TestStockCluster_IsKubernetes137(t *testing.T) {
+	v, err := clientset(t, "lbstatus-integration").Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.GitVersion != "v1.37.2" {
+		t.Fatalf("server version %s, want v1.37.2 (hack/kube pins it)", v.GitVersion)
+	}
+}
+
+// TestStockCluster_R5_RequiredFeaturesPrunedByDefault: a Service of this
+// project's type, with spec.requiredLoadBalancerFeatures, created on a
+// stock apiserver with the default field validation, is accepted with a
+// warning and stored without the field: the request is silently lost to
+// every reader.
+func TestStockCluster_R5_RequiredFeaturesPrunedByDefault(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	svc := serviceWithRequiredFeatures(ns, "pruned", v1.LoadBalancerFeatureSessionAffinity)
+
+	res := postService(t, client, svc, "")
+	if err := res.Error(); err != nil {
+		t.Fatalf("create with the default field validation: %v", err)
+	}
+	if !hasWarning(res, unknownField) {
+		t.Errorf("warnings %v, want %q", res.Warnings(), unknownField)
+	}
+	var created v1.Service
+	raw, _ := res.Raw()
+	if err := json.Unmarshal(raw, &created); err != nil {
+		t.Fatal(err)
+	}
+	stored := getService(t, client, ns, svc.Name)
+	for what, s := range map[string]*v1.Service{"the create response": &created, "a later read": stored} {
+		if got := s.Spec.RequiredLoadBalancerFeatures; len(got) > 0 {
+			t.Errorf("%s has requiredLoadBalancerFeatures %v; a stock apiserver prunes it", what, got)
+		}
+		if f, source, _ := v1.RequiredFeatures(s); len(f) > 0 || source != v1.RequiredFeaturesSourceNone {
+			t.Errorf("%s requires %v (from %q); want nothing", what, f, source)
+		}
+	}
+	if stored.Spec.SessionAffinity != corev1.ServiceAffinityClientIP || stored.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		t.Errorf("the rest of the spec was not kept: %+v", stored.Spec.ServiceSpec)
+	}
+}
+
+// TestStockCluster_StrictFieldValidationRejectsRequiredFeatures: with
+// fieldValidation=Strict the create is refused (400, strict decoding
+// error); a server-side apply that sets the field is refused whatever the
+// field validation, because the server's schema does not declare it. The
+// project's apply configurations work against a stock server as long as
+// they leave the field out.
+func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	ctx := context.Background()
+
+	svc := serviceWithRequiredFeatures(ns, "strict", v1.LoadBalancerFeatureSessionAffinity)
+	res := postService(t, client, svc, metav1.FieldValidationStrict)
+	err := res.Error()
+	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), "strict decoding error: "+unknownField) {
+		t.Fatalf("create with fieldValidation=Strict: %v; want a BadRequest naming %s", err, unknownField)
+	}
+	assertNotFound(t, client, ns, svc.Name)
+
+	for _, validation := range []string{"", metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict} {
+		name := "apply-" + strings.ToLower(cmp.Or(validation, "default"))
+		apply := lbac.Service(name, ns).WithSpec(lbac.ServiceSpec().
+			WithType(corev1.ServiceTypeLoadBalancer).
+			WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)).
+			WithRequiredLoadBalancerFeatures(v1.LoadBalancerFeatureSessionAffinity))
+		code, err := applyService(t, client, apply, validation)
+		if err == nil || !strings.Contains(err.Error(), ".spec.requiredLoadBalancerFeatures: field not declared in schema") {
+			t.Errorf("apply with fieldValidation=%q: %v; want a refusal naming the undeclared field", validation, err)
+		}
+		t.Logf("apply with fieldValidation=%q: HTTP %d", validation, code)
+		assertNotFound(t, client, ns, name)
+	}
+
+	// The same apply configuration without the field.
+	apply := lbac.Service("apply-without", ns).WithSpec(lbac.ServiceSpec().
+		WithType(corev1.ServiceTypeLoadBalancer).
+		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)))
+	if _, err := applyService(t, client, apply, metav1.FieldValidationStrict); err != nil {
+		t.Fatalf("apply without the field: %v", err)
+	}
+	if _, err := client.CoreV1().Services(ns).Get(ctx, "apply-without", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStockCluster_AnnotationFallbackCarriesRequiredFeatures: the same
+// request, SessionAffinity required, sent once in the spec field and once
+// in the annotation fallback, to a provider without session affinity. The
+// spec field is pruned, so the provider never sees the request and serves
+// degraded (for the client, Skip on a degradation it asked to be refused);
+// the annotation reaches the provider, which refuses the Service (R1), and
+// the client reads the same request back with v1.RequiredFeatures. The
+// checker, reading the watch stream, finds no violation.
+func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	str := watchServices(t, client, ns)
+	p := provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+		Capabilities: waitCapabilities, Namespace: ns, Workers: 2,
+	})
+	runProvider(t, p)
+	required := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+
+	// In the spec field: pruned.
+	inSpec := serviceWithRequiredFeatures(ns, "in-spec", required...)
+	if err := postService(t, client, inSpec, "").Error(); err != nil {
+		t.Fatal(err)
+	}
+	// In the annotation: kept.
+	inAnnotation := serviceWithRequiredFeatures(ns, "in-annotation")
+	inAnnotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: v1.FormatRequiredFeaturesAnnotation(required)}
+	if err := postService(t, client, inAnnotation, metav1.FieldValidationStrict).Error(); err != nil {
+		t.Fatal(err)
+	}
+
+	svc, verdict, err := waitFor(t, client, ns, inSpec.Name, v1.LoadBalancerFeatureSessionAffinity, longConditionsTimeout, longProvisionTimeout)
+	if err != nil || verdict.Result != conditions.ResultSkip || !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
+		t.Errorf("spec field: %v, %v, conditions %v; want Skip on a serving, degraded load balancer: the request never reached the provider", verdict, err, svc.Status.Conditions)
+	}
+	if !slices.Contains(conditions.DegradedReasons(svc.Status.Conditions), v1.LoadBalancerReasonSessionAffinityNotSupported) {
+		t.Errorf("spec field: degraded in %v, want SessionAffinityNotSupported", conditions.DegradedReasons(svc.Status.Conditions))
+	}
+
+	svc, verdict, err = waitFor(t, client, ns, inAnnotation.Name, v1.LoadBalancerFeatureSessionAffinity, longConditionsTimeout, longProvisionTimeout)
+	serving := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing)
+	if err != nil || verdict.Result != conditions.ResultSkip || serving == nil || serving.Reason != string(v1.LoadBalancerReasonUnsupported) ||
+		!strings.Contains(serving.Message, "required feature SessionAffinity") {
+		t.Errorf("annotation: %v, %v, Serving %+v; want Skip on a refusal naming the required feature", verdict, err, serving)
+	}
+	got, source, errs := v1.RequiredFeatures(svc)
+	if !slices.Equal(got, required) || source != v1.RequiredFeaturesSourceAnnotation || len(errs) > 0 {
+		t.Errorf("annotation read back: %v from %q (%v), want %v from the annotation", got, source, errs, required)
+	}
+
+	want := map[string]string{}
+	for _, name := range []string{inSpec.Name, inAnnotation.Name} {
+		s, err := client.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = s.ResourceVersion
+	}
+	str.caughtUp(t, want, 10*time.Second)
+	findings, _ := str.finish()
+	if v := bySeverity(findings, conformance.SeverityViolation); len(v) > 0 {
+		logFindings(t, v, 10)
+		t.Errorf("the checker reports %d violations", len(v))
+	}
+}
+
+// serviceWithRequiredFeatures returns a LoadBalancer Service with ClientIP
+// session affinity that requires the given features in the spec field.
+func serviceWithRequiredFeatures(ns, name string, features ...v1.LoadBalancerFeature) *v1.Service {
+	svc := &v1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}}
+	svc.Name, svc.Namespace = name, ns
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+	svc.Spec.RequiredLoadBalancerFeatures = features
+	return svc
+}
+
+// postService creates svc from its JSON, which the typed core/v1 client
+// cannot send (it has no field for requiredLoadBalancerFeatures), with the
+// given fieldValidation ("" for the server's default).
+func postService(t *testing.T, client kubernetes.Interface, svc *v1.Service, fieldValidation string) rest.Result {
+	t.Helper()
+	body, err := json.Marshal(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := client.CoreV1().RESTClient().Post().Namespace(svc.Namespace).Resource("services").
+		SetHeader("Content-Type", "application/json").Body(body)
+	if fieldValidation != "" {
+		req = req.Param("fieldValidation", fieldValidation)
+	}
+	return req.Do(context.Background())
+}
+
+// applyService server-side applies one of the project's apply
+// configurations, which the typed core/v1 client does not take, and
+// returns the HTTP status code.
+func applyService(t *testing.T, client kubernetes.Interface, apply *lbac.ServiceApplyConfiguration, fieldValidation string) (int, error) {
+	t.Helper()
+	apply.WithAPIVersion("v1").WithKind("Service")
+	body, err := json.Marshal(apply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := client.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(*apply.GetNamespace()).Resource("services").
+		Name(*apply.GetName()).Param("fieldManager", "lbstatus-integration").Body(body)
+	if fieldValidation != "" {
+		req = req.Param("fieldValidation", fieldValidation)
+	}
+	var code int
+	err = req.Do(context.Background()).StatusCode(&code).Error()
+	return cmp.Or(code, http.StatusOK), err
+}
+
+func hasWarning(res rest.Result, text string) bool {
+	for _, w := range res.Warnings() {
+		if strings.Contains(w.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+func assertNotFound(t *testing.T, client kubernetes.Interface, ns, name string) {
+	t.Helper()
+	if _, err := client.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("service %s after a refused write: %v, want NotFound", name, err)
+	}
+}
