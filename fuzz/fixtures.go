@@ -17,6 +17,7 @@ limitations under the License.
 package fuzz
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -184,34 +185,36 @@ func fixtures() []fixture {
 }
 
 // seedFiles returns the manifests under dirs (relative to this package's
-// directory, where `go test` runs) whose names end in .json, .yaml or
-// .yml, sorted by path. A missing directory contributes nothing.
+// directory, where `go test` runs), walked recursively, whose names end in
+// .json, .yaml or .yml and that fit maxSeed, keyed by their path below
+// the parent of their dir. A missing directory contributes nothing.
 func seedFiles(dirs ...string) map[string][]byte {
 	out := map[string][]byte{}
 	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			switch filepath.Ext(e.Name()) {
+		parent := filepath.Dir(dir)
+		_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			switch filepath.Ext(path) {
 			case ".json", ".yaml", ".yml":
 			default:
-				continue
+				return nil
 			}
-			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil || len(data) > maxInput {
-				continue
+			data, err := os.ReadFile(path)
+			if err != nil || len(data) > maxSeed {
+				return nil
 			}
-			out[filepath.Base(dir)+"-"+e.Name()] = data
-		}
+			rel, err := filepath.Rel(parent, path)
+			if err != nil {
+				return nil
+			}
+			out[filepath.ToSlash(rel)] = data
+			return nil
+		})
 	}
 	return out
 }
-
-// manifestDirs are where the project keeps Service manifests: the golden
-// wire fixtures of the types and the README's examples.
-var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples"}
 
 // sortedKeys returns m's keys in order, so seeds are added the same way on
 // every run.
@@ -229,3 +232,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func spread(i int) uint64 {
 	return uint64(i+1) * 0x9E3779B97F4A7C15
 }
+
+// manifestDirs are where the project keeps Service manifests: the golden
+// wire fixtures of the types and the README's examples.
+var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples"}
