@@ -96,6 +96,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
 	var out reporter
@@ -169,7 +170,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io.Writer) conformance.Summary {
 	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
 	checker := conformance.NewChecker(f.checkerOptions()...)
-	col := conformance.NewCollector(out.keep())
+	col := conformance.NewCollector(out.collectorOptions()...)
 	for {
 		obj, err := dec.Next()
 		if err == io.EOF {
@@ -189,6 +190,9 @@ func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io
 	col.Findings(end)
 	out.findings(end)
 	report := col.Report()
+	if report.Summary.Services == 0 {
+		report.Summary.Services = checker.Seen() // a summary-only Collector
+	}
 	out.input(name, report)
 	return report.Summary
 }

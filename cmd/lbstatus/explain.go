@@ -37,6 +37,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
 	switch fs.NArg() {

@@ -29,8 +29,8 @@ import (
 
 // reporter renders the results of check.
 type reporter interface {
-	// keep is how many findings per Service the Collector keeps for it.
-	keep() int
+	// collectorOptions says what the Collector keeps for the reporter.
+	collectorOptions() []conformance.CollectorOption
 	// findings is called with each batch of findings, as they are made.
 	findings([]conformance.Finding)
 	// inputError is called with each input problem (already on stderr).
@@ -61,12 +61,12 @@ func newTextReporter(w io.Writer, maxFindings int, verbose bool) *textReporter {
 	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose}
 }
 
-func (t *textReporter) keep() int {
+func (t *textReporter) collectorOptions() []conformance.CollectorOption {
 	if t.maxFindings < 0 {
-		return -1
+		return nil
 	}
 	// Verdict notices are kept too but not all listed; keep room for them.
-	return t.maxFindings + 8
+	return []conformance.CollectorOption{conformance.KeepFindings(t.maxFindings + 8)}
 }
 
 func (t *textReporter) findings([]conformance.Finding) {}
@@ -304,17 +304,12 @@ func plural(n int, what string) string {
 }
 
 // jsonReporter writes one JSON document: the findings as they are made,
-// then the Services, the input errors and the summary.
+// then the input errors and the summary. It keeps nothing per Service, so
+// its memory does not grow with the input.
 type jsonReporter struct {
-	w        io.Writer
-	first    bool
-	services []jsonService
-	errors   []string
-}
-
-type jsonService struct {
-	Source string `json:"source"`
-	*conformance.ServiceReport
+	w      io.Writer
+	first  bool
+	errors []string
 }
 
 func newJSONReporter(w io.Writer) *jsonReporter {
@@ -322,7 +317,10 @@ func newJSONReporter(w io.Writer) *jsonReporter {
 	return &jsonReporter{w: w, first: true}
 }
 
-func (j *jsonReporter) keep() int { return 0 }
+// The findings are written as they come; the report keeps only counts.
+func (j *jsonReporter) collectorOptions() []conformance.CollectorOption {
+	return []conformance.CollectorOption{conformance.SummaryOnly(true)}
+}
 
 func (j *jsonReporter) findings(found []conformance.Finding) {
 	for i := range found {
@@ -342,22 +340,9 @@ func (j *jsonReporter) findings(found []conformance.Finding) {
 
 func (j *jsonReporter) inputError(err error) { j.errors = append(j.errors, err.Error()) }
 
-func (j *jsonReporter) input(name string, r conformance.Report) {
-	for _, sr := range r.Services {
-		j.services = append(j.services, jsonService{Source: name, ServiceReport: sr})
-	}
-}
+func (j *jsonReporter) input(string, conformance.Report) {}
 
 func (j *jsonReporter) finish(total conformance.Summary, inputs int) {
-	io.WriteString(j.w, "\n],\n\"services\": [")
-	for i := range j.services {
-		if i > 0 {
-			io.WriteString(j.w, ",")
-		}
-		io.WriteString(j.w, "\n")
-		b, _ := json.Marshal(&j.services[i])
-		j.w.Write(b)
-	}
 	io.WriteString(j.w, "\n],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}

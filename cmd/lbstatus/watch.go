@@ -94,6 +94,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
 	if fs.NArg() > 0 {
@@ -115,7 +116,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	}
 
 	checker := conformance.NewChecker(f.checkerOptions()...)
-	col := conformance.NewCollector(0)
+	col := conformance.NewCollector(conformance.SummaryOnly(true))
 	var mu sync.Mutex
 	print := func(found []conformance.Finding) {
 		for _, fd := range found {
@@ -144,6 +145,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	col.Findings(end)
 	print(end)
 	summary := col.Report().Summary
+	summary.Services = checker.Seen()
 	if f.output == "json" {
 		b, _ := json.Marshal(struct {
 			Summary conformance.Summary `json:"summary"`

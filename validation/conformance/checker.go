@@ -82,6 +82,9 @@ type Checker struct {
 	// noMemo turns off the memo of clean validation results; for tests
 	// that prove the memo changes nothing.
 	noMemo bool
+	// scratch is encodeG3's buffer.
+	scratch []byte
+	seen    int
 }
 
 // NewChecker returns a Checker with the given options. A nil option is
@@ -111,8 +114,13 @@ func gateOn() featuregate.FeatureGate {
 	return gate
 }
 
-// Services returns how many Services the Checker holds state for.
+// Services returns how many Services the Checker holds state for: those
+// observed and not yet forgotten (by Forget, a deletion or Finish).
 func (c *Checker) Services() int { return len(c.services) }
+
+// Seen returns how many distinct Services the Checker has observed since
+// it was made, a Service deleted and created again counting twice.
+func (c *Checker) Seen() int { return c.seen }
 
 // Observe checks one observation of a Service and returns its findings, in
 // a fixed order: API validation (R4, C1, C3, C5), the snapshot rules, the
@@ -220,8 +228,9 @@ func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
 		seen = false
 	}
 	if !seen {
-		st = &serviceState{spec: c.newG3(svc)}
+		st = &serviceState{spec: string(c.encodeG3(svc))}
 		c.services[key] = st
+		c.seen++
 	}
 
 	c.validate(&f, st, svc)

@@ -307,7 +307,7 @@ func (d *Decoder) decodeError(raw rawObject, err error) error {
 	var te *stdjson.UnmarshalTypeError
 	if e := stdjson.Unmarshal(raw.data, &v1.Service{}); errors.As(e, &te) {
 		pos = within(raw, te.Offset)
-		what := te.Field
+		what := jsonPath(te.Field)
 		if what == "" {
 			what = "the object"
 		}
@@ -315,6 +315,20 @@ func (d *Decoder) decodeError(raw rawObject, err error) error {
 			Err: fmt.Errorf("%s: a JSON %s where %s is expected", what, te.Value, goTypeName(te.Type.String()))}
 	}
 	return &DecodeError{Position: pos, Object: ref, Err: errors.New(strings.TrimPrefix(err.Error(), "json: "))}
+}
+
+// jsonPath drops from an encoding/json field path the names of embedded Go
+// structs, which JSON does not see: "spec.ServiceSpec.ports.port" becomes
+// "spec.ports.port". Kubernetes JSON names start with a lower-case letter.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // within returns the position of byte off of raw's data.
@@ -494,7 +508,7 @@ func (s *yamlSplitter) next() (rawObject, error) {
 		}
 		js, err := yaml.YAMLToJSONStrict(data)
 		if err != nil {
-			return rawObject{}, &DecodeError{Position: s.docPos, Err: fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))}
+			return rawObject{}, &DecodeError{Position: s.docPos, Err: yamlError(err)}
 		}
 		js = bytes.TrimSpace(js)
 		if len(js) == 0 || string(js) == "null" {
@@ -503,6 +517,16 @@ func (s *yamlSplitter) next() (rawObject, error) {
 		}
 		s.inner = newJSONSplitter(&byteReader{buf: js, end: len(js), err: io.EOF, line: 1}, s.source, s.limit)
 	}
+}
+
+// yamlError rewords a YAML conversion error on one line.
+func yamlError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	msg = strings.Join(strings.Fields(msg), " ")
+	if strings.Contains(msg, "already set in map") {
+		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
+	}
+	return fmt.Errorf("malformed YAML: %s", msg)
 }
 
 // readDocument reads the lines of the next document. It returns nil data for

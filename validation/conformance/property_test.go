@@ -98,7 +98,7 @@ func TestCheck_L6_ChangeDetectionAgreesWithConditions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		old, cur := genService(t), genService(t)
 		c := NewChecker(RelevantAnnotations{key})
-		st := &serviceState{spec: c.newG3(old)}
+		st := &serviceState{spec: string(c.encodeG3(old))}
 		got := c.specChanges(st, cur)
 		want := conditions.ChangedFields(old, cur, conditions.RelevantAnnotations{key})
 		if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
@@ -157,7 +157,7 @@ func TestCheck_GeneratedTraceConforms(t *testing.T) {
 	}
 	dec := NewDecoder(&buf, "stream")
 	c := NewChecker(RequireConditions(true))
-	col := NewCollector(-1)
+	col := NewCollector()
 	for {
 		obj, err := dec.Next()
 		if err == io.EOF {

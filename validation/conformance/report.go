@@ -116,35 +116,70 @@ type Report struct {
 }
 
 // Collector builds a Report from a Checker's results, one call per object.
-// It keeps one ServiceReport per distinct Service, and at most keep
-// findings of each (see NewCollector).
+// By default it keeps one ServiceReport per distinct Service with all its
+// findings; see KeepFindings and SummaryOnly.
 type Collector struct {
-	keep     int
-	services map[serviceKey]*ServiceReport
-	report   Report
+	keep        int
+	summaryOnly bool
+	services    map[serviceKey]*ServiceReport
+	report      Report
 }
 
-// NewCollector returns a Collector that keeps at most keep findings per
-// Service; a negative keep keeps all of them and zero none (the counts are
-// complete either way).
-func NewCollector(keep int) *Collector {
-	return &Collector{keep: keep, services: map[serviceKey]*ServiceReport{}, report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
+// CollectorOption configures a Collector.
+type CollectorOption interface {
+	applyCollector(*Collector)
+}
+
+// KeepFindings is a CollectorOption: the number of findings kept per
+// Service (and in Report.Other); negative keeps all, the default. The
+// counts are complete either way.
+type KeepFindings int
+
+func (k KeepFindings) applyCollector(c *Collector) { c.keep = int(k) }
+
+// SummaryOnly is a CollectorOption: when true, the Collector keeps no
+// ServiceReport and no finding, only the Summary, so that its memory does
+// not grow with the input; for callers that write findings out as they
+// come. Summary.Services is then left at zero: Checker.Seen knows it.
+type SummaryOnly bool
+
+func (s SummaryOnly) applyCollector(c *Collector) { c.summaryOnly = bool(s) }
+
+// NewCollector returns a Collector with the given options; nil options are
+// ignored.
+func NewCollector(opts ...CollectorOption) *Collector {
+	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
+	for _, o := range opts {
+		if o != nil {
+			o.applyCollector(c)
+		}
+	}
+	return c
 }
 
 // Observe records an object and the findings the Checker returned for it.
 func (c *Collector) Observe(obj Object, found []Finding) {
 	c.report.Summary.Objects++
-	if obj.Service == nil {
+	switch {
+	case obj.Service == nil:
 		c.report.Summary.Skipped++
+		c.Findings(found)
+		return
+	case obj.Deleted:
+		// The end of a trace, not an observation.
+		c.Findings(found)
+		return
+	}
+	c.report.Summary.Observations++
+	if c.summaryOnly {
 		c.Findings(found)
 		return
 	}
 	svc := obj.Service
 	sr := c.service(serviceKey{svc.Namespace, svc.Name})
-	c.report.Summary.Observations++
 	sr.Observations++
 	sr.ResourceVersion = svc.ResourceVersion
-	sr.Type = string(svc.Spec.Type)
+	sr.Type = intern(string(svc.Spec.Type))
 	if sr.Type == "" {
 		sr.Type = string(corev1.ServiceTypeClusterIP)
 	}
@@ -156,7 +191,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	for _, t := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning,
 		v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError} {
 		if cond := conditions.Get(svc.Status.Conditions, t); cond != nil {
-			sr.Conditions = append(sr.Conditions, ConditionSummary{Type: cond.Type, Status: string(cond.Status), Reason: cond.Reason})
+			sr.Conditions = append(sr.Conditions, ConditionSummary{Type: intern(cond.Type), Status: intern(string(cond.Status)), Reason: intern(cond.Reason)})
 		}
 	}
 	sr.Ingress = sr.Ingress[:0]
@@ -181,6 +216,9 @@ func (c *Collector) Findings(found []Finding) {
 			c.report.Summary.Rules[f.Rule] = rc
 		}
 		rc.Add(f.Severity)
+		if c.summaryOnly {
+			continue
+		}
 		if f.Object.Kind != "Service" {
 			if c.keep != 0 {
 				c.report.Other = append(c.report.Other, *f)
@@ -223,7 +261,9 @@ func (c *Collector) Report() Report {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	r.Summary.Services = len(c.services)
+	if !c.summaryOnly {
+		r.Summary.Services = len(c.services)
+	}
 	return r
 }
 

@@ -20,7 +20,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,15 +107,15 @@ type serviceState struct {
 	ingressSum uint64
 	hasIngress bool
 	lb         bool
-	spec       g3Spec
+	spec       string // the G3 fields, encoded by encodeG3
 	// seenServing: Serving=True was observed at least once (L4).
 	seenServing bool
 	// noConditions: the last observation was a LoadBalancer Service
 	// without KEP-4631 conditions (R3 at the end of the trace, L1).
 	noConditions bool
 	noCondPos    *Position
-	verdict      conditions.Result
-	verdictRule  string
+	verdict      conditions.Result // a constant of package conditions: no allocation kept
+	verdictRule  string            // "T1" to "T4": a constant too
 	owed         *obligation
 	// validSum hashes the inputs of the last validation, and validClean
 	// says it found nothing (see Checker.validate).
@@ -359,165 +358,6 @@ func orUnset(s string) string {
 	return s
 }
 
-// g3Spec holds the fields of a Service that conditions.ChangedFields
-// compares (G3), copied, so that a later observation can be compared
-// without keeping the whole object.
-type g3Spec struct {
-	typ             corev1.ServiceType
-	ports           []g3Port
-	lbIP            string
-	ranges          []string
-	rangesAnn       string
-	class           *string
-	etp             corev1.ServiceExternalTrafficPolicy
-	healthCheck     int32
-	affinity        corev1.ServiceAffinity
-	affinityTimeout *int32 // sessionAffinityConfig.clientIP.timeoutSeconds
-	families        []corev1.IPFamily
-	familyPolicy    *corev1.IPFamilyPolicy
-	allocNodePorts  *bool
-	trafficDist     *string
-	required        []v1.LoadBalancerFeature
-	requiredAnn     string
-	hasRequiredAnn  bool
-	annotations     []string // values of the relevant annotations, in option order
-	annotationsHave []bool
-}
-
-type g3Port struct {
-	port, nodePort int32
-	protocol       corev1.Protocol
-}
-
-// newG3 copies the G3 fields of svc.
-func (c *Checker) newG3(svc *v1.Service) g3Spec {
-	s := &svc.Spec.ServiceSpec
-	g := g3Spec{
-		typ:            intern(s.Type),
-		lbIP:           s.LoadBalancerIP,
-		ranges:         slices.Clone(s.LoadBalancerSourceRanges),
-		rangesAnn:      svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
-		class:          clonePtr(s.LoadBalancerClass),
-		etp:            intern(s.ExternalTrafficPolicy),
-		healthCheck:    s.HealthCheckNodePort,
-		affinity:       intern(s.SessionAffinity),
-		families:       slices.Clone(s.IPFamilies),
-		familyPolicy:   clonePtr(s.IPFamilyPolicy),
-		allocNodePorts: clonePtr(s.AllocateLoadBalancerNodePorts),
-		trafficDist:    clonePtr(s.TrafficDistribution),
-		required:       slices.Clone(svc.Spec.RequiredLoadBalancerFeatures),
-	}
-	g.affinityTimeout = clonePtr(affinityTimeout(s))
-	g.requiredAnn, g.hasRequiredAnn = svc.Annotations[v1.RequiredFeaturesAnnotation]
-	if len(s.Ports) > 0 {
-		g.ports = make([]g3Port, len(s.Ports))
-		for i, p := range s.Ports {
-			g.ports[i] = g3Port{port: p.Port, nodePort: p.NodePort, protocol: intern(p.Protocol)}
-		}
-	}
-	if n := len(c.opts.relevantAnnotations); n > 0 {
-		g.annotations = make([]string, n)
-		g.annotationsHave = make([]bool, n)
-		for i, k := range c.opts.relevantAnnotations {
-			g.annotations[i], g.annotationsHave[i] = svc.Annotations[k]
-		}
-	}
-	return g
-}
-
-// sameAs reports whether svc has exactly the G3 fields of g. Equal fields
-// mean no change; different ones are judged by conditions.ChangedFields,
-// which knows about defaults and sets.
-func (g *g3Spec) sameAs(c *Checker, svc *v1.Service) bool {
-	s := &svc.Spec.ServiceSpec
-	if g.typ != s.Type || g.lbIP != s.LoadBalancerIP || g.etp != s.ExternalTrafficPolicy ||
-		g.healthCheck != s.HealthCheckNodePort || g.affinity != s.SessionAffinity ||
-		!slices.Equal(g.ranges, s.LoadBalancerSourceRanges) || !slices.Equal(g.families, s.IPFamilies) ||
-		!slices.Equal(g.required, svc.Spec.RequiredLoadBalancerFeatures) ||
-		!equalPtr(g.class, s.LoadBalancerClass) || !equalPtr(g.familyPolicy, s.IPFamilyPolicy) ||
-		!equalPtr(g.allocNodePorts, s.AllocateLoadBalancerNodePorts) || !equalPtr(g.trafficDist, s.TrafficDistribution) ||
-		len(g.ports) != len(s.Ports) {
-		return false
-	}
-	for i := range g.ports {
-		p := &s.Ports[i]
-		if g.ports[i] != (g3Port{port: p.Port, nodePort: p.NodePort, protocol: p.Protocol}) {
-			return false
-		}
-	}
-	if !equalPtr(g.affinityTimeout, affinityTimeout(s)) {
-		return false
-	}
-	if len(svc.Annotations) == 0 {
-		return g.rangesAnn == "" && !g.hasRequiredAnn && !slices.Contains(g.annotationsHave, true)
-	}
-	if g.rangesAnn != svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] {
-		return false
-	}
-	if ann, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok != g.hasRequiredAnn || ann != g.requiredAnn {
-		return false
-	}
-	for i, k := range c.opts.relevantAnnotations {
-		if ann, ok := svc.Annotations[k]; ok != g.annotationsHave[i] || ann != g.annotations[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// service rebuilds a Service holding only the G3 fields of g, for
-// conditions.ChangedFields.
-func (g *g3Spec) service(c *Checker) *v1.Service {
-	svc := &v1.Service{}
-	s := &svc.Spec.ServiceSpec
-	s.Type = g.typ
-	s.LoadBalancerIP = g.lbIP
-	s.LoadBalancerSourceRanges = g.ranges
-	s.LoadBalancerClass = g.class
-	s.ExternalTrafficPolicy = g.etp
-	s.HealthCheckNodePort = g.healthCheck
-	s.SessionAffinity = g.affinity
-	if g.affinityTimeout != nil {
-		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: g.affinityTimeout}}
-	}
-	s.IPFamilies = g.families
-	s.IPFamilyPolicy = g.familyPolicy
-	s.AllocateLoadBalancerNodePorts = g.allocNodePorts
-	s.TrafficDistribution = g.trafficDist
-	svc.Spec.RequiredLoadBalancerFeatures = g.required
-	for _, p := range g.ports {
-		s.Ports = append(s.Ports, corev1.ServicePort{Port: p.port, NodePort: p.nodePort, Protocol: p.protocol})
-	}
-	ann := map[string]string{}
-	if g.rangesAnn != "" {
-		ann[corev1.AnnotationLoadBalancerSourceRangesKey] = g.rangesAnn
-	}
-	if g.hasRequiredAnn {
-		ann[v1.RequiredFeaturesAnnotation] = g.requiredAnn
-	}
-	for i, k := range c.opts.relevantAnnotations {
-		if g.annotationsHave[i] {
-			ann[k] = g.annotations[i]
-		}
-	}
-	if len(ann) > 0 {
-		svc.Annotations = ann
-	}
-	return svc
-}
-
-// specChanges returns the load-balancer-relevant fields that changed since
-// the previous observation, as conditions.ChangedFields names them, and
-// remembers the new values.
-func (c *Checker) specChanges(st *serviceState, svc *v1.Service) []string {
-	if st.spec.sameAs(c, svc) {
-		return nil
-	}
-	changed := conditions.ChangedFields(st.spec.service(c), svc, conditions.RelevantAnnotations(c.opts.relevantAnnotations))
-	st.spec = c.newG3(svc)
-	return changed
-}
-
 // affinityTimeout returns the ClientIP timeout of s, nil when unset.
 func affinityTimeout(s *corev1.ServiceSpec) *int32 {
 	if c := s.SessionAffinityConfig; c != nil && c.ClientIP != nil {
@@ -526,47 +366,33 @@ func affinityTimeout(s *corev1.ServiceSpec) *int32 {
 	return nil
 }
 
-// intern returns the package constant equal to s when there is one, so
-// that the state does not keep a decoded copy of a common value alive.
-func intern[S ~string](s S) S {
-	switch s {
-	case "":
-		return ""
-	case S(corev1.ServiceTypeLoadBalancer):
-		return S(corev1.ServiceTypeLoadBalancer)
-	case S(corev1.ServiceTypeClusterIP):
-		return S(corev1.ServiceTypeClusterIP)
-	case S(corev1.ServiceTypeNodePort):
-		return S(corev1.ServiceTypeNodePort)
-	case S(corev1.ServiceExternalTrafficPolicyCluster):
-		return S(corev1.ServiceExternalTrafficPolicyCluster)
-	case S(corev1.ServiceExternalTrafficPolicyLocal):
-		return S(corev1.ServiceExternalTrafficPolicyLocal)
-	case S(corev1.ServiceAffinityNone):
-		return S(corev1.ServiceAffinityNone)
-	case S(corev1.ServiceAffinityClientIP):
-		return S(corev1.ServiceAffinityClientIP)
-	case S(corev1.ProtocolTCP):
-		return S(corev1.ProtocolTCP)
-	case S(corev1.ProtocolUDP):
-		return S(corev1.ProtocolUDP)
-	case S(corev1.ProtocolSCTP):
-		return S(corev1.ProtocolSCTP)
+// knownStrings are the condition types, statuses and reasons of the
+// specification's table, and the Service types.
+var knownStrings = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		string(v1.LoadBalancerConditionServing), string(v1.LoadBalancerConditionProvisioning),
+		string(v1.LoadBalancerConditionDegraded), string(v1.LoadBalancerConditionPortsError),
+		string(metav1.ConditionTrue), string(metav1.ConditionFalse), string(metav1.ConditionUnknown),
+		string(v1.LoadBalancerReasonServing), string(v1.LoadBalancerReasonProvisioning), string(v1.LoadBalancerReasonUnsupported),
+		string(v1.LoadBalancerReasonInfrastructure), string(v1.LoadBalancerReasonComplete), string(v1.LoadBalancerReasonMultiple),
+		string(corev1.ServiceTypeLoadBalancer), string(corev1.ServiceTypeClusterIP), string(corev1.ServiceTypeNodePort),
+		string(corev1.ServiceTypeExternalName),
+	} {
+		m[s] = s
+	}
+	for _, f := range v1.LoadBalancerFeatures {
+		r, _ := v1.DegradedReason(f)
+		m[string(r)] = string(r)
+	}
+	return m
+}()
+
+// intern returns the package's copy of a well-known string, so that a
+// report kept for a long time does not keep a decoded copy of it alive.
+func intern(s string) string {
+	if k, ok := knownStrings[s]; ok {
+		return k
 	}
 	return s
-}
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -1,0 +1,323 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lbstatus/lbstatus/validation/conformance"
+)
+
+// runCmd runs the command line in-process.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// write creates a file under dir with the given content and returns its
+// path.
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const readyYAML = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop, resourceVersion: "7"}
+spec:
+  type: LoadBalancer
+  ports: [{port: 80, protocol: TCP, nodePort: 30080}]
+status:
+  loadBalancer: {ingress: [{ip: 192.0.2.1}]}
+  conditions:
+  - {type: LoadBalancerProvisioning, status: "False", reason: Complete, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: LoadBalancerServing, status: "True", reason: Serving, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+`
+
+// noIngressJSON breaks L4.
+const noIngressJSON = `{"apiVersion":"v1","kind":"Service","metadata":{"name":"no-ingress","namespace":"shop"},
+ "spec":{"type":"LoadBalancer","ports":[{"port":80}]},
+ "status":{"conditions":[
+  {"type":"LoadBalancerProvisioning","status":"False","reason":"Complete","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"},
+  {"type":"LoadBalancerServing","status":"True","reason":"Serving","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}
+`
+
+func TestRun_Usage(t *testing.T) {
+	if code, _, stderr := runCmd(t, ""); code != exitInput || !strings.Contains(stderr, "Usage:") {
+		t.Errorf("no command: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "", "frobnicate"); code != exitInput || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d, stderr %q", code, stderr)
+	}
+	if code, stdout, _ := runCmd(t, "", "help"); code != exitOK || !strings.Contains(stdout, "lbstatus check") {
+		t.Errorf("help: exit %d", code)
+	}
+}
+
+// The README's first command.
+func TestCheck_Examples(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "check", "../../examples")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want 1 (the examples violate on purpose); stderr:\n%s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("stderr: %s", stderr)
+	}
+	for _, want := range []string{
+		"Ready", "Pending", "Skip", "Fail", // every verdict
+		"L4", "C1", "L1", "P6", "L6", "R4", "L9", "R3", // the deliberate findings
+		"FAIL:", "lbstatus explain",
+		"examples/conformant/ready.yaml", "examples/traces/stale-acknowledgement.json",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "examples/conformant/") && strings.Contains(line, "violation") {
+			t.Errorf("a conformant example has a violation: %s", line)
+		}
+	}
+}
+
+func TestCheck_ExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, file, content string
+		args                []string
+		code                int
+		stderr              []string // substrings of the single stderr line
+	}{
+		{name: "conformant", file: "ok.yaml", content: readyYAML, code: exitOK},
+		{name: "violation", file: "bad.json", content: noIngressJSON, code: exitViolation},
+		{name: "other kinds only", file: "cm.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitOK},
+		{name: "malformed JSON", file: "broken.json", content: "{\"kind\": \"Service\",\n \"metadata\": {\"name\": \"a\",}}", code: exitInput,
+			stderr: []string{"broken.json:2", "malformed JSON"}},
+		{name: "malformed YAML", file: "broken.yaml", content: "kind: Service\nmetadata:\n  name: [a\n", code: exitInput,
+			stderr: []string{"broken.yaml:1", "malformed YAML"}},
+		{name: "truncated stream", file: "cut.json", content: noIngressJSON + `{"kind":"Service","metadata":{`, code: exitInput,
+			stderr: []string{"cut.json", "truncated", "document 2"}},
+		{name: "duplicate keys", file: "dup.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","name":"b"}}`, code: exitInput,
+			stderr: []string{"dup.json:1", `duplicate key "name"`}},
+		{name: "wrong field type", file: "type.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"ports":[{"port":"http"}]}}`, code: exitInput,
+			stderr: []string{"type.json:1", "spec.ports.port", "integer"}},
+		{name: "huge object", file: "huge.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","annotations":{"x":"` + strings.Repeat("x", 5000) + `"}}}`,
+			args: []string{"--max-object-bytes", "1000"}, code: exitInput, stderr: []string{"huge.json:1", "larger than the limit of 1000 bytes"}},
+		{name: "scalar", file: "num.json", content: "[1]", code: exitInput, stderr: []string{"num.json:1", "items[0]", "not a JSON object"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, dir, tc.file, tc.content)
+			code, stdout, stderr := runCmd(t, "", append(append([]string{"check"}, tc.args...), path)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if tc.stderr == nil {
+				if stderr != "" {
+					t.Errorf("stderr: %s", stderr)
+				}
+				return
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("want one line on stderr, got:\n%s", stderr)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(lines[0], want) {
+					t.Errorf("stderr %q lacks %q", lines[0], want)
+				}
+			}
+		})
+	}
+}
+
+func TestCheck_BadFileDoesNotStopOthers(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "a-bad.json", "{\"kind\":")
+	worse := write(t, dir, "b-violation.json", noIngressJSON)
+	code, stdout, stderr := runCmd(t, "", "check", bad, filepath.Join(dir, "missing.yaml"), worse)
+	if code != exitInput {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if n := strings.Count(stderr, "\n"); n != 2 || !strings.Contains(stderr, "a-bad.json") || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "L4") || !strings.Contains(stdout, "shop/no-ingress") {
+		t.Errorf("the file after the bad ones was not checked:\n%s", stdout)
+	}
+}
+
+func TestCheck_Stdin(t *testing.T) {
+	for _, args := range [][]string{{"check"}, {"check", "-"}} {
+		code, stdout, _ := runCmd(t, noIngressJSON, args...)
+		if code != exitViolation || !strings.Contains(stdout, "(standard input)") || !strings.Contains(stdout, "L4") {
+			t.Errorf("%v: exit %d\n%s", args, code, stdout)
+		}
+	}
+}
+
+func TestCheck_Directory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.yaml", readyYAML)
+	write(t, dir, "sub/b.yml", readyYAML)
+	write(t, dir, "sub/deeper/c.json", noIngressJSON)
+	write(t, dir, "sub/notes.txt", "not a manifest {")
+	code, stdout, stderr := runCmd(t, "", "check", dir)
+	if code != exitViolation || stderr != "" {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Checked 3 inputs") {
+		t.Errorf("want three inputs read:\n%s", stdout)
+	}
+	if strings.Index(stdout, "a.yaml") > strings.Index(stdout, "b.yml") || strings.Index(stdout, "b.yml") > strings.Index(stdout, "c.json") {
+		t.Errorf("inputs not in lexical order:\n%s", stdout)
+	}
+}
+
+func TestCheck_JSONOutput(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "bad.json", noIngressJSON+`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm"}}`)
+	code, stdout, _ := runCmd(t, "", "check", "-o", "json", path, filepath.Join(dir, "missing.json"))
+	if code != exitInput {
+		t.Fatalf("exit %d", code)
+	}
+	var report struct {
+		Findings []conformance.Finding `json:"findings"`
+		Errors   []string              `json:"errors"`
+		Summary  struct {
+			conformance.Summary
+			Inputs int `json:"inputs"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if len(report.Errors) != 1 || !strings.Contains(report.Errors[0], "missing.json") {
+		t.Errorf("errors %v", report.Errors)
+	}
+	s := report.Summary
+	if s.Inputs != 2 || s.Services != 1 || s.Skipped != 1 || s.Findings.Violations != 1 || s.Rules["L4"].Violations != 1 || s.Rules["Input"].Notices != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	var l4 *conformance.Finding
+	for i := range report.Findings {
+		if report.Findings[i].Rule == "L4" {
+			l4 = &report.Findings[i]
+		}
+	}
+	if l4 == nil || l4.Object.Name != "no-ingress" || l4.Field != "status.loadBalancer.ingress" || l4.Position == nil || l4.Position.Line != 1 {
+		t.Errorf("L4 finding %+v", l4)
+	}
+}
+
+func TestCheck_CheckerFlags(t *testing.T) {
+	dir := t.TempDir()
+	legacy := write(t, dir, "legacy.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: legacy}\nspec: {type: LoadBalancer}\nstatus: {loadBalancer: {ingress: [{ip: 192.0.2.9}]}}\n")
+	if code, _, _ := runCmd(t, "", "check", legacy); code != exitOK {
+		t.Errorf("without --require-conditions: exit %d, want 0", code)
+	}
+	if code, stdout, _ := runCmd(t, "", "check", "--require-conditions", legacy); code != exitViolation || !strings.Contains(stdout, "R3") {
+		t.Errorf("with --require-conditions: exit %d\n%s", code, stdout)
+	}
+
+	foreign := write(t, dir, "foreign.yaml", strings.Replace(readyYAML, "type: LoadBalancer", "type: LoadBalancer\n  loadBalancerClass: other.example/lb", 1))
+	if code, _, _ := runCmd(t, "", "check", foreign); code != exitOK {
+		t.Errorf("without --class: exit %d", code)
+	}
+	if code, stdout, _ := runCmd(t, "", "check", "--class", "mine.example/lb", foreign); code != exitViolation || !strings.Contains(stdout, "P1") {
+		t.Errorf("with --class: exit %d\n%s", code, stdout)
+	}
+
+	for _, bad := range [][]string{{"check", "-o", "yaml"}, {"check", "--no-such-flag"}, {"check", "--max-object-bytes", "0"}} {
+		if code, _, stderr := runCmd(t, "", bad...); code != exitInput || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := runCmd(t, "", "check", "--help"); code != exitOK || !strings.Contains(stderr, "--require-conditions") {
+		t.Errorf("--help: exit %d", code)
+	}
+}
+
+func TestCheck_VerboseListsVerdicts(t *testing.T) {
+	path := write(t, t.TempDir(), "ok.yaml", readyYAML)
+	_, quiet, _ := runCmd(t, "", "check", path)
+	_, verbose, _ := runCmd(t, "", "check", "-v", path)
+	if strings.Contains(quiet, "verdict Ready") || !strings.Contains(verbose, "verdict Ready (T3)") {
+		t.Errorf("quiet:\n%s\nverbose:\n%s", quiet, verbose)
+	}
+}
+
+func TestCheck_DecodeOnly(t *testing.T) {
+	path := write(t, t.TempDir(), "bad.json", noIngressJSON+noIngressJSON)
+	code, stdout, _ := runCmd(t, "", "check", "--decode-only", path)
+	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (2 Services)") {
+		t.Errorf("exit %d: %s", code, stdout)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	code, stdout, _ := runCmd(t, "", "explain", "l6")
+	if code != exitOK || !strings.HasPrefix(stdout, "L6: ") || !strings.Contains(stdout, "lastTransitionTime") || !strings.Contains(stdout, "violation, warning") {
+		t.Errorf("explain l6: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCmd(t, "", "explain", "Z9"); code != exitInput || !strings.Contains(stderr, `unknown rule "Z9"`) {
+		t.Errorf("unknown rule: exit %d %q", code, stderr)
+	}
+	if code, _, _ := runCmd(t, "", "explain", "C1", "C2"); code != exitInput {
+		t.Errorf("two rules: exit %d", code)
+	}
+	code, stdout, _ = runCmd(t, "", "explain")
+	if code != exitOK {
+		t.Fatalf("explain: exit %d", code)
+	}
+	for _, id := range specRuleIDs() {
+		if !strings.Contains(stdout, "\n"+id+" ") && !strings.HasPrefix(stdout, id+" ") {
+			t.Errorf("the list lacks %s", id)
+		}
+		if code, out, _ := runCmd(t, "", "explain", id); code != exitOK || len(out) < 80 {
+			t.Errorf("explain %s: exit %d, %q", id, code, out)
+		}
+	}
+}
+
+// specRuleIDs lists every rule ID of the specification.
+func specRuleIDs() []string {
+	var ids []string
+	for _, f := range []struct {
+		prefix string
+		n      int
+	}{{"C", 7}, {"L", 9}, {"R", 5}, {"P", 6}, {"T", 5}, {"G", 6}} {
+		for i := 1; i <= f.n; i++ {
+			ids = append(ids, f.prefix+string(rune('0'+i)))
+		}
+	}
+	return ids
+}
