@@ -235,8 +235,9 @@ func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
 
 	c.validate(&f, st, svc)
 	v := scan(svc)
-	c.snapshot(&f, svc, &v)
-	c.trace(&f, st, seen, svc, &v)
+	o := c.derive(st, seen, svc, &v)
+	c.snapshot(&f, svc, &v, o.specAhead)
+	c.trace(&f, st, seen, svc, &v, &o)
 	return f.list
 }
 

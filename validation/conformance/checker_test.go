@@ -553,9 +553,60 @@ func TestCheck_L6_ConditionsRemoved(t *testing.T) {
 	cleaned.Status = v1.ServiceStatus{}
 	found := check(served, converted, cleaned)
 	noFinding(t, found, "L6")
-	// The conversion's own observation still has the conditions: L9 says
-	// so, once; the provider then removes them.
-	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
+	noViolations(t, found)
+}
+
+// After a spec change, until the provider writes status, the status still
+// answers the old spec: the rules that hold status against spec (L9, P5,
+// P6) wait for the provider's next write, and judge that.
+func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
+	served := ready("web", 10)
+	converted := next(served) // the user's write: conditions still there
+	converted.Spec.Type = corev1.ServiceTypeClusterIP
+	converted.Spec.Ports[0].NodePort = 0
+	noFinding(t, check(served, converted), "L9")
+
+	kept := next(converted) // the provider writes, and leaves them
+	getCond(t, kept, v1.LoadBalancerConditionServing).Message = "still here"
+	wantFinding(t, check(served, converted, kept), "L9", SeverityWarning, "status.conditions")
+}
+
+func TestCheck_P5_WaitsForTheProvider(t *testing.T) {
+	degraded := ready("web", 10)
+	degraded.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	degraded.Status.Conditions = append(degraded.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue,
+		v1.LoadBalancerReasonSessionAffinityNotSupported, at(10)))
+	dropped := next(degraded) // the user no longer asks for affinity
+	dropped.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	relabeled := next(dropped) // still no answer
+	relabeled.Labels = map[string]string{"a": "b"}
+	noFinding(t, check(degraded, dropped, relabeled), "P5")
+
+	stale := next(relabeled) // the provider answers, but keeps the old degradation
+	getCond(t, stale, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(11)
+	wantFinding(t, check(degraded, dropped, relabeled, stale), "P5", SeverityViolation, "status.conditions[2].reason")
+}
+
+func TestCheck_P6_WaitsForTheProvider(t *testing.T) {
+	degraded := ready("web", 10)
+	degraded.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	degraded.Status.Conditions = append(degraded.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue,
+		v1.LoadBalancerReasonSessionAffinityNotSupported, at(10)))
+	required := next(degraded)
+	required.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+	noFinding(t, check(degraded, required), "P6")
+
+	refused := next(required)
+	refused.Status.LoadBalancer.Ingress = nil
+	refused.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(11)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(11)),
+	}
+	noViolations(t, check(degraded, required, refused))
+
+	ignored := next(required) // bumps Provisioning, keeps serving degraded
+	getCond(t, ignored, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(11)
+	wantFinding(t, check(degraded, required, ignored), "P6", SeverityViolation, "status.conditions[2].reason")
 }
 
 // Input and trace bookkeeping.

@@ -234,15 +234,27 @@ func tableReason(t v1.LoadBalancerConditionType, reason string) bool {
 }
 
 // snapshot applies the rules that need one observation only.
-func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view) {
+//
+// Three of them judge the status against the spec: L9 (conditions on a
+// Service that is no longer a LoadBalancer), P5 and P6 (degradations the
+// spec does not ask for, or requires away). When the spec changed after
+// the provider's last status write (specAhead, known in a trace only), the
+// status still answers the old spec and no provider could have avoided the
+// mismatch: those rules wait for the provider's next write, which they
+// judge. Meanwhile L6 holds the provider to answering at all.
+func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view, specAhead bool) {
 	if !isLoadBalancer(svc) {
-		c.checkLeftovers(f, svc, v)
+		if !specAhead {
+			c.checkLeftovers(f, svc, v)
+		}
 		return
 	}
 	c.checkReasons(f, v)
 	c.checkPartners(f, v)
 	c.checkIngress(f, svc, v)
-	c.checkDegradations(f, svc, v)
+	if !specAhead {
+		c.checkDegradations(f, svc, v)
+	}
 }
 
 // checkForeignClass is P1.

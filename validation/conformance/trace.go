@@ -110,6 +110,9 @@ type serviceState struct {
 	spec       string // the G3 fields, encoded by encodeG3
 	// seenServing: Serving=True was observed at least once (L4).
 	seenServing bool
+	// specAhead: the spec changed since the provider last wrote status
+	// (see observation.specAhead).
+	specAhead bool
 	// noConditions: the last observation was a LoadBalancer Service
 	// without KEP-4631 conditions (R3 at the end of the trace, L1).
 	noConditions bool
@@ -126,24 +129,21 @@ type serviceState struct {
 // trace applies the rules that compare an observation with the previous
 // one of the same Service (seen reports there was one), then remembers the
 // observation in st.
-func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Service, v *view) {
-	cur := c.condStates(v)
-	ingressSum, hasIngress := c.ingressSum(svc.Status.LoadBalancer.Ingress)
+func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Service, v *view, o *observation) {
+	cur := &o.conds
+	ingressSum, hasIngress := o.ingressSum, o.hasIngress
 	lb := isLoadBalancer(svc)
 
 	if seen {
-		c.checkTransitions(f, st, &cur, v)
-		c.checkFirstWrite(f, st, &cur, v, svc, hasIngress)
-		written := st.ingressSum != ingressSum
-		for s := range cur {
-			written = written || cur[s].present != st.conds[s].present || cur[s].sum != st.conds[s].sum
-		}
-		c.checkAcknowledgement(f, st, svc, &cur, v, written)
+		c.checkTransitions(f, st, cur, v)
+		c.checkFirstWrite(f, st, cur, v, svc, hasIngress)
+		c.checkAcknowledgement(f, st, svc, cur, v, o)
 	}
 
+	st.specAhead = o.specAhead
 	st.uid = c.uidSum(svc)
 	st.rv = svc.ResourceVersion
-	st.conds = cur
+	st.conds = *cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
 	if cur[slotServing].present && cur[slotServing].status == statusTrue {
@@ -156,6 +156,41 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 		st.noCondPos = &p
 	}
 	c.checkVerdict(f, st, svc, lb)
+}
+
+// observation is what the checker derives from an observation and the
+// previous one of the same Service before applying any rule.
+type observation struct {
+	conds      [numSlots]condState
+	ingressSum uint64
+	hasIngress bool
+	// changed lists the load-balancer-relevant fields that changed since
+	// the previous observation (G3).
+	changed []string
+	// written reports that the provider wrote status since the previous
+	// observation: a KEP-4631 condition or the ingress changed.
+	written bool
+	// specAhead reports that the spec changed since the provider last
+	// wrote status: the status still answers an older spec.
+	specAhead bool
+}
+
+// derive derives the observation of svc; st is the Service's state, seen
+// whether it holds a previous observation. It updates the remembered G3
+// fields and nothing else.
+func (c *Checker) derive(st *serviceState, seen bool, svc *v1.Service, v *view) observation {
+	o := observation{conds: c.condStates(v)}
+	o.ingressSum, o.hasIngress = c.ingressSum(svc.Status.LoadBalancer.Ingress)
+	if !seen {
+		return o
+	}
+	o.changed = c.specChanges(st, svc)
+	o.written = st.ingressSum != o.ingressSum
+	for s := range o.conds {
+		o.written = o.written || o.conds[s].present != st.conds[s].present || o.conds[s].sum != st.conds[s].sum
+	}
+	o.specAhead = !o.written && (len(o.changed) > 0 || st.specAhead)
+	return o
 }
 
 // uidSum hashes metadata.uid; 0 for none.
@@ -263,9 +298,10 @@ func (c *Checker) checkFirstWrite(f *findings, st *serviceState, cur *[numSlots]
 
 // checkAcknowledgement is L6. written reports that the provider wrote
 // status since the previous observation.
-func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Service, cur *[numSlots]condState, v *view, written bool) {
+func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Service, cur *[numSlots]condState, v *view, o *observation) {
 	prov := &cur[slotProvisioning]
-	if changed := c.specChanges(st, svc); len(changed) > 0 {
+	written := o.written
+	if changed := o.changed; len(changed) > 0 {
 		if st.owed == nil && st.conds[slotProvisioning].present {
 			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
 			if f.pos != nil {
@@ -278,20 +314,20 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 		}
 		return
 	}
-	o := st.owed
-	if o == nil {
+	owed := st.owed
+	if owed == nil {
 		return
 	}
 	switch {
 	case !prov.present:
 		st.owed = nil // the conditions are gone: nothing left to acknowledge with
-	case prov.ltt != o.pre:
+	case prov.ltt != owed.pre:
 		st.owed = nil // acknowledged
 	case written:
 		st.owed = nil
 		f.add("L6", SeverityViolation, condPath(v.provisioning, "lastTransitionTime"), fmt.Sprintf(
 			"the provider wrote status after the change of %s (resourceVersion %s) but LoadBalancerProvisioning's lastTransitionTime is still %s; it must move to acknowledge the change",
-			o.changed, orUnset(o.rv), formatUnix(o.pre)))
+			owed.changed, orUnset(owed.rv), formatUnix(owed.pre)))
 	}
 }
 
