@@ -127,7 +127,7 @@ func (c *Checker) Seen() int { return c.seen }
 // trace rules, then the verdict notice when the verdict changed. A nil svc
 // gives nil. svc is only read, and not kept.
 func (c *Checker) Observe(svc *v1.Service) []Finding {
-	return c.observe(svc, nil)
+	return c.observe(svc, Position{})
 }
 
 // ObserveObject checks an object read by a Decoder. A Service is checked as
@@ -137,12 +137,12 @@ func (c *Checker) Observe(svc *v1.Service) []Finding {
 // end (see Finish) are returned, and a later Service of the same name starts
 // a new trace.
 func (c *Checker) ObserveObject(obj Object) []Finding {
-	var pos *Position
-	if obj.Position != (Position{}) {
-		p := obj.Position
-		pos = &p
-	}
 	if obj.Service == nil {
+		var pos *Position
+		if obj.Position != (Position{}) {
+			p := obj.Position
+			pos = &p
+		}
 		kind := obj.Kind
 		msg := "skipped: the object has no kind"
 		if kind != "" {
@@ -158,9 +158,14 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		return []Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ref, Message: msg, Position: pos}}
 	}
 	if obj.Deleted {
+		var pos *Position
+		if obj.Position != (Position{}) {
+			p := obj.Position
+			pos = &p
+		}
 		return c.forget(serviceKey{obj.Service.Namespace, obj.Service.Name}, pos)
 	}
-	return c.observe(obj.Service, pos)
+	return c.observe(obj.Service, obj.Position)
 }
 
 // Forget ends the trace of the Service namespace/name, as its deletion
@@ -205,12 +210,13 @@ func (c *Checker) forget(k serviceKey, pos *Position) []Finding {
 	return c.endOfTrace(k, st, pos)
 }
 
-// observe is Observe with the observation's position, nil when unknown.
-func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
+// observe is Observe with the observation's position, the zero Position
+// when unknown.
+func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 	if svc == nil {
 		return nil
 	}
-	f := findings{ref: ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}, pos: pos}
+	f := findings{ref: ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}, at: at}
 	key := serviceKey{svc.Namespace, svc.Name}
 
 	if c.foreignClass(svc) {
@@ -224,7 +230,7 @@ func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
 	st, seen := c.services[key]
 	if seen && st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 		// Deleted and created again: a new Service, a new trace.
-		f.list = append(f.list, c.endOfTrace(key, st, pos)...)
+		f.list = append(f.list, c.endOfTrace(key, st, f.position())...)
 		seen = false
 	}
 	if !seen {
@@ -233,9 +239,9 @@ func (c *Checker) observe(svc *v1.Service, pos *Position) []Finding {
 		c.seen++
 	}
 
-	c.validate(&f, st, svc)
 	v := scan(svc)
 	o := c.derive(st, seen, svc, &v)
+	c.validate(&f, st, svc, &v, &o)
 	c.snapshot(&f, svc, &v, o.specAhead)
 	c.trace(&f, st, seen, svc, &v, &o)
 	return f.list
@@ -259,12 +265,23 @@ func isLoadBalancer(svc *v1.Service) bool {
 // findings collects the findings of one observation.
 type findings struct {
 	ref  ObjectRef
-	pos  *Position
+	at   Position  // where the observation was read; zero when unknown
+	pos  *Position // &at on the heap, made for the first finding
 	list []Finding
 }
 
+// position returns the observation's position for a finding, nil when
+// unknown. Most observations have no finding: the copy is made lazily.
+func (f *findings) position() *Position {
+	if f.pos == nil && f.at != (Position{}) {
+		p := f.at
+		f.pos = &p
+	}
+	return f.pos
+}
+
 func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
-	f.list = append(f.list, Finding{Rule: rule, Severity: sev, Object: f.ref, Field: field, Message: msg, Position: f.pos})
+	f.list = append(f.list, Finding{Rule: rule, Severity: sev, Object: f.ref, Field: field, Message: msg, Position: f.position()})
 	return &f.list[len(f.list)-1]
 }
 

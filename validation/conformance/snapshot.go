@@ -117,8 +117,8 @@ const (
 // format checks are regular expressions). So when the previous observation
 // of the same Service had the same inputs and passed, this one passes too
 // and is not validated again.
-func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service) {
-	sum := c.validationSum(svc)
+func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *view, o *observation) {
+	sum := c.validationSum(svc, v, o)
 	if !c.noMemo && st.validClean && st.validSum == sum {
 		return
 	}
@@ -133,35 +133,43 @@ func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service) {
 // validationSum hashes everything validation.ValidateService reads:
 // spec.type, spec.requiredLoadBalancerFeatures (and, should validation take
 // it up, its annotation), metadata.generation and every field of every
-// condition.
-func (c *Checker) validationSum(svc *v1.Service) uint64 {
+// condition, in order. The KEP-4631 conditions are already hashed (o.conds);
+// their hashes stand in for them.
+func (c *Checker) validationSum(svc *v1.Service, v *view, o *observation) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	h.WriteString(string(svc.Spec.Type))
-	h.WriteByte(0)
+	writeString(&h, string(svc.Spec.Type))
 	writeInt(&h, int64(len(svc.Spec.RequiredLoadBalancerFeatures)))
 	for _, r := range svc.Spec.RequiredLoadBalancerFeatures {
-		h.WriteString(string(r))
-		h.WriteByte(0)
+		writeString(&h, string(r))
 	}
 	if a, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok {
-		h.WriteByte(1)
-		h.WriteString(a)
+		writeOptString(&h, &a)
+	} else {
+		writeOptString(&h, nil)
 	}
-	h.WriteByte(0)
 	writeInt(&h, svc.Generation)
-	for i := range svc.Status.Conditions {
-		cond := &svc.Status.Conditions[i]
-		h.WriteString(cond.Type)
-		h.WriteByte(0)
-		h.WriteString(string(cond.Status))
-		h.WriteByte(0)
-		h.WriteString(cond.Reason)
-		h.WriteByte(0)
-		writeInt(&h, int64(len(cond.Message)))
-		h.WriteString(cond.Message)
+	for i := range v.conds {
+		switch i {
+		case v.serving:
+			writeInt(&h, 1)
+			writeInt(&h, int64(o.conds[slotServing].sum))
+			continue
+		case v.provisioning:
+			writeInt(&h, 2)
+			writeInt(&h, int64(o.conds[slotProvisioning].sum))
+			continue
+		case v.degraded:
+			writeInt(&h, 3)
+			writeInt(&h, int64(o.conds[slotDegraded].sum))
+			continue
+		}
+		cond := &v.conds[i]
+		writeString(&h, cond.Type)
+		writeString(&h, string(cond.Status))
+		writeString(&h, cond.Reason)
+		writeString(&h, cond.Message)
 		writeInt(&h, cond.LastTransitionTime.Unix())
-		writeInt(&h, int64(cond.LastTransitionTime.Nanosecond()))
 		writeInt(&h, cond.ObservedGeneration)
 	}
 	return h.Sum64()

@@ -151,9 +151,8 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	}
 	st.noConditions = lb && !v.hasKEP()
 	st.noCondPos = nil
-	if st.noConditions && f.pos != nil {
-		p := *f.pos
-		st.noCondPos = &p
+	if st.noConditions {
+		st.noCondPos = f.position()
 	}
 	c.checkVerdict(f, st, svc, lb)
 }
@@ -211,12 +210,9 @@ func (c *Checker) condStates(v *view) [numSlots]condState {
 		cond := &v.conds[i]
 		var h maphash.Hash
 		h.SetSeed(c.seed)
-		h.WriteString(string(cond.Status))
-		h.WriteByte(0)
-		h.WriteString(cond.Reason)
-		h.WriteByte(0)
-		h.WriteString(cond.Message)
-		h.WriteByte(0)
+		writeString(&h, string(cond.Status))
+		writeString(&h, cond.Reason)
+		writeString(&h, cond.Message)
 		ltt := cond.LastTransitionTime.Unix()
 		writeInt(&h, ltt)
 		writeInt(&h, cond.ObservedGeneration)
@@ -232,27 +228,37 @@ func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool
 	}
 	var h maphash.Hash
 	h.SetSeed(c.seed)
+	writeInt(&h, int64(len(ingress)))
 	for i := range ingress {
 		in := &ingress[i]
-		h.WriteString(in.IP)
-		h.WriteByte(0)
-		h.WriteString(in.Hostname)
-		h.WriteByte(0)
-		if in.IPMode != nil {
-			h.WriteString(string(*in.IPMode))
-		}
-		h.WriteByte(0)
+		writeString(&h, in.IP)
+		writeString(&h, in.Hostname)
+		writeOptString(&h, (*string)(in.IPMode))
+		writeInt(&h, int64(len(in.Ports)))
 		for _, p := range in.Ports {
 			writeInt(&h, int64(p.Port))
-			h.WriteString(string(p.Protocol))
-			if p.Error != nil {
-				h.WriteString(*p.Error)
-			}
-			h.WriteByte(0)
+			writeString(&h, string(p.Protocol))
+			writeOptString(&h, p.Error)
 		}
-		h.WriteByte(1)
 	}
 	return h.Sum64(), true
+}
+
+// writeString writes s to h with its length, so that no two sequences of
+// strings hash the same way by construction.
+func writeString(h *maphash.Hash, s string) {
+	writeInt(h, int64(len(s)))
+	h.WriteString(s)
+}
+
+// writeOptString writes an optional string to h.
+func writeOptString(h *maphash.Hash, s *string) {
+	if s == nil {
+		h.WriteByte(0)
+		return
+	}
+	h.WriteByte(1)
+	writeString(h, *s)
 }
 
 // writeInt writes n to h in a fixed width.
@@ -304,10 +310,7 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 	if changed := o.changed; len(changed) > 0 {
 		if st.owed == nil && st.conds[slotProvisioning].present {
 			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
-			if f.pos != nil {
-				p := *f.pos
-				st.owed.pos = &p
-			}
+			st.owed.pos = f.position()
 		}
 		if st.owed != nil && prov.present && prov.ltt != st.owed.pre {
 			st.owed = nil // acknowledged in the same observation
@@ -347,7 +350,7 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 	if rule == "" {
 		rule = "T4"
 	}
-	added := f.add(rule, SeverityNotice, "status", "verdict "+verdict.String())
+	added := f.add(rule, SeverityNotice, "status", "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason)
 	added.Verdict = newVerdict(verdict)
 }
 

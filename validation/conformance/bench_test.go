@@ -1,0 +1,129 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"bytes"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+)
+
+// The checker's cost is measured against its baseline, a plain decode of
+// the same stream with the same Decoder (BenchmarkDecode), in the same
+// run:
+//
+//	go test ./validation/conformance -run '^$' -bench 'Decode$|Check$' -benchmem
+//
+// The goal is that checking adds at most 25% to decoding. The stream is
+// what hack/bench-conformance.sh measures at scale: LoadBalancer Services
+// through their lifecycle, as kubectl's watch prints them.
+
+const (
+	benchServices     = 1000
+	benchObservations = 10000
+)
+
+var benchStream = func() []byte {
+	var buf bytes.Buffer
+	if err := conformancetest.WriteStream(&buf, conformancetest.StreamOptions{Services: benchServices, Observations: benchObservations}); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}()
+
+// cpuTime returns the CPU time the process has used, garbage collection
+// included: on a shared machine it says more than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportPerObservation reports wall and CPU time per observation.
+func reportPerObservation(b *testing.B, cpuStart time.Duration, observations int) {
+	n := float64(b.N * observations)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/observation")
+	b.ReportMetric(float64((cpuTime() - cpuStart).Nanoseconds())/n, "cpu-ns/observation")
+}
+
+func runStream(b *testing.B, check bool) {
+	b.SetBytes(int64(len(benchStream)))
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		d := NewDecoder(bytes.NewReader(benchStream), "bench")
+		c := NewChecker()
+		n := 0
+		for {
+			obj, err := d.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if check {
+				c.ObserveObject(obj)
+			}
+			n++
+		}
+		c.Finish()
+		if n != benchObservations {
+			b.Fatalf("decoded %d objects, want %d", n, benchObservations)
+		}
+	}
+	reportPerObservation(b, cpu, benchObservations)
+}
+
+// BenchmarkDecode is the baseline: decoding the stream, checking nothing.
+func BenchmarkDecode(b *testing.B) { runStream(b, false) }
+
+// BenchmarkCheck decodes the same stream and checks every observation.
+func BenchmarkCheck(b *testing.B) { runStream(b, true) }
+
+// BenchmarkObserve is the checker alone, on observations decoded
+// beforehand: the part of BenchmarkCheck that BenchmarkDecode does not do.
+func BenchmarkObserve(b *testing.B) {
+	d := NewDecoder(bytes.NewReader(benchStream), "bench")
+	var objs []Object
+	for {
+		obj, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		objs = append(objs, obj)
+	}
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		c := NewChecker()
+		for _, obj := range objs {
+			c.ObserveObject(obj)
+		}
+		c.Finish()
+	}
+	reportPerObservation(b, cpu, len(objs))
+}
