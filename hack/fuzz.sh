@@ -36,6 +36,7 @@ TARGETS=(
   "./conditions FuzzConditionsSequence"
   "./conditions FuzzConditionsStateMachine"
   "./validation/conformance FuzzConformanceStream"
+  "./validation/conformance FuzzDecode"
 )
 
 FUZZTIME=${FUZZTIME:-15s}
@@ -76,15 +77,15 @@ write_seeds() {
     die "the seed corpus of $fn fails"
   fi
   if [ ! -d "$dir/$fn" ]; then
-    echo "hack/fuzz.sh: warning: $fn adds no seeds through fuzz/seed, so none are committed for OSS-Fuzz" >&2
-    mkdir -p "$dir/$fn"
+    echo "hack/fuzz.sh: warning: $fn adds no seeds through fuzz/seed; it has no committed seed corpus" >&2
+    return 1
   fi
 }
 
 check_seeds() {
   local status=0 pkg fn
   while read -r pkg fn; do
-    write_seeds "$TMP/want" "$pkg" "$fn"
+    write_seeds "$TMP/want" "$pkg" "$fn" || mkdir -p "$TMP/want/$fn"
     mkdir -p "$TMP/have/$fn"
     if compgen -G "$pkg/testdata/fuzz/$fn/seed-*" >/dev/null; then
       cp "$pkg/testdata/fuzz/$fn"/seed-* "$TMP/have/$fn/"
@@ -101,7 +102,7 @@ update_seeds() {
   local pkg fn
   while read -r pkg fn; do
     rm -f "$pkg/testdata/fuzz/$fn"/seed-*
-    write_seeds "$ROOT/$pkg/testdata/fuzz" "$pkg" "$fn"
+    write_seeds "$ROOT/$pkg/testdata/fuzz" "$pkg" "$fn" || continue
     echo "wrote $(compgen -G "$pkg/testdata/fuzz/$fn/seed-*" | wc -l) seeds to $pkg/testdata/fuzz/$fn"
   done < <(selected "$@")
 }
