@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,11 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
+	// Reports can be long; write them through a buffer, flushed at the end.
+	buffered := bufio.NewWriterSize(stdout, 64<<10)
+	defer buffered.Flush()
+	stdout = buffered
+
 	var out reporter
 	switch f.output {
 	case "text":

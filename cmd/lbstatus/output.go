@@ -308,13 +308,14 @@ func plural(n int, what string) string {
 // its memory does not grow with the input.
 type jsonReporter struct {
 	w      io.Writer
+	enc    *json.Encoder
 	first  bool
 	errors []string
 }
 
 func newJSONReporter(w io.Writer) *jsonReporter {
-	io.WriteString(w, "{\"findings\": [")
-	return &jsonReporter{w: w, first: true}
+	io.WriteString(w, "{\"findings\": [\n")
+	return &jsonReporter{w: w, enc: json.NewEncoder(w), first: true}
 }
 
 // The findings are written as they come; the report keeps only counts.
@@ -324,17 +325,14 @@ func (j *jsonReporter) collectorOptions() []conformance.CollectorOption {
 
 func (j *jsonReporter) findings(found []conformance.Finding) {
 	for i := range found {
-		if j.first {
-			io.WriteString(j.w, "\n")
-			j.first = false
-		} else {
-			io.WriteString(j.w, ",\n")
+		if !j.first {
+			io.WriteString(j.w, ",")
 		}
-		b, err := json.Marshal(&found[i])
-		if err != nil {
+		j.first = false
+		// Encode ends each finding with a newline.
+		if err := j.enc.Encode(&found[i]); err != nil {
 			continue // a Finding always encodes
 		}
-		j.w.Write(b)
 	}
 }
 
@@ -343,7 +341,7 @@ func (j *jsonReporter) inputError(err error) { j.errors = append(j.errors, err.E
 func (j *jsonReporter) input(string, conformance.Report) {}
 
 func (j *jsonReporter) finish(total conformance.Summary, inputs int) {
-	io.WriteString(j.w, "\n],\n\"errors\": ")
+	io.WriteString(j.w, "],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}
 	}

@@ -82,8 +82,9 @@ type Checker struct {
 	// noMemo turns off the memo of clean validation results; for tests
 	// that prove the memo changes nothing.
 	noMemo bool
-	// scratch is encodeG3's buffer.
+	// scratch is encodeG3's buffer, hash the hashes' one.
 	scratch []byte
+	hash    hasher
 	seen    int
 }
 

@@ -664,3 +664,21 @@ func TestCheck_NilService(t *testing.T) {
 		t.Errorf("Observe(nil) = %v", found)
 	}
 }
+
+// L8: a client waits a while for the conditions; the checker has no clock,
+// so "no conditions" is only a notice at the end of a trace (R3), never on
+// an observation a provider could still follow with its first write.
+func TestCheck_L8_NoConditionsOnlyAtTheEnd(t *testing.T) {
+	created := newLB("web")
+	still := next(created)
+	still.Labels = map[string]string{"a": "b"}
+	c := NewChecker()
+	if found := append(c.Observe(created), c.Observe(still)...); len(withRule(found, "R3")) != 0 {
+		t.Fatalf("R3 before the end of the trace:\n%s", dump(found))
+	}
+	wantFinding(t, c.Finish(), "R3", SeverityNotice, "status.conditions")
+
+	provisioned := next(still)
+	setReady(provisioned, 10)
+	noFinding(t, check(created, still, provisioned), "R3")
+}

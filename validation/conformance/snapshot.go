@@ -18,7 +18,6 @@ package conformance
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,43 +135,43 @@ func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *vi
 // condition, in order. The KEP-4631 conditions are already hashed (o.conds);
 // their hashes stand in for them.
 func (c *Checker) validationSum(svc *v1.Service, v *view, o *observation) uint64 {
-	var h maphash.Hash
-	h.SetSeed(c.seed)
-	writeString(&h, string(svc.Spec.Type))
-	writeInt(&h, int64(len(svc.Spec.RequiredLoadBalancerFeatures)))
+	h := &c.hash
+	h.reset()
+	h.str(string(svc.Spec.Type))
+	h.int(int64(len(svc.Spec.RequiredLoadBalancerFeatures)))
 	for _, r := range svc.Spec.RequiredLoadBalancerFeatures {
-		writeString(&h, string(r))
+		h.str(string(r))
 	}
 	if a, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok {
-		writeOptString(&h, &a)
+		h.optStr(&a)
 	} else {
-		writeOptString(&h, nil)
+		h.optStr(nil)
 	}
-	writeInt(&h, svc.Generation)
+	h.int(svc.Generation)
 	for i := range v.conds {
 		switch i {
 		case v.serving:
-			writeInt(&h, 1)
-			writeInt(&h, int64(o.conds[slotServing].sum))
+			h.int(1)
+			h.int(int64(o.conds[slotServing].sum))
 			continue
 		case v.provisioning:
-			writeInt(&h, 2)
-			writeInt(&h, int64(o.conds[slotProvisioning].sum))
+			h.int(2)
+			h.int(int64(o.conds[slotProvisioning].sum))
 			continue
 		case v.degraded:
-			writeInt(&h, 3)
-			writeInt(&h, int64(o.conds[slotDegraded].sum))
+			h.int(3)
+			h.int(int64(o.conds[slotDegraded].sum))
 			continue
 		}
 		cond := &v.conds[i]
-		writeString(&h, cond.Type)
-		writeString(&h, string(cond.Status))
-		writeString(&h, cond.Reason)
-		writeString(&h, cond.Message)
-		writeInt(&h, cond.LastTransitionTime.Unix())
-		writeInt(&h, cond.ObservedGeneration)
+		h.str(cond.Type)
+		h.str(string(cond.Status))
+		h.str(cond.Reason)
+		h.str(cond.Message)
+		h.int(cond.LastTransitionTime.Unix())
+		h.int(cond.ObservedGeneration)
 	}
-	return h.Sum64()
+	return h.sum(c.seed)
 }
 
 // classify maps a validation error to its rule and a message.
@@ -392,9 +391,8 @@ func (c *Checker) checkDegradations(f *findings, svc *v1.Service, v *view) {
 		if !known {
 			continue // a provider's own reason: C3 warns about it
 		}
-		path := degradedPath(v, r)
 		if need := asksFor(svc, feature); need != "" {
-			f.add("P5", SeverityViolation, path, fmt.Sprintf(
+			f.add("P5", SeverityViolation, degradedPath(v, r), fmt.Sprintf(
 				"the load balancer is degraded with reason %s, but the Service does not ask for it: %s", r, need))
 		}
 		if slices.Contains(required, feature) {
@@ -402,7 +400,7 @@ func (c *Checker) checkDegradations(f *findings, svc *v1.Service, v *view) {
 			if source == v1.RequiredFeaturesSourceAnnotation {
 				where = "the " + v1.RequiredFeaturesAnnotation + " annotation"
 			}
-			f.add("P6", SeverityViolation, path, fmt.Sprintf(
+			f.add("P6", SeverityViolation, degradedPath(v, r), fmt.Sprintf(
 				"LoadBalancerServing is True while the load balancer is degraded in %s, which %s requires; the provider must refuse the Service instead (R1)", feature, where))
 		}
 	}

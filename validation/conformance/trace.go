@@ -208,15 +208,15 @@ func (c *Checker) condStates(v *view) [numSlots]condState {
 			continue
 		}
 		cond := &v.conds[i]
-		var h maphash.Hash
-		h.SetSeed(c.seed)
-		writeString(&h, string(cond.Status))
-		writeString(&h, cond.Reason)
-		writeString(&h, cond.Message)
+		h := &c.hash
+		h.reset()
+		h.str(string(cond.Status))
+		h.str(cond.Reason)
+		h.str(cond.Message)
 		ltt := cond.LastTransitionTime.Unix()
-		writeInt(&h, ltt)
-		writeInt(&h, cond.ObservedGeneration)
-		out[s] = condState{present: true, status: codeOf(cond.Status), ltt: ltt, sum: h.Sum64()}
+		h.int(ltt)
+		h.int(cond.ObservedGeneration)
+		out[s] = condState{present: true, status: codeOf(cond.Status), ltt: ltt, sum: h.sum(c.seed)}
 	}
 	return out
 }
@@ -226,47 +226,48 @@ func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool
 	if len(ingress) == 0 {
 		return 0, false
 	}
-	var h maphash.Hash
-	h.SetSeed(c.seed)
-	writeInt(&h, int64(len(ingress)))
+	h := &c.hash
+	h.reset()
+	h.int(int64(len(ingress)))
 	for i := range ingress {
 		in := &ingress[i]
-		writeString(&h, in.IP)
-		writeString(&h, in.Hostname)
-		writeOptString(&h, (*string)(in.IPMode))
-		writeInt(&h, int64(len(in.Ports)))
+		h.str(in.IP)
+		h.str(in.Hostname)
+		h.optStr((*string)(in.IPMode))
+		h.int(int64(len(in.Ports)))
 		for _, p := range in.Ports {
-			writeInt(&h, int64(p.Port))
-			writeString(&h, string(p.Protocol))
-			writeOptString(&h, p.Error)
+			h.int(int64(p.Port))
+			h.str(string(p.Protocol))
+			h.optStr(p.Error)
 		}
 	}
-	return h.Sum64(), true
+	return h.sum(c.seed), true
 }
 
-// writeString writes s to h with its length, so that no two sequences of
-// strings hash the same way by construction.
-func writeString(h *maphash.Hash, s string) {
-	writeInt(h, int64(len(s)))
-	h.WriteString(s)
+// hasher lays values out in a byte string and hashes it once, which costs
+// less than many small writes to a maphash.Hash. Strings carry their
+// length, so that no two sequences of values lay out alike.
+type hasher struct{ buf []byte }
+
+func (h *hasher) reset() { h.buf = h.buf[:0] }
+
+func (h *hasher) str(s string) {
+	h.buf = binary.AppendUvarint(h.buf, uint64(len(s)))
+	h.buf = append(h.buf, s...)
 }
 
-// writeOptString writes an optional string to h.
-func writeOptString(h *maphash.Hash, s *string) {
+func (h *hasher) optStr(s *string) {
 	if s == nil {
-		h.WriteByte(0)
+		h.buf = append(h.buf, 0)
 		return
 	}
-	h.WriteByte(1)
-	writeString(h, *s)
+	h.buf = append(h.buf, 1)
+	h.str(*s)
 }
 
-// writeInt writes n to h in a fixed width.
-func writeInt(h *maphash.Hash, n int64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-}
+func (h *hasher) int(n int64) { h.buf = binary.AppendVarint(h.buf, n) }
+
+func (h *hasher) sum(seed maphash.Seed) uint64 { return maphash.Bytes(seed, h.buf) }
 
 // checkTransitions is C6 and C7.
 func (c *Checker) checkTransitions(f *findings, st *serviceState, cur *[numSlots]condState, v *view) {

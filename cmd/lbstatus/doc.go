@@ -1,0 +1,49 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command lbstatus checks that the status a load-balancer provider writes on
+// Services conforms to KEP-4631, as the project's specification states it.
+// It is a thin command line over package validation/conformance.
+//
+//	lbstatus check [flags] [PATH|-]...   files, directories, standard input
+//	lbstatus watch [flags]               a live cluster's watch stream
+//	lbstatus explain [RULE]              what a rule requires
+//
+// check reads single objects, Lists, multi-document YAML and streams of
+// concatenated JSON objects ("kubectl get services --watch -o json"), and
+// prints a table per input (-o text) or a JSON report (-o json). Its exit
+// status is 0 when nothing violates the specification, 1 when something
+// does, and 2 when an input cannot be read or parsed (one line per problem
+// on standard error, naming the file and the position) or the command line
+// is wrong; a bad input does not stop the others from being checked.
+//
+// watch lists and watches the Services of a cluster through a kubeconfig
+// (--kubeconfig, --context, -n/--namespace, -A/--all-namespaces), prints
+// each finding as it is made, survives watch expiry by listing again, and
+// prints a summary when interrupted.
+//
+// # kubectl plugin
+//
+// kubectl runs any executable named kubectl-NAME on the PATH as
+// "kubectl NAME". Install lbstatus under that name to use it as a plugin:
+//
+//	go build -o "$(go env GOPATH)/bin/kubectl-lbstatus" ./cmd/lbstatus
+//	kubectl lbstatus watch -A
+//	kubectl get services -A -o json | kubectl lbstatus check
+//
+// kubectl passes the arguments through unchanged, so the flags are the
+// same; "kubectl plugin list" shows it once the directory is on the PATH.
+package main

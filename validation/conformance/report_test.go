@@ -1,0 +1,99 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestCollector(t *testing.T) {
+	c := NewChecker()
+	col := NewCollector(KeepFindings(1))
+	bad := ready("web", 10)
+	bad.Status.LoadBalancer.Ingress = nil // L4, and verdict Pending
+	cip := newLB("cip")
+	cip.Spec.Type = corev1.ServiceTypeClusterIP
+	for _, obj := range []Object{
+		{Kind: "Service", Service: bad},
+		{Kind: "Service", Service: cip},
+		{Kind: "ConfigMap", Ref: ObjectRef{Name: "cm"}},
+	} {
+		col.Observe(obj, c.ObserveObject(obj))
+	}
+	col.Findings(c.Finish())
+	col.Error(&DecodeError{Position: Position{Source: "x", Line: 2}, Err: errTruncated})
+	r := col.Report()
+
+	s := r.Summary
+	if s.Objects != 3 || s.Observations != 2 || s.Services != 2 || s.Skipped != 1 || s.InputErrors != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.Findings.Violations != 1 || s.Rules["L4"].Violations != 1 || s.Rules["T4"].Notices != 1 || !s.Failed() {
+		t.Errorf("counts %+v, rules %v", s.Findings, s.Rules)
+	}
+	if len(r.Services) != 2 || r.Services[0].Name != "cip" || r.Services[1].Name != "web" {
+		t.Fatalf("services not sorted: %+v", r.Services)
+	}
+	web := r.Services[1]
+	if web.Verdict == nil || web.Verdict.Rule != "T4" || web.Type != "LoadBalancer" || len(web.Conditions) != 2 {
+		t.Errorf("web report %+v", web)
+	}
+	if len(web.Findings) != 1 || web.Omitted != 1 || web.Counts.Violations != 1 {
+		t.Errorf("web keeps %d findings, omitted %d", len(web.Findings), web.Omitted)
+	}
+	if cip := r.Services[0]; cip.Verdict != nil || cip.Type != "ClusterIP" {
+		t.Errorf("cip report %+v", cip)
+	}
+	if len(r.Other) != 1 || len(r.Errors) != 1 {
+		t.Errorf("other %v, errors %v", r.Other, r.Errors)
+	}
+}
+
+func TestCollector_SummaryOnly(t *testing.T) {
+	c := NewChecker()
+	col := NewCollector(SummaryOnly(true))
+	obj := Object{Kind: "Service", Service: newLB("web")}
+	col.Observe(obj, c.ObserveObject(obj))
+	col.Findings(c.Finish())
+	r := col.Report()
+	if len(r.Services) != 0 || r.Summary.Observations != 1 || r.Summary.Rules["R3"].Notices != 1 {
+		t.Errorf("report %+v", r)
+	}
+	if c.Seen() != 1 {
+		t.Errorf("Seen() = %d", c.Seen())
+	}
+}
+
+func TestSummary_Merge(t *testing.T) {
+	a := Summary{Objects: 1, Findings: SeverityCounts{Violations: 1}, Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 1}}}
+	b := Summary{Objects: 2, Services: 1, Findings: SeverityCounts{Warnings: 2}, Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 2}, "C2": {Warnings: 2}}}
+	var total Summary
+	total.Merge(a)
+	total.Merge(b)
+	if total.Objects != 3 || total.Services != 1 || total.Findings.Violations != 1 || total.Findings.Warnings != 2 ||
+		total.Rules["L4"].Violations != 3 || total.Rules["C2"].Warnings != 2 {
+		t.Errorf("merged %+v", total)
+	}
+	if a.Rules["L4"].Violations != 1 {
+		t.Error("Merge changed its argument")
+	}
+	if ids := total.SortedRules(); len(ids) != 2 || ids[0] != "C2" || ids[1] != "L4" {
+		t.Errorf("SortedRules() = %v", ids)
+	}
+}
