@@ -63,7 +63,7 @@ func cpuTime() time.Duration {
 func reportPerObservation(b *testing.B, cpuStart time.Duration, observations int) {
 	n := float64(b.N * observations)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/observation")
-	b.ReportMetric(float64((cpuTime() - cpuStart).Nanoseconds())/n, "cpu-ns/observation")
+	b.ReportMetric(float64((cpuTime()-cpuStart).Nanoseconds())/n, "cpu-ns/observation")
 }
 
 func runStream(b *testing.B, check bool) {
