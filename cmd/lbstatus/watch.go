@@ -118,7 +118,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(conformance.SummaryOnly(true))
 	var mu sync.Mutex
-	print := func(found []conformance.Finding) {
+	emit := func(found []conformance.Finding) {
 		for _, fd := range found {
 			if f.output == "json" {
 				b, _ := json.Marshal(fd)
@@ -136,14 +136,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			Ref: conformance.ObjectRef{Kind: "Service", Namespace: ev.svc.Namespace, Name: ev.svc.Name, ResourceVersion: ev.svc.ResourceVersion}}
 		found := checker.ObserveObject(obj)
 		col.Observe(obj, found)
-		print(found)
+		emit(found)
 	})
 
 	mu.Lock()
 	defer mu.Unlock()
 	end := checker.Finish()
 	col.Findings(end)
-	print(end)
+	emit(end)
 	summary := col.Report().Summary
 	summary.Services = checker.Seen()
 	if f.output == "json" {

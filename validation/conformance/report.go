@@ -66,8 +66,11 @@ type Summary struct {
 
 // ConditionSummary is one load-balancer condition as last observed.
 type ConditionSummary struct {
-	Type   string `json:"type"`
+	// Type is the condition's type, such as LoadBalancerServing.
+	Type string `json:"type"`
+	// Status is True, False, Unknown, or whatever the object said.
 	Status string `json:"status"`
+	// Reason is the condition's reason; empty when it has none.
 	Reason string `json:"reason,omitempty"`
 }
 

@@ -31,8 +31,18 @@ import (
 // the items of a List are handed out one by one, however long the List.
 //
 // The splitter checks the structure it walks (brackets, strings, the
-// members of a top-level object); the rest of the syntax is checked when an
-// object is decoded.
+// members of a top-level object) and finds duplicate keys at every depth;
+// the rest of the syntax is checked when an object is decoded, by
+// sigs.k8s.io/json, case-sensitively as kube-apiserver decodes.
+//
+// Why not k8s.io/apimachinery's YAMLOrJSONDecoder, or a json.Decoder: both
+// buffer a whole top-level value before handing it out, with no size limit,
+// so a 50 MB object or a List of 100,000 Services is held in memory at
+// once; a json.Decoder also scans every byte through its state machine
+// before Unmarshal scans it twice more. This splitter reads with one byte
+// loop, drops an object's bytes as soon as it is over the limit, and hands
+// out List items one at a time. YAML documents are still converted by
+// sigs.k8s.io/yaml, as the apimachinery decoder does.
 
 // maxDepth bounds the nesting of a JSON value, as encoding/json does.
 const maxDepth = 10000
