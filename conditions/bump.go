@@ -39,10 +39,10 @@ func Bump[T ConditionType](conds *[]metav1.Condition, t T, opts ...Option) bool 
 	if c == nil {
 		return false
 	}
-	o := makeOptions(opts)
-	c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, o.clock.Now())
-	if o.hasGeneration {
-		c.ObservedGeneration = o.observedGeneration
+	_, gen, hasGen := clockAndGeneration(opts)
+	c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, now(opts))
+	if hasGen {
+		c.ObservedGeneration = gen
 	}
 	return true
 }

@@ -203,6 +203,8 @@ func TestSet_NoAllocationWhenSliceHasRoom(t *testing.T) {
 		conds = conds[:2]
 		Set(&conds, cond(v1.LoadBalancerConditionDegraded, status, v1.LoadBalancerReasonPortsNotSupported), WithClock(clk), ObservedGeneration(1000))
 		Set(&conds, cond(v1.LoadBalancerConditionServing, status, v1.LoadBalancerReasonServing), WithClock(clk), ObservedGeneration(1000))
+		Bump(&conds, v1.LoadBalancerConditionServing, WithClock(clk), ObservedGeneration(1001))
+		Set(&conds, cond(v1.LoadBalancerConditionProvisioning, status, v1.LoadBalancerReasonComplete))
 		if status == metav1.ConditionTrue {
 			status = metav1.ConditionFalse
 		} else {
@@ -210,7 +212,7 @@ func TestSet_NoAllocationWhenSliceHasRoom(t *testing.T) {
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("Set allocated %v times per run, want 0", allocs)
+		t.Errorf("Set and Bump allocated %v times per run, want 0", allocs)
 	}
 }
 
@@ -277,5 +279,27 @@ func TestBump_AbsentOrNil(t *testing.T) {
 	var conds []metav1.Condition
 	if Bump(&conds, v1.LoadBalancerConditionProvisioning) || len(conds) != 0 {
 		t.Error("Bump created an absent condition")
+	}
+}
+
+func TestNextTransitionTime(t *testing.T) {
+	local := time.FixedZone("X", 3600)
+	for _, tc := range []struct {
+		prev metav1.Time
+		now  time.Time
+		want time.Time
+	}{
+		{metav1.Time{}, t0, t0.Truncate(time.Second)},
+		{metav1.Time{}, time.Now(), time.Now().Round(0).Truncate(time.Second)},
+		{wire(t0), t0, t0.Truncate(time.Second).Add(time.Second)},
+		{wire(t0.Add(-time.Hour)), t0, t0.Truncate(time.Second)},
+		{metav1.NewTime(t0.Add(time.Hour)), t0, t0.Add(time.Hour).Truncate(time.Second).Add(time.Second)},
+		{metav1.Time{}, time.Date(1969, 12, 31, 23, 59, 59, 500, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)},
+		{metav1.Time{}, t0.In(local), t0.Truncate(time.Second).In(local)},
+	} {
+		got := nextTransitionTime(tc.prev, tc.now)
+		if !got.Time.Equal(tc.want) || got.Location() != tc.now.Location() || got.Nanosecond() != 0 {
+			t.Errorf("nextTransitionTime(%v, %v) = %v, want %v in %v", tc.prev, tc.now, got, tc.want, tc.now.Location())
+		}
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // Option configures a call of this package. An option that does not apply to
@@ -31,7 +33,8 @@ import (
 type Option interface {
 	// isOption marks the types of this package. Options are read with a
 	// type switch rather than a method call so that passing them does not
-	// make them escape to the heap: Set with options allocates nothing.
+	// make them escape to the heap: Set and Bump with options allocate
+	// nothing when the clock is clock.RealClock or a pointer.
 	isOption()
 }
 
@@ -43,6 +46,7 @@ type options struct {
 	annotations        []string
 	conditionsTimeout  time.Duration
 	provisionTimeout   time.Duration
+	progress           Progress
 }
 
 // Defaults of the two deadlines of L8, used by Wait.
@@ -77,6 +81,8 @@ func makeOptions(opts []Option) options {
 			o.conditionsTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultConditionsTimeout)
 		case ProvisionTimeout:
 			o.provisionTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultProvisionTimeout)
+		case Progress:
+			o.progress = opt
 		}
 	}
 	return o
@@ -113,8 +119,14 @@ type ConditionsTimeout time.Duration
 // DefaultProvisionTimeout.
 type ProvisionTimeout time.Duration
 
+// Progress is an Option for Wait: a function called with every observation
+// of the Service and its verdict, on Wait's goroutine, before Wait returns
+// a final one. A suite logs its progress with it. Nil does nothing.
+type Progress func(svc *v1.Service, v Verdict)
+
 func (clockOption) isOption()         {}
 func (ObservedGeneration) isOption()  {}
 func (RelevantAnnotations) isOption() {}
 func (ConditionsTimeout) isOption()   {}
 func (ProvisionTimeout) isOption()    {}
+func (Progress) isOption()            {}

@@ -43,15 +43,11 @@ func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...Option) bool {
 	if conds == nil {
 		return false
 	}
-	o := makeOptions(opts)
-	if o.hasGeneration {
-		c.ObservedGeneration = o.observedGeneration
+	if len(opts) > 0 {
+		if _, gen, ok := clockAndGeneration(opts); ok {
+			c.ObservedGeneration = gen
+		}
 	}
-	return set(conds, c, o.clock)
-}
-
-// set is Set after the options are applied; conds is not nil.
-func set(conds *[]metav1.Condition, c metav1.Condition, clk clock.PassiveClock) bool {
 	for i := range *conds {
 		existing := &(*conds)[i]
 		if existing.Type != c.Type {
@@ -60,7 +56,7 @@ func set(conds *[]metav1.Condition, c metav1.Condition, clk clock.PassiveClock) 
 		changed := false
 		if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
 			existing.Status = c.Status
-			existing.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, clk.Now())
+			existing.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, now(opts))
 			changed = true
 		}
 		if existing.Reason != c.Reason {
@@ -77,24 +73,54 @@ func set(conds *[]metav1.Condition, c metav1.Condition, clk clock.PassiveClock) 
 		}
 		return changed
 	}
-	c.LastTransitionTime = nextTransitionTime(metav1.Time{}, clk.Now())
 	*conds = append(*conds, c)
+	(*conds)[len(*conds)-1].LastTransitionTime = nextTransitionTime(metav1.Time{}, now(opts))
 	return true
+}
+
+// now reads the clock of opts (the real one by default), calling
+// time.Now directly for the real clock, as meta.SetStatusCondition does.
+// Set reads the options for the clock only when it needs the time.
+func now(opts []Option) time.Time {
+	clk, _, _ := clockAndGeneration(opts)
+	if _, ok := clk.(clock.RealClock); ok {
+		return time.Now()
+	}
+	return clk.Now()
+}
+
+// clockAndGeneration reads the options of Set and Bump. They are read here
+// rather than with makeOptions: with a clock that only flows to a Now call
+// through this small result, passing options allocates nothing.
+func clockAndGeneration(opts []Option) (clk clock.PassiveClock, gen int64, hasGen bool) {
+	clk = clock.RealClock{}
+	for _, opt := range opts {
+		switch opt := opt.(type) {
+		case clockOption:
+			if opt.c != nil {
+				clk = opt.c
+			}
+		case ObservedGeneration:
+			gen, hasGen = int64(opt), true
+		}
+	}
+	return clk, gen, hasGen
 }
 
 // nextTransitionTime returns the lastTransitionTime that follows prev at
 // time now: now truncated to whole seconds, but never earlier than one
-// second after prev (C7, G5). A zero prev has no lower bound.
+// second after prev (C7, G5). A zero prev has no lower bound. The result
+// keeps now's location and has no monotonic clock reading, which the wire
+// does not carry either.
 func nextTransitionTime(prev metav1.Time, now time.Time) metav1.Time {
-	// Truncate also drops the monotonic reading, which the wire does not
-	// carry either.
-	next := now.Truncate(time.Second)
+	sec := now.Unix()
 	if !prev.IsZero() {
-		if floor := prev.Truncate(time.Second).Add(time.Second); next.Before(floor) {
-			next = floor
+		// Unix rounds towards negative infinity: whole seconds.
+		if floor := prev.Unix() + 1; sec < floor {
+			sec = floor
 		}
 	}
-	return metav1.Time{Time: next}
+	return metav1.Time{Time: time.Unix(sec, 0).In(now.Location())}
 }
 
 // fixedClock is a clock.PassiveClock stopped at one instant: a provider

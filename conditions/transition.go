@@ -121,7 +121,7 @@ func (d *draft) setCondition(c metav1.Condition) {
 		before = old.LastTransitionTime
 	}
 	c.ObservedGeneration = d.svc.Generation
-	set(&d.status.Conditions, c, d.clock)
+	Set(&d.status.Conditions, c, WithClock(d.clock))
 	if now := Get(d.status.Conditions, c.Type); !now.LastTransitionTime.Equal(&before) && now.LastTransitionTime.Before(&d.floor) {
 		now.LastTransitionTime = d.floor
 	}

@@ -62,7 +62,8 @@ var (
 // ErrNoKEPProvider; ProvisionTimeout (default 15 minutes) for the verdict
 // to become final, else ErrProvisionTimeout. On either, the verdict is Fail
 // by rule T2 and the error wraps the sentinel. The clock of WithClock
-// drives the deadlines when it is a clock.Clock.
+// drives the deadlines when it is a clock.Clock. Progress sees every
+// observation.
 //
 // Other errors: ErrServiceDeleted; the context's error, with the last
 // verdict, when ctx ends first; a nil client. The returned Service is nil
@@ -84,7 +85,9 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	services := client.CoreV1().Services(namespace)
-	lw := &cache.ListWatch{
+	// The wrapper keeps what the client says about watch-list support, so
+	// that a client without it (the fake clientset) gets a plain list.
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 			options.FieldSelector = selector
 			return services.List(ctx, options)
@@ -93,7 +96,7 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 			options.FieldSelector = selector
 			return services.Watch(ctx, options)
 		},
-	}
+	}, client)
 
 	var last *v1.Service
 	verdict := Evaluate(nil, feature)
@@ -111,6 +114,9 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 			seenConditions.Store(true)
 		}
 		verdict = Evaluate(last, feature)
+		if o.progress != nil {
+			o.progress(last, verdict)
+		}
 		return verdict.Result.IsFinal(), nil
 	})
 	if err == nil {

@@ -1,0 +1,356 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	testingclock "k8s.io/utils/clock/testing"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// waitResult is what Wait returned.
+type waitResult struct {
+	svc     *v1.Service
+	verdict Verdict
+	err     error
+}
+
+// startWait runs Wait in the background. Every observation is sent to the
+// returned channel, so a test knows what Wait has seen before it moves the
+// clock.
+func startWait(t *testing.T, ctx context.Context, cs *fake.Clientset, feature v1.LoadBalancerFeature, opts ...Option) (<-chan waitResult, <-chan Verdict) {
+	t.Helper()
+	observed := make(chan Verdict, 100)
+	done := make(chan waitResult, 1)
+	opts = append(opts, Progress(func(_ *v1.Service, v Verdict) { observed <- v }))
+	go func() {
+		svc, v, err := Wait(ctx, cs, "default", "web", feature, opts...)
+		done <- waitResult{svc, v, err}
+	}()
+	return done, observed
+}
+
+func result(t *testing.T, done <-chan waitResult) waitResult {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(20 * time.Second):
+		t.Fatal("Wait did not return")
+		return waitResult{}
+	}
+}
+
+func nextObservation(t *testing.T, observed <-chan Verdict) Verdict {
+	t.Helper()
+	select {
+	case v := <-observed:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatal("Wait observed nothing")
+		return Verdict{}
+	}
+}
+
+// provide plays a provider that writes a transition through server-side
+// apply, as a real one would.
+func provide(t *testing.T, cs *fake.Clientset) func(Transition, error) *v1.Service {
+	return func(tr Transition, err error) *v1.Service {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cs.CoreV1().Services("default").ApplyStatus(context.Background(), tr.Apply, metav1.ApplyOptions{FieldManager: "lb-provider", Force: true})
+		if err != nil {
+			t.Fatalf("ApplyStatus: %v", err)
+		}
+		return v1.FromCore(out)
+	}
+}
+
+// watching returns a function that waits until the fake clientset has
+// served n watches of Services. The fake's watches do not replay what
+// happened before they started, as the apiserver does from a
+// resourceVersion, so a test changes the Service only once Wait watches.
+func watching(t *testing.T, cs *fake.Clientset) func(n int32) {
+	var served atomic.Int32
+	cs.PrependWatchReactor("services", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		opts := action.(k8stesting.WatchActionImpl).ListOptions
+		w, err := cs.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		served.Add(1)
+		return true, w, err
+	})
+	return func(n int32) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for served.Load() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("Wait started %d watches, want %d", served.Load(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+func coreService(mutate ...func(*v1.Service)) *corev1.Service {
+	return v1.ToCore(lbService(mutate...))
+}
+
+func TestWait_T3_Ready(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "")
+	waitWatch(1)
+	if v := nextObservation(t, observed); v.Result != ResultPending {
+		t.Fatalf("first observation %v, want Pending", v)
+	}
+	svc := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	provide(t, cs)(Succeeded(svc, ingress, nil))
+	r := result(t, done)
+	if r.err != nil || r.verdict.Result != ResultReady || r.verdict.Rule != "T3" {
+		t.Fatalf("Wait = %v, %v; want Ready by T3", r.verdict, r.err)
+	}
+	if r.svc == nil || len(r.svc.Status.LoadBalancer.Ingress) == 0 {
+		t.Error("Wait did not return the Service with its ingress")
+	}
+}
+
+func TestWait_T1_SkipDegradedFeature(t *testing.T) {
+	cs := fake.NewClientset(coreService(clientIP))
+	waitWatch := watching(t, cs)
+	done, _ := startWait(t, context.Background(), cs, v1.LoadBalancerFeatureSessionAffinity)
+	waitWatch(1)
+	provide(t, cs)(Succeeded(lbService(clientIP), ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultSkip || r.verdict.Rule != "T1" {
+		t.Fatalf("Wait = %v, %v; want Skip by T1", r.verdict, r.err)
+	}
+}
+
+func TestWait_T2_Infrastructure(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, _ := startWait(t, context.Background(), cs, "")
+	waitWatch(1)
+	provide(t, cs)(Failed(lbService(), v1.LoadBalancerReasonInfrastructure, "quota exceeded"))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
+		t.Fatalf("Wait = %v, %v; want Fail by T2", r.verdict, r.err)
+	}
+}
+
+func TestWait_ServiceCreatedLater(t *testing.T) {
+	cs := fake.NewClientset()
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "")
+	waitWatch(1)
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), coreService(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nextObservation(t, observed)
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady {
+		t.Fatalf("Wait = %v, %v; want Ready", r.verdict, r.err)
+	}
+}
+
+func TestWait_L8_NoKEPProvider(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	// A provider that predates the KEP: ingress, no conditions.
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.Status.LoadBalancer.Ingress = ingress }))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrNoKEPProvider) {
+		t.Fatalf("err = %v, want ErrNoKEPProvider", r.err)
+	}
+	if r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
+		t.Errorf("verdict %v, want Fail by T2", r.verdict)
+	}
+	if r.svc == nil || len(r.svc.Status.LoadBalancer.Ingress) == 0 {
+		t.Error("the legacy provider's Service is not returned")
+	}
+}
+
+func TestWait_L8_ConditionsInTimeThenProvisionTimeout(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), ConditionsTimeout(10*time.Second), ProvisionTimeout(time.Minute))
+	waitWatch(1)
+	nextObservation(t, observed)
+	provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	if v := nextObservation(t, observed); v.Result != ResultPending {
+		t.Fatalf("observation %v, want Pending while provisioning", v)
+	}
+	waitForTimers(t, clk, 2)
+	clk.Step(10 * time.Second) // the first deadline passes: conditions were in time
+	select {
+	case r := <-done:
+		t.Fatalf("Wait returned at the first deadline with conditions present: %v, %v", r.verdict, r.err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	clk.Step(time.Minute)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrProvisionTimeout) || r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
+		t.Fatalf("Wait = %v, %v; want Fail by T2 with ErrProvisionTimeout", r.verdict, r.err)
+	}
+}
+
+func waitForTimers(t *testing.T, clk *testingclock.FakeClock, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for clk.Waiters() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("Wait set %d timers, want %d", clk.Waiters(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The first watch ends with "resource version too old" (410 Gone) after
+// the provider has written the final status, which that watch never
+// delivers: Wait must relist and still see it.
+func TestWait_SurvivesWatchRestart(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	broken := watch.NewFake()
+	var watches atomic.Int32
+	cs.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if watches.Add(1) == 1 {
+			return true, broken, nil
+		}
+		return false, nil, nil
+	})
+	var lists atomic.Int32
+	cs.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		return false, nil, nil
+	})
+	done, observed := startWait(t, context.Background(), cs, "")
+	nextObservation(t, observed)
+	for watches.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	gone := apierrors.NewResourceExpired("too old resource version")
+	broken.Error(&gone.ErrStatus)
+	r := result(t, done)
+	if r.err != nil || r.verdict.Result != ResultReady {
+		t.Fatalf("Wait = %v, %v; want Ready after the watch restart", r.verdict, r.err)
+	}
+	if lists.Load() < 2 {
+		t.Errorf("%d lists, want a relist after the expired watch", lists.Load())
+	}
+}
+
+func TestWait_ServiceDeleted(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "")
+	waitWatch(1)
+	nextObservation(t, observed)
+	if err := cs.CoreV1().Services("default").Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, done); !errors.Is(r.err, ErrServiceDeleted) {
+		t.Fatalf("err = %v, want ErrServiceDeleted", r.err)
+	}
+}
+
+func TestWait_ContextCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, ctx, cs, "")
+	waitWatch(1)
+	nextObservation(t, observed)
+	cancel()
+	r := result(t, done)
+	if !errors.Is(r.err, context.Canceled) || r.verdict.Result != ResultPending {
+		t.Fatalf("Wait = %v, %v; want the last Pending verdict and context.Canceled", r.verdict, r.err)
+	}
+}
+
+func TestWait_NilClient(t *testing.T) {
+	if _, _, err := Wait(context.Background(), nil, "default", "web", ""); err == nil {
+		t.Error("nil client: no error")
+	}
+}
+
+// The apply configurations do what they claim through server-side apply:
+// the provider's field manager owns the KEP conditions and the ingress,
+// another manager's condition stays, and what a later transition leaves
+// out (Degraded, the ingress) is removed (G4, C2, L9).
+func TestApply_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
+	cs := fake.NewClientset(coreService(clientIP))
+	services := cs.CoreV1().Services("default")
+	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+	patch := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
+		"status": map[string]any{"conditions": []any{other}}}
+	if _, err := services.Patch(context.Background(), "web", "application/apply-patch+yaml", mustJSON(t, patch), metav1.PatchOptions{FieldManager: "other"}, "status"); err != nil {
+		t.Fatalf("apply by another manager: %v", err)
+	}
+	get := func() *v1.Service {
+		out, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v1.FromCore(out)
+	}
+	svc := provide(t, cs)(Succeeded(get(), ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+	if Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded) == nil || Get(svc.Status.Conditions, "example.com/Ready") == nil {
+		t.Fatalf("after Succeeded: %s", combination(svc.Status.Conditions))
+	}
+	svc = provide(t, cs)(Succeeded(svc, ingress, nil))
+	if Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded) != nil {
+		t.Error("server-side apply kept the Degraded condition the provider left out")
+	}
+	notLB := svc.DeepCopy()
+	notLB.Spec.Type = corev1.ServiceTypeClusterIP
+	svc = provide(t, cs)(NotLoadBalancer(notLB))
+	if HasKEPConditions(svc.Status.Conditions) || len(svc.Status.LoadBalancer.Ingress) != 0 {
+		t.Errorf("after NotLoadBalancer: %s, ingress %v", combination(svc.Status.Conditions), svc.Status.LoadBalancer.Ingress)
+	}
+	if Get(svc.Status.Conditions, "example.com/Ready") == nil {
+		t.Error("another manager's condition was removed")
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
