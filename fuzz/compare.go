@@ -135,3 +135,19 @@ func aliasedValue(a, b reflect.Value, path string) string {
 	}
 	return ""
 }
+
+// yamlUnreadable reports whether data holds a character that go-yaml's
+// reader rejects anywhere, even inside a quoted scalar where JSON and YAML
+// 1.2 allow it: DEL and the C1 controls other than NEL. apimachinery's
+// YAML serializer and sigs.k8s.io/yaml turn JSON into YAML by reading the
+// JSON as YAML, so they cannot encode a string holding one
+// (go-yaml/yaml#737, #872). That limits core/v1 Services as much as ours:
+// the YAML trips accept exactly that failure, and only for such data.
+func yamlUnreadable(data []byte) bool {
+	for _, r := range string(data) {
+		if r == 0x7F || (r >= 0x80 && r <= 0x9F && r != 0x85) {
+			return true
+		}
+	}
+	return false
+}

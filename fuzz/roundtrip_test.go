@@ -19,6 +19,7 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -132,6 +133,9 @@ func checkRoundTrip(t *testing.T, label string, svc *v1.Service) {
 	}{{"YAML", ours.yaml}, {"CBOR", ours.cbor}} {
 		data, err := encode(trip.s, normal)
 		if err != nil {
+			if trip.name == "YAML" && yamlUnreadable(second) && strings.Contains(err.Error(), "control characters are not allowed") {
+				continue
+			}
 			fail("%s encode: %v", trip.name, err)
 		}
 		back, err := decodeOne(trip.s, data, serviceGVK, &v1.Service{})
@@ -142,16 +146,18 @@ func checkRoundTrip(t *testing.T, label string, svc *v1.Service) {
 			fail("%s trip changed a normalised Service (-before +after):\n%s", trip.name, diff)
 		}
 	}
-	sigsYAML, err := yaml.Marshal(normal)
-	if err != nil {
-		fail("sigs.k8s.io/yaml encode: %v", err)
-	}
-	var sigsBack v1.Service
-	if err := yaml.Unmarshal(sigsYAML, &sigsBack); err != nil {
-		fail("sigs.k8s.io/yaml decode of its own YAML: %v\n%s", err, sigsYAML)
-	}
-	if diff := cmp.Diff(normal, &sigsBack, exact); diff != "" {
-		fail("sigs.k8s.io/yaml trip changed a normalised Service (-before +after):\n%s", diff)
+	if sigsYAML, err := yaml.Marshal(normal); err != nil {
+		if !yamlUnreadable(second) || !strings.Contains(err.Error(), "control characters are not allowed") {
+			fail("sigs.k8s.io/yaml encode: %v", err)
+		}
+	} else {
+		var sigsBack v1.Service
+		if err := yaml.Unmarshal(sigsYAML, &sigsBack); err != nil {
+			fail("sigs.k8s.io/yaml decode of its own YAML: %v\n%s", err, sigsYAML)
+		}
+		if diff := cmp.Diff(normal, &sigsBack, exact); diff != "" {
+			fail("sigs.k8s.io/yaml trip changed a normalised Service (-before +after):\n%s", diff)
+		}
 	}
 
 	// core/v1 has no field for the new spec field and nothing else new.
