@@ -181,7 +181,7 @@ func TestSet_G6_ObservedGeneration(t *testing.T) {
 	}
 }
 
-func TestSet_FillsMissingTransitionTime(t *testing.T) {
+func TestSet_C5_FillsMissingTransitionTime(t *testing.T) {
 	clk := testingclock.NewFakePassiveClock(t0)
 	conds := []metav1.Condition{cond(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing)}
 	conds[0].Message = "m"

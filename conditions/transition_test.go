@@ -349,6 +349,10 @@ func TestFailed_L5(t *testing.T) {
 	if _, err := Failed(serving, v1.LoadBalancerReasonProvisioning, "x"); err == nil {
 		t.Error("Failed with reason Provisioning: no error (L5)")
 	}
+}
+
+func TestFailed_C5_MessageCutToLimit(t *testing.T) {
+	serving := lbService()
 	long := strings.Repeat("x", 40000)
 	tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, long)
 	if err != nil || len(Get(tr.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
@@ -468,7 +472,7 @@ func mustTr(t *testing.T) func(Transition, error) Transition {
 	}
 }
 
-func TestTransitions_C3_C4_OnlyTableReasonsNeverPortsError(t *testing.T) {
+func TestTransitions_C1_C3_C4_OnlyTableReasonsNeverPortsError(t *testing.T) {
 	clk := testingclock.NewFakePassiveClock(t0)
 	svc := lbService(clientIP, mixedProtocols, dualStack)
 	all := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeatureIPFamilies}
@@ -564,5 +568,35 @@ func TestTransitions_C7_DegradedComesBackNotEarlier(t *testing.T) {
 	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}, WithClock(clk)))
 	if again := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded).LastTransitionTime; again.Before(&seen) {
 		t.Errorf("Degraded came back at %v, before the %v a watcher saw (C7)", again, seen)
+	}
+}
+
+// The four combinations of L3, each reached by the transitions and read by
+// Evaluate as section 6 says.
+func TestTransitions_L3_FourCombinations(t *testing.T) {
+	svc := lbService()
+	for _, step := range []struct {
+		name        string
+		transition  func(*v1.Service) (Transition, error)
+		combination string
+		result      Result
+	}{
+		{"provisioning, not serving", func(s *v1.Service) (Transition, error) { return Seen(s, Decide(s, fullCapabilities())) },
+			"P=T/Provisioning S=F/Provisioning D=-", ResultPending},
+		{"serving the latest spec", func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, nil) },
+			"P=F/Complete S=T/Serving D=-", ResultReady},
+		{"reprovisioning while serving an older spec", func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, KeepServing) },
+			"P=T/Provisioning S=T/Serving D=-", ResultPending},
+		{"error, not serving and not expected to", func(s *v1.Service) (Transition, error) {
+			return Failed(s, v1.LoadBalancerReasonInfrastructure, "the cloud said no")
+		}, "P=F/Complete S=F/Infrastructure D=-", ResultFail},
+	} {
+		svc = then(t, svc)(step.transition(svc))
+		if got := combination(svc.Status.Conditions); got != step.combination {
+			t.Errorf("%s: %s, want %s", step.name, got, step.combination)
+		}
+		if v := Evaluate(svc, ""); v.Result != step.result {
+			t.Errorf("%s: verdict %v, want %s", step.name, v, step.result)
+		}
 	}
 }

@@ -311,7 +311,7 @@ func TestWait_NilClient(t *testing.T) {
 // the provider's field manager owns the KEP conditions and the ingress,
 // another manager's condition stays, and what a later transition leaves
 // out (Degraded, the ingress) is removed (G4, C2, L9).
-func TestApply_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
+func TestApply_G4_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
 	cs := fake.NewClientset(coreService(clientIP))
 	services := cs.CoreV1().Services("default")
 	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
