@@ -195,7 +195,9 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 		}
 		want[name] = s.ResourceVersion
 	}
-	str.caughtUp(t, want, 10*time.Second)
+	if behind := str.caughtUp(t, want, 10*time.Second); len(behind) > 0 {
+		t.Fatalf("the watch stream did not deliver the latest version of %d services", len(behind))
+	}
 	findings, _ := str.finish()
 	if v := bySeverity(findings, conformance.SeverityViolation); len(v) > 0 {
 		logFindings(t, v, 10)

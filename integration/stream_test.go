@@ -27,7 +27,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -50,13 +49,12 @@ type stream struct {
 	rv map[string]string
 	// prev is the last observation per name.
 	prev map[string]*v1.Service
-	// specOnly holds the "name@resourceVersion" of every observation
-	// that changed a load-balancer-relevant field of the spec and nothing
-	// in the status: a user's write the provider has not answered yet.
-	specOnly map[string]bool
-	events   int
-	done     chan struct{}
-	err      error
+	// history holds one line per observation and name, for failure
+	// messages.
+	history map[string][]string
+	events  int
+	done    chan struct{}
+	err     error
 }
 
 // watchServices starts feeding the Services of namespace ns to a new
@@ -73,11 +71,11 @@ func watchServices(t *testing.T, client kubernetes.Interface, ns string, opts ..
 		t.Fatalf("list services: %v", err)
 	}
 	s := &stream{
-		checker:  conformance.NewChecker(opts...),
-		rv:       map[string]string{},
-		prev:     map[string]*v1.Service{},
-		specOnly: map[string]bool{},
-		done:     make(chan struct{}),
+		checker: conformance.NewChecker(opts...),
+		rv:      map[string]string{},
+		prev:    map[string]*v1.Service{},
+		history: map[string][]string{},
+		done:    make(chan struct{}),
 	}
 	for i := range list.Items {
 		s.observe(watch.Added, &list.Items[i])
@@ -128,22 +126,10 @@ func (s *stream) observe(typ watch.EventType, svc *corev1.Service) {
 		return
 	}
 	obs := v1.FromCore(svc)
-	if prev := s.prev[svc.Name]; prev != nil && apiequality.Semantic.DeepEqual(prev.Status, obs.Status) &&
-		len(conditions.ChangedFields(prev, obs)) > 0 {
-		s.specOnly[svc.Name+"@"+svc.ResourceVersion] = true
-	}
+	s.history[svc.Name] = append(s.history[svc.Name], describeObservation(s.prev[svc.Name], obs))
 	s.prev[svc.Name] = obs
 	s.rv[svc.Name] = svc.ResourceVersion
 	s.findings = append(s.findings, s.checker.Observe(obs)...)
-}
-
-// onSpecOnlyWrite reports whether f is about an observation that changed
-// the spec and nothing in the status: a user's write, before the provider
-// could answer it.
-func (s *stream) onSpecOnlyWrite(f conformance.Finding) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.specOnly[f.Object.Name+"@"+f.Object.ResourceVersion]
 }
 
 func (s *stream) fail(err error) {
@@ -155,16 +141,17 @@ func (s *stream) fail(err error) {
 }
 
 // caughtUp waits until the stream has delivered, for every Service in
-// want, the event of the resourceVersion want holds.
-func (s *stream) caughtUp(t *testing.T, want map[string]string, timeout time.Duration) {
+// want, the event of the resourceVersion want holds. It returns the names
+// still behind when the timeout ends, with the last observation of each.
+func (s *stream) caughtUp(t *testing.T, want map[string]string, timeout time.Duration) map[string]*v1.Service {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		s.mu.Lock()
-		var behind []string
+		behind := map[string]*v1.Service{}
 		for name, rv := range want {
 			if s.rv[name] != rv {
-				behind = append(behind, name)
+				behind[name] = s.prev[name].DeepCopy()
 			}
 		}
 		err := s.err
@@ -172,12 +159,8 @@ func (s *stream) caughtUp(t *testing.T, want map[string]string, timeout time.Dur
 		if err != nil {
 			t.Fatalf("watch: %v", err)
 		}
-		if len(behind) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			sort.Strings(behind)
-			t.Fatalf("the watch stream did not deliver the latest version of %d services within %s: %s", len(behind), timeout, strings.Join(behind[:min(len(behind), 10)], ", "))
+		if len(behind) == 0 || time.Now().After(deadline) {
+			return behind
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -270,4 +253,26 @@ func apiStatus(obj runtime.Object) string {
 		return st.Message
 	}
 	return fmt.Sprintf("%T", obj)
+}
+
+// describeObservation says in one line what changed from prev to obs: the
+// load-balancer-relevant fields of the spec, and the conditions.
+func describeObservation(prev, obs *v1.Service) string {
+	var conds []string
+	for _, c := range obs.Status.Conditions {
+		conds = append(conds, fmt.Sprintf("%s=%s/%s@%s", strings.TrimPrefix(c.Type, "LoadBalancer"), c.Status, c.Reason, c.LastTransitionTime.UTC().Format("15:04:05")))
+	}
+	var managers []string
+	for _, m := range obs.ManagedFields {
+		managers = append(managers, fmt.Sprintf("%s@%s", m.Manager, m.Time.UTC().Format("15:04:05")))
+	}
+	return fmt.Sprintf("rv %s: spec changes %v; ingress %d; %s; written by %s", obs.ResourceVersion,
+		conditions.ChangedFields(prev, obs), len(obs.Status.LoadBalancer.Ingress), strings.Join(conds, " "), strings.Join(managers, ", "))
+}
+
+// historyOf returns the observations of name, one per line.
+func (s *stream) historyOf(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.history[name], "\n")
 }

@@ -28,10 +28,11 @@ limitations under the License.
 //     on after Options.ProvisionDelay with conditions.Succeeded or
 //     conditions.Failed (L2, L4);
 //   - a load-balancer-relevant spec change (conditions.ChangedFields against
-//     the spec the provider last acted on): conditions.SpecUpdated bumps
-//     Provisioning (L6), and in the same write the load balancer is updated
-//     in place (Succeeded), refused (Failed), or, when nothing was served,
-//     provisioned again (ProvisioningStarted);
+//     the spec the provider last acted on, or any change the informer
+//     delivered since, even one a later change undid): conditions.SpecUpdated
+//     bumps Provisioning (L6), and in the same write the load balancer is
+//     updated in place (Succeeded), refused (Failed), or, when nothing was
+//     served, provisioned again (ProvisioningStarted);
 //   - a Service that stops being a LoadBalancer: conditions.NotLoadBalancer
 //     removes the conditions and the ingress (L9).
 //

@@ -106,7 +106,15 @@ type Provider struct {
 	// acted holds, per namespace/name, what the provider knows of a
 	// Service it handles.
 	acted map[string]record
-	stats Stats
+	// seen holds, per namespace/name, the resourceVersion of the latest
+	// version the informer delivered.
+	seen map[string]string
+	// changes counts, per namespace/name, the load-balancer-relevant
+	// spec changes the informer delivered: every one of them is owed an
+	// acknowledgement (L6), even one that a later change undid before the
+	// provider got to it.
+	changes map[string]uint64
+	stats   Stats
 }
 
 // record is what the provider remembers of a Service.
@@ -116,6 +124,9 @@ type record struct {
 	svc *v1.Service
 	// ready is when the provisioning under way ends; zero when none is.
 	ready time.Time
+	// changes is the count of spec changes (Provider.changes) the
+	// provider had seen when it acted.
+	changes uint64
 }
 
 // New returns a Provider that reads and writes Services through client.
@@ -126,6 +137,8 @@ func New(client kubernetes.Interface, opts Options) *Provider {
 		opts:    opts,
 		manager: cmp.Or(opts.FieldManager, DefaultFieldManager),
 		acted:   map[string]record{},
+		seen:    map[string]string{},
+		changes: map[string]uint64{},
 	}
 }
 
@@ -136,6 +149,85 @@ func (p *Provider) Stats() Stats {
 	s := p.stats
 	s.Latencies = slices.Clone(s.Latencies)
 	return s
+}
+
+// View is what a Provider knows of one Service: enough for a test to tell
+// when the provider owes it nothing more.
+type View struct {
+	// ResourceVersion is that of the latest version of the Service the
+	// provider's informer delivered; empty when none was, or the Service
+	// was deleted.
+	ResourceVersion string
+	// Acted is the Service as the provider last acted on it: the spec its
+	// status describes. Nil when the provider has not acted on it yet, or
+	// no longer handles it (deleted, not a LoadBalancer, not its class).
+	Acted *v1.Service
+	// ChangePending says that a load-balancer-relevant spec change was
+	// delivered after the provider last acted: it owes an
+	// acknowledgement (L6).
+	ChangePending bool
+}
+
+// View returns what the provider knows of namespace/name. Taken before a
+// read of the Service from the server, it tells whether the provider owes
+// that version anything (see Settled).
+func (p *Provider) View(namespace, name string) View {
+	key := namespace + "/" + name
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := View{ResourceVersion: p.seen[key]}
+	if rec, ok := p.acted[key]; ok {
+		v.Acted = rec.svc.DeepCopy()
+		v.ChangePending = rec.changes != p.changes[key]
+	} else {
+		v.ChangePending = p.changes[key] > 0
+	}
+	return v
+}
+
+// Settled reports whether a provider with view v, taken before svc was
+// read from the server, owes svc no further write for its spec: it has
+// seen this very version, acted on its load-balancer-relevant spec, and
+// seen no change since. A provisioning under way is not covered: its end
+// is still owed. A nil svc is never settled.
+func (v View) Settled(svc *v1.Service) bool {
+	return svc != nil && v.ResourceVersion == svc.ResourceVersion && !v.ChangePending &&
+		v.Acted != nil && len(conditions.ChangedFields(v.Acted, svc)) == 0
+}
+
+// delivered records an informer event: the latest resourceVersion, and a
+// load-balancer-relevant spec change.
+func (p *Provider) delivered(old, obj any) {
+	svc, _ := obj.(*corev1.Service)
+	if svc == nil {
+		return
+	}
+	key := svc.Namespace + "/" + svc.Name
+	changed := false
+	if prev, ok := old.(*corev1.Service); ok {
+		changed = len(conditions.ChangedFields(v1.FromCore(prev), v1.FromCore(svc))) > 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen[key] = svc.ResourceVersion
+	if changed {
+		p.changes[key]++
+	}
+}
+
+// deleted records an informer deletion.
+func (p *Provider) deleted(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.seen, key)
+	}
+}
+
+func (p *Provider) changeCount(key string) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changes[key]
 }
 
 // Run reconciles Services until ctx ends, then stops its workers and
@@ -160,9 +252,18 @@ func (p *Provider) Run(ctx context.Context) error {
 		}
 	}
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
+		AddFunc: func(obj any) {
+			p.delivered(nil, obj)
+			enqueue(obj)
+		},
+		UpdateFunc: func(old, obj any) {
+			p.delivered(old, obj)
+			enqueue(obj)
+		},
+		DeleteFunc: func(obj any) {
+			p.deleted(obj)
+			enqueue(obj)
+		},
 	}); err != nil {
 		return fmt.Errorf("add event handler: %w", err)
 	}
@@ -217,6 +318,10 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	if err != nil {
 		return 0, nil // not a key of ours: nothing to retry
 	}
+	// The changes are counted before the Service is read, so that a
+	// change delivered meanwhile is acted on by the next reconcile, not
+	// counted as acted on now.
+	changes := p.changeCount(key)
 	core, err := lister.Services(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		p.forget(key)
@@ -256,12 +361,20 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 			return 0, err
 		}
 		provisioning = decision.Action == conditions.ActionProvision
-	case last == nil || len(conditions.ChangedFields(last, svc)) > 0:
-		// A load-balancer-relevant change (L6); after a restart of the
-		// provider every Service counts as changed.
+	case last == nil || rec.changes != changes || len(conditions.ChangedFields(last, svc)) > 0:
+		// A load-balancer-relevant change (L6), or several, even ones
+		// that undid each other; after a restart of the provider every
+		// Service counts as changed.
 		work := svc
 		if !p.opts.Bugs.SkipProvisioningBump {
-			bumped, err := conditions.SpecUpdated(last, svc)
+			old := last
+			if len(conditions.ChangedFields(last, svc)) == 0 {
+				// Changes that undid each other are still owed
+				// their acknowledgement; for a nil old, SpecUpdated
+				// bumps.
+				old = nil
+			}
+			bumped, err := conditions.SpecUpdated(old, svc)
 			if err != nil {
 				return 0, err
 			}
@@ -306,7 +419,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 		p.forget(key)
 		return 0, nil
 	}
-	rec = record{svc: svc}
+	rec = record{svc: svc, changes: changes}
 	if provisioning {
 		after = max(p.opts.ProvisionDelay, time.Nanosecond)
 		rec.ready = time.Now().Add(p.opts.ProvisionDelay)
