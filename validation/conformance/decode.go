@@ -555,9 +555,14 @@ func (s *yamlSplitter) readDocument() (data []byte, startLine int, err error) {
 		} else {
 			line = chunk
 		}
-		if lineStart && !ended && len(line) < 1024 && s.r.more() {
+		if lineStart && !ended && len(line) < 1024 {
 			// Too little of the line to judge whether it is a separator.
-			continue
+			if s.r.more() {
+				continue
+			}
+			// more moved the unread bytes to the start of the buffer even
+			// though it read nothing new: slice the line again.
+			line = s.r.buf[s.r.pos:s.r.end]
 		}
 		if lineStart && isSeparator(line) {
 			s.r.pos += len(line)

@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -447,4 +448,22 @@ func FuzzDecode(f *testing.F) {
 		}
 		c.Finish()
 	})
+}
+
+// TestDecode_YAMLLastLineWithoutNewline: a final line without a newline,
+// longer than its offset in the read buffer, must reach the YAML parser
+// intact whether the input arrives in one piece or byte by byte. The
+// splitter once kept slicing the line at its old offset after the reader
+// had moved the unread bytes to the start of its buffer.
+func TestDecode_YAMLLastLineWithoutNewline(t *testing.T) {
+	in := "\n\nkind: Service\nmetadata: {name: web}"
+	for name, r := range map[string]io.Reader{
+		"whole":        strings.NewReader(in),
+		"byte by byte": iotest.OneByteReader(strings.NewReader(in)),
+	} {
+		objs, errs := decodeAll(t, r)
+		if len(errs) != 0 || names(objs) != "web" {
+			t.Errorf("%s: objects %q, errors %v", name, names(objs), errs)
+		}
+	}
 }
