@@ -207,6 +207,23 @@ func (d *Decoder) Next() (Object, error) {
 	}
 }
 
+// peekNonSpace returns the first byte after JSON white space without
+// consuming anything. It reports false when the input ends, fails, or the
+// read buffer fills, before such a byte.
+func (r *byteReader) peekNonSpace() (byte, bool) {
+	i := 0
+	for {
+		for ; r.pos+i < r.end; i++ {
+			if c := r.buf[r.pos+i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				return c, true
+			}
+		}
+		if !r.more() {
+			return 0, false
+		}
+	}
+}
+
 // nextRaw splits the input and returns the next object's bytes, valid
 // until the next call, and its position.
 func (d *Decoder) nextRaw() (rawObject, error) {
@@ -214,7 +231,12 @@ func (d *Decoder) nextRaw() (rawObject, error) {
 		return rawObject{}, io.EOF
 	}
 	if d.s == nil {
-		c, ok := d.in.skipSpace(nil)
+		// Peek rather than consume: a YAML document may start indented,
+		// and its splitter must see that indentation.
+		c, ok := d.in.peekNonSpace()
+		if !ok {
+			c, ok = d.in.skipSpace(nil)
+		}
 		if !ok {
 			d.done = true
 			if d.in.err != nil && d.in.err != io.EOF {

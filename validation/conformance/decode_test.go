@@ -467,3 +467,13 @@ func TestDecode_YAMLLastLineWithoutNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestDecode_IndentedYAML: a YAML document whose every line is indented is
+// valid; telling YAML from JSON must not eat the first line's indentation.
+func TestDecode_IndentedYAML(t *testing.T) {
+	in := "\n  kind: Service\n  apiVersion: v1\n  metadata: {name: web}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "web" {
+		t.Errorf("objects %q, errors %v", names(objs), errs)
+	}
+}
