@@ -177,13 +177,6 @@ func (s *stream) finish() ([]conformance.Finding, int) {
 	return out, s.events
 }
 
-// snapshot returns the findings so far.
-func (s *stream) snapshot() []conformance.Finding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.findings)
-}
-
 // bySeverity returns the findings of severity sev.
 func bySeverity(findings []conformance.Finding, sev conformance.Severity) []conformance.Finding {
 	var out []conformance.Finding
