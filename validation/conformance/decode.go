@@ -597,13 +597,17 @@ func (s *yamlSplitter) readDocument() (data []byte, startLine int, err error) {
 			startLine = s.line
 			continue
 		}
+		lineNo := s.r.line
 		s.r.pos += len(line)
 		if ended {
 			s.r.line++
 			s.line = s.r.line
 		}
 		if lineStart && !content && !blankOrComment(line) {
+			// The document is located by its first line of content, not
+			// by the comments before it.
 			content = true
+			startLine = lineNo
 		}
 		s.buf.write(line)
 		lineStart = ended

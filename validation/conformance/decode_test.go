@@ -477,3 +477,14 @@ func TestDecode_IndentedYAML(t *testing.T) {
 		t.Errorf("objects %q, errors %v", names(objs), errs)
 	}
 }
+
+func TestDecode_YAMLPositionSkipsComments(t *testing.T) {
+	in := "# a comment\n\n---\n# another\nkind: Service\napiVersion: v1\nmetadata: {name: a}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || len(objs) != 1 {
+		t.Fatalf("objects %q, errors %v", names(objs), errs)
+	}
+	if p := objs[0].Position; p.Line != 5 || p.Document != 1 || p.Offset != -1 {
+		t.Errorf("position %+v, want line 5 of document 1", p)
+	}
+}
