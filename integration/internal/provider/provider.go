@@ -30,8 +30,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -238,9 +239,18 @@ func (p *Provider) Run(ctx context.Context) error {
 	if p.client == nil {
 		return errors.New("client is nil")
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(p.client, 0, informers.WithNamespace(p.opts.Namespace))
-	informer := factory.Core().V1().Services()
-	lister := informer.Lister()
+	// An informer of Services alone: the factory of package informers
+	// would link in the informers of every API group.
+	services := p.client.CoreV1().Services(p.opts.Namespace)
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return services.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return services.Watch(ctx, opts)
+		},
+	}, &corev1.Service{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	lister := corelisters.NewServiceLister(informer.GetIndexer())
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "lbstatus-reference-provider"})
@@ -251,7 +261,7 @@ func (p *Provider) Run(ctx context.Context) error {
 			queue.Add(key)
 		}
 	}
-	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			p.delivered(nil, obj)
 			enqueue(obj)
@@ -267,9 +277,14 @@ func (p *Provider) Run(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("add event handler: %w", err)
 	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+	informerDone := make(chan struct{})
+	go func() {
+		defer close(informerDone)
+		informer.RunWithContext(ctx)
+	}()
+	// The informer stops with ctx; Run returns only after it has.
+	defer func() { <-informerDone }()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("service informer did not sync")
 	}
 
