@@ -571,6 +571,22 @@ func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 	wantFinding(t, check(served, converted, kept), "L9", SeverityWarning, "status.conditions")
 }
 
+// TestCheck_L9_ApiserverClearsIngressInTheUserWrite: a real apiserver
+// clears the ingress in the very write that changes type away from
+// LoadBalancer. That status change is not the provider's, so L9 waits.
+func TestCheck_L9_ApiserverClearsIngressInTheUserWrite(t *testing.T) {
+	served := ready("web", 10)
+	converted := next(served)
+	converted.Spec.Type = corev1.ServiceTypeClusterIP
+	converted.Spec.Ports[0].NodePort = 0
+	converted.Status.LoadBalancer.Ingress = nil
+	noFinding(t, check(served, converted), "L9")
+
+	kept := next(converted) // the provider writes, and leaves them
+	getCond(t, kept, v1.LoadBalancerConditionServing).Message = "still here"
+	wantFinding(t, check(served, converted, kept), "L9", SeverityWarning, "status.conditions")
+}
+
 func TestCheck_P5_WaitsForTheProvider(t *testing.T) {
 	degraded := ready("web", 10)
 	degraded.Spec.SessionAffinity = corev1.ServiceAffinityClientIP

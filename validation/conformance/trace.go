@@ -184,9 +184,15 @@ func (c *Checker) derive(st *serviceState, seen bool, svc *v1.Service, v *view) 
 		return o
 	}
 	o.changed = c.specChanges(st, svc)
-	o.written = st.ingressSum != o.ingressSum
-	for s := range o.conds {
-		o.written = o.written || o.conds[s].present != st.conds[s].present || o.conds[s].sum != st.conds[s].sum
+	// A write that changed the spec is not the provider's status write,
+	// whatever changed in status with it: a /status write cannot change the
+	// spec, and the apiserver itself edits status in a spec write (it clears
+	// the ingress when type leaves LoadBalancer).
+	if len(o.changed) == 0 {
+		o.written = st.ingressSum != o.ingressSum
+		for s := range o.conds {
+			o.written = o.written || o.conds[s].present != st.conds[s].present || o.conds[s].sum != st.conds[s].sum
+		}
 	}
 	o.specAhead = !o.written && (len(o.changed) > 0 || st.specAhead)
 	return o
