@@ -42,12 +42,7 @@ func (o Options) enabled() bool {
 // gate on). It checks nothing of the upstream core/v1 fields (see the
 // package doc). A nil svc has nothing to validate and yields no errors.
 func ValidateService(svc *v1.Service, opts Options) field.ErrorList {
-	if svc == nil {
-		return nil
-	}
-	allErrs := validateSpec(svc, nil, opts)
-	allErrs = append(allErrs, validateStatus(svc, nil, opts)...)
-	return allErrs
+	return ValidateServiceUpdate(svc, nil, opts)
 }
 
 // ValidateServiceUpdate validates an update of a Service from old to svc:

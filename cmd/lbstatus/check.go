@@ -18,7 +18,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -93,12 +92,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
-		return exitInput
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	// Reports can be long; write them through a buffer, flushed at the end.
 	buffered := bufio.NewWriterSize(stdout, 64<<10)

@@ -33,12 +33,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: lbstatus explain [RULE]\n\nPrints what a rule of the specification requires and how the checker\napplies it; without RULE, lists every rule. RULE is an ID such as L6.\n")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
-		return exitInput
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	switch fs.NArg() {
 	case 0:

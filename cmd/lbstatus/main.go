@@ -18,11 +18,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses.
@@ -88,4 +91,20 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	fmt.Fprintf(stderr, "lbstatus: unknown command %q\n\n%s", args[0], usage)
 	return exitInput
+}
+
+// parseFlags parses a subcommand's arguments. done reports that the command
+// is over, with code its exit status: help was asked for (0), or the flags
+// were bad (2, with one line on stderr).
+func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, false
+	case errors.Is(err, pflag.ErrHelp):
+		return exitOK, true
+	default:
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput, true
+	}
 }

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -90,12 +89,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		fmt.Fprint(stderr, watchUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
-		return exitInput
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "lbstatus: watch takes no arguments, got %q\n", fs.Args())
