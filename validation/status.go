@@ -104,49 +104,11 @@ func validateLoadBalancerCondition(c *metav1.Condition, i int) *field.Error {
 	if c.Status != metav1.ConditionTrue && c.Status != metav1.ConditionFalse {
 		return nil
 	}
-	if s, known := reasonStatus(t, v1.LoadBalancerConditionReason(c.Reason)); known && s != c.Status {
+	if s, known := v1.ReasonStatus(t, v1.LoadBalancerConditionReason(c.Reason)); known && s != c.Status {
 		return field.Invalid(conditionsPath.Index(i).Child("reason"), c.Reason,
 			fmt.Sprintf("must not be used with status %s: it is a reason for status %s", c.Status, s))
 	}
 	return nil
-}
-
-// reasonStatus returns the status a well-known reason of condition type t
-// goes with, from the specification's table (section 2), and false for a
-// reason the table does not list for t. Each (type, reason) pair of the
-// table has exactly one status:
-//
-//	LoadBalancerServing       True:  Serving
-//	                          False: Provisioning, Unsupported, Infrastructure
-//	LoadBalancerProvisioning  True:  Provisioning
-//	                          False: Complete
-//	LoadBalancerDegraded      True:  the six <Feature>NotSupported reasons, Multiple
-//	                          False: none
-func reasonStatus(t v1.LoadBalancerConditionType, r v1.LoadBalancerConditionReason) (metav1.ConditionStatus, bool) {
-	switch t {
-	case v1.LoadBalancerConditionServing:
-		switch r {
-		case v1.LoadBalancerReasonServing:
-			return metav1.ConditionTrue, true
-		case v1.LoadBalancerReasonProvisioning, v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure:
-			return metav1.ConditionFalse, true
-		}
-	case v1.LoadBalancerConditionProvisioning:
-		switch r {
-		case v1.LoadBalancerReasonProvisioning:
-			return metav1.ConditionTrue, true
-		case v1.LoadBalancerReasonComplete:
-			return metav1.ConditionFalse, true
-		}
-	case v1.LoadBalancerConditionDegraded:
-		if r == v1.LoadBalancerReasonMultiple {
-			return metav1.ConditionTrue, true
-		}
-		if _, ok := v1.DegradedFeature(r); ok {
-			return metav1.ConditionTrue, true
-		}
-	}
-	return "", false
 }
 
 // ratchetConditions drops from errs the errors about conditions that did not

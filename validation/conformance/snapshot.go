@@ -223,21 +223,8 @@ func conditionField(path string) (i int, sub string, ok bool) {
 // tableReason reports whether reason is in the specification's table for
 // condition type t, with any status.
 func tableReason(t v1.LoadBalancerConditionType, reason string) bool {
-	r := v1.LoadBalancerConditionReason(reason)
-	switch t {
-	case v1.LoadBalancerConditionServing:
-		return r == v1.LoadBalancerReasonServing || r == v1.LoadBalancerReasonProvisioning ||
-			r == v1.LoadBalancerReasonUnsupported || r == v1.LoadBalancerReasonInfrastructure
-	case v1.LoadBalancerConditionProvisioning:
-		return r == v1.LoadBalancerReasonProvisioning || r == v1.LoadBalancerReasonComplete
-	case v1.LoadBalancerConditionDegraded:
-		if r == v1.LoadBalancerReasonMultiple {
-			return true
-		}
-		_, ok := v1.DegradedFeature(r)
-		return ok
-	}
-	return false
+	_, ok := v1.ReasonStatus(t, v1.LoadBalancerConditionReason(reason))
+	return ok
 }
 
 // snapshot applies the rules that need one observation only.

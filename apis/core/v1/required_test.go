@@ -130,3 +130,32 @@ func TestDegradedReason_G1(t *testing.T) {
 		t.Errorf("an unknown feature is known")
 	}
 }
+
+// TestReasonStatus_C3: each reason of the specification's table belongs to
+// exactly one status of its type, and reasons outside the table, or of
+// another type, are not claimed.
+func TestReasonStatus_C3(t *testing.T) {
+	for _, tc := range []struct {
+		typ    v1.LoadBalancerConditionType
+		reason v1.LoadBalancerConditionReason
+		status metav1.ConditionStatus
+		known  bool
+	}{
+		{v1.LoadBalancerConditionServing, v1.LoadBalancerReasonServing, metav1.ConditionTrue, true},
+		{v1.LoadBalancerConditionServing, v1.LoadBalancerReasonProvisioning, metav1.ConditionFalse, true},
+		{v1.LoadBalancerConditionServing, v1.LoadBalancerReasonUnsupported, metav1.ConditionFalse, true},
+		{v1.LoadBalancerConditionServing, v1.LoadBalancerReasonInfrastructure, metav1.ConditionFalse, true},
+		{v1.LoadBalancerConditionProvisioning, v1.LoadBalancerReasonProvisioning, metav1.ConditionTrue, true},
+		{v1.LoadBalancerConditionProvisioning, v1.LoadBalancerReasonComplete, metav1.ConditionFalse, true},
+		{v1.LoadBalancerConditionDegraded, v1.LoadBalancerReasonMultiple, metav1.ConditionTrue, true},
+		{v1.LoadBalancerConditionDegraded, v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported, metav1.ConditionTrue, true},
+		{v1.LoadBalancerConditionProvisioning, v1.LoadBalancerReasonServing, "", false},
+		{v1.LoadBalancerConditionServing, "ProviderSpecific", "", false},
+		{"example.com/Other", v1.LoadBalancerReasonServing, "", false},
+	} {
+		status, known := v1.ReasonStatus(tc.typ, tc.reason)
+		if status != tc.status || known != tc.known {
+			t.Errorf("ReasonStatus(%s, %s) = %q, %v; want %q, %v", tc.typ, tc.reason, status, known, tc.status, tc.known)
+		}
+	}
+}
