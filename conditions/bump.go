@@ -40,7 +40,7 @@ func Bump[T ConditionType](conds *[]metav1.Condition, t T, opts ...Option) bool 
 		return false
 	}
 	_, gen, hasGen := clockAndGeneration(opts)
-	c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, now(opts))
+	c.LastTransitionTime = transitionTime(c.LastTransitionTime, opts)
 	if hasGen {
 		c.ObservedGeneration = gen
 	}

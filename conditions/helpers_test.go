@@ -303,3 +303,28 @@ func TestNextTransitionTime(t *testing.T) {
 		}
 	}
 }
+
+// With the default clock, Set, Bump and the wall-clock reader they share
+// write the current wall time in whole seconds, in the local zone as
+// time.Now gives it.
+func TestSet_RealClockWritesWallSeconds(t *testing.T) {
+	before := time.Now().Unix()
+	if got := wallSeconds(); got < before || got > time.Now().Unix() {
+		t.Fatalf("wallSeconds() = %d, want between %d and now", got, before)
+	}
+	var conds []metav1.Condition
+	Set(&conds, metav1.Condition{Type: "A", Status: metav1.ConditionTrue, Reason: "R"})
+	got := conds[0].LastTransitionTime
+	if got.Unix() < before || got.Unix() > time.Now().Unix() || got.Nanosecond() != 0 || got.Location() != time.Local {
+		t.Errorf("lastTransitionTime = %v (%v), want the wall clock in whole seconds, local", got, got.Location())
+	}
+	prev := got.Unix()
+	before = time.Now().Unix()
+	if !Bump(&conds, "A") {
+		t.Fatal("Bump reported false")
+	}
+	after := time.Now().Unix()
+	if got := conds[0].LastTransitionTime.Unix(); got < max(prev+1, before) || got > max(prev+1, after) {
+		t.Errorf("Bump moved lastTransitionTime from %d to %d, want the next second or now", prev, got)
+	}
+}

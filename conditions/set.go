@@ -48,45 +48,51 @@ func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...Option) bool {
 			c.ObservedGeneration = gen
 		}
 	}
-	for i := range *conds {
-		existing := &(*conds)[i]
-		if existing.Type != c.Type {
-			continue
-		}
-		changed := false
-		if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
-			existing.Status = c.Status
-			existing.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, now(opts))
-			changed = true
-		}
-		if existing.Reason != c.Reason {
-			existing.Reason = c.Reason
-			changed = true
-		}
-		if existing.Message != c.Message {
-			existing.Message = c.Message
-			changed = true
-		}
-		if existing.ObservedGeneration != c.ObservedGeneration {
-			existing.ObservedGeneration = c.ObservedGeneration
-			changed = true
-		}
-		return changed
+	// Only the paths that read the clock need opts. Held through a
+	// pointer, opts stays in memory rather than being saved and restored
+	// around each string comparison below, which would make the common
+	// path slower than meta.SetStatusCondition's (BenchmarkSet).
+	o := &opts
+	existing := Get(*conds, c.Type)
+	if existing == nil {
+		c.LastTransitionTime = transitionTime(metav1.Time{}, *o)
+		*conds = append(*conds, c)
+		return true
 	}
-	*conds = append(*conds, c)
-	(*conds)[len(*conds)-1].LastTransitionTime = nextTransitionTime(metav1.Time{}, now(opts))
-	return true
+	if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
+		// A flip, or a condition stored without a time: the condition is
+		// c's from now on.
+		existing.Status, existing.Reason, existing.Message = c.Status, c.Reason, c.Message
+		existing.ObservedGeneration = c.ObservedGeneration
+		existing.LastTransitionTime = transitionTime(existing.LastTransitionTime, *o)
+		return true
+	}
+	changed := false
+	if existing.Reason != c.Reason {
+		existing.Reason = c.Reason
+		changed = true
+	}
+	if existing.Message != c.Message {
+		existing.Message = c.Message
+		changed = true
+	}
+	if existing.ObservedGeneration != c.ObservedGeneration {
+		existing.ObservedGeneration = c.ObservedGeneration
+		changed = true
+	}
+	return changed
 }
 
-// now reads the clock of opts (the real one by default), calling
-// time.Now directly for the real clock, as meta.SetStatusCondition does.
-// Set reads the options for the clock only when it needs the time.
-func now(opts []Option) time.Time {
+// transitionTime returns the lastTransitionTime that follows prev by the
+// clock of opts. The real clock, the default, is read with wallSeconds:
+// the wire keeps whole seconds of wall time, so nothing else of the clock
+// is needed.
+func transitionTime(prev metav1.Time, opts []Option) metav1.Time {
 	clk, _, _ := clockAndGeneration(opts)
 	if _, ok := clk.(clock.RealClock); ok {
-		return time.Now()
+		return nextTransitionTime(prev, time.Unix(wallSeconds(), 0))
 	}
-	return clk.Now()
+	return nextTransitionTime(prev, clk.Now())
 }
 
 // clockAndGeneration reads the options of Set and Bump. They are read here
