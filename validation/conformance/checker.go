@@ -78,7 +78,9 @@ type Checker struct {
 	opts       checkerOptions
 	validation validation.Options
 	seed       maphash.Seed
-	services   map[serviceKey]*serviceState
+	// services locates each Service's state in states.
+	services map[serviceKey]int32
+	states   stateSlab
 	// noMemo turns off the memo of clean validation results; for tests
 	// that prove the memo changes nothing.
 	noMemo bool
@@ -94,7 +96,7 @@ func NewChecker(opts ...Option) *Checker {
 	c := &Checker{
 		validation: validation.Options{FeatureGate: gateOn()},
 		seed:       maphash.MakeSeed(),
-		services:   map[serviceKey]*serviceState{},
+		services:   map[serviceKey]int32{},
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -203,12 +205,19 @@ func (c *Checker) Finish() []Finding {
 // forget removes a Service's state and returns its end-of-trace findings.
 // pos, when not nil, is where the trace ended (a deletion).
 func (c *Checker) forget(k serviceKey, pos *Position) []Finding {
-	st, ok := c.services[k]
+	i, ok := c.services[k]
 	if !ok {
 		return nil
 	}
+	out := c.endOfTrace(k, c.states.at(i), pos)
+	c.drop(k, i)
+	return out
+}
+
+// drop removes the state of the Service k, found at states[i].
+func (c *Checker) drop(k serviceKey, i int32) {
 	delete(c.services, k)
-	return c.endOfTrace(k, st, pos)
+	c.states.release(i)
 }
 
 // observe is Observe with the observation's position, the zero Position
@@ -224,19 +233,28 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		// P1: not the provider's Service; its conditions, if any, are a
 		// violation and nothing else is the provider's business.
 		c.checkForeignClass(&f, svc)
-		delete(c.services, key)
+		if i, ok := c.services[key]; ok {
+			c.drop(key, i)
+		}
 		return f.list
 	}
 
-	st, seen := c.services[key]
-	if seen && st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
-		// Deleted and created again: a new Service, a new trace.
-		f.list = append(f.list, c.endOfTrace(key, st, f.position())...)
-		seen = false
+	var st *serviceState
+	i, seen := c.services[key]
+	if seen {
+		st = c.states.at(i)
+		if st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
+			// Deleted and created again: a new Service, a new trace.
+			f.list = append(f.list, c.endOfTrace(key, st, f.position())...)
+			*st = serviceState{}
+			seen = false
+		}
+	} else {
+		i, st = c.states.alloc()
+		c.services[key.clone()] = i
 	}
 	if !seen {
-		st = &serviceState{spec: string(c.encodeG3(svc))}
-		c.services[key] = st
+		st.spec = string(c.encodeG3(svc))
 		c.seen++
 	}
 
@@ -288,6 +306,50 @@ func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 
 // serviceKey identifies a Service across observations.
 type serviceKey struct{ namespace, name string }
+
+// clone returns k with its strings copied into one allocation, so that the
+// key the Checker keeps holds no decoded object's strings and costs the
+// garbage collector one object instead of two.
+func (k serviceKey) clone() serviceKey {
+	s := k.namespace + k.name
+	return serviceKey{s[:len(k.namespace)], s[len(k.namespace):]}
+}
+
+// stateSlab holds the Checker's serviceStates in chunks of slabChunk: a
+// state never moves, so a pointer to it stays valid; the garbage collector
+// scans a chunk from end to end instead of visiting one object per Service,
+// which keeps its work per Service flat as their number grows; and the slot
+// of a forgotten Service is used again.
+type stateSlab struct {
+	chunks [][]serviceState
+	free   []int32
+	used   int32 // slots ever handed out
+}
+
+const slabChunk = 1024
+
+// alloc returns a free slot, zeroed.
+func (s *stateSlab) alloc() (int32, *serviceState) {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		return i, s.at(i)
+	}
+	i := s.used
+	if int(i)/slabChunk == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]serviceState, slabChunk))
+	}
+	s.used++
+	return i, s.at(i)
+}
+
+func (s *stateSlab) at(i int32) *serviceState { return &s.chunks[i/slabChunk][i%slabChunk] }
+
+// release zeroes slot i, dropping what it refers to, and frees it.
+func (s *stateSlab) release(i int32) {
+	*s.at(i) = serviceState{}
+	s.free = append(s.free, i)
+}
 
 // ref returns the ObjectRef of a Service known only by its key.
 func (k serviceKey) ref(resourceVersion string) ObjectRef {

@@ -675,6 +675,31 @@ func TestCheck_FinishForgets(t *testing.T) {
 	}
 }
 
+// A forgotten Service's state is dropped, and its slot serves the next
+// Service afresh: nothing of the old trace leaks into the new one, and
+// observing Services again after Finish takes no more state.
+func TestCheck_ForgottenStateIsReusedClean(t *testing.T) {
+	c := NewChecker()
+	served := ready("web", 10)
+	c.Observe(served)
+	c.Observe(specChange(served)) // web now owes an acknowledgement (L6)
+	wantFinding(t, c.Forget(served.Namespace, served.Name), "L6", SeverityWarning, "status.conditions")
+
+	other := ready("api", 10)
+	c.Observe(other)
+	noFinding(t, c.Finish(), "L6")
+
+	for round := range 3 {
+		for _, name := range []string{"a", "b", "c"} {
+			c.Observe(ready(name, 10+round))
+		}
+		c.Finish()
+	}
+	if c.states.used != 3 {
+		t.Errorf("3 Services observed in 3 rounds took %d slots, want 3", c.states.used)
+	}
+}
+
 func TestCheck_NilService(t *testing.T) {
 	if found := NewChecker().Observe(nil); found != nil {
 		t.Errorf("Observe(nil) = %v", found)
