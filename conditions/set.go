@@ -40,23 +40,27 @@ import (
 // A new condition is appended; when *conds has spare capacity, nothing is
 // allocated.
 func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...Option) bool {
+	return set(conds, &c, &opts)
+}
+
+// set is Set on a pointer to its (copied) condition and options: Set
+// inlines to this call. opts is needed only on the paths that read the
+// clock; held through a pointer, it stays in memory rather than being saved
+// and restored around each string comparison of the common path.
+func set(conds *[]metav1.Condition, c *metav1.Condition, opts *[]Option) bool {
 	if conds == nil {
 		return false
 	}
-	if len(opts) > 0 {
-		if _, gen, ok := clockAndGeneration(opts); ok {
+	if len(*opts) > 0 {
+		if _, gen, ok := clockAndGeneration(*opts); ok {
 			c.ObservedGeneration = gen
 		}
 	}
-	// Only the paths that read the clock need opts. Held through a
-	// pointer, opts stays in memory rather than being saved and restored
-	// around each string comparison below, which would make the common
-	// path slower than meta.SetStatusCondition's (BenchmarkSet).
-	o := &opts
 	existing := Get(*conds, c.Type)
 	if existing == nil {
-		c.LastTransitionTime = transitionTime(metav1.Time{}, *o)
-		*conds = append(*conds, c)
+		*conds = append(*conds, *c)
+		added := &(*conds)[len(*conds)-1]
+		added.LastTransitionTime = transitionTime(metav1.Time{}, *opts)
 		return true
 	}
 	if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
@@ -64,7 +68,7 @@ func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...Option) bool {
 		// c's from now on.
 		existing.Status, existing.Reason, existing.Message = c.Status, c.Reason, c.Message
 		existing.ObservedGeneration = c.ObservedGeneration
-		existing.LastTransitionTime = transitionTime(existing.LastTransitionTime, *o)
+		existing.LastTransitionTime = transitionTime(existing.LastTransitionTime, *opts)
 		return true
 	}
 	changed := false
