@@ -31,7 +31,7 @@
 # Environment:
 #   N_SERVICES  distinct Services                   (default 100000)
 #   N_OBS       observations                        (default 1000000)
-#   REPEAT      runs of each measurement, decode and check in turn; the fastest counts (default 2)
+#   REPEAT      rounds, each running decode and check on every size; the fastest counts (default 3)
 #   SCALING     1: also measure half the input     (default 1)
 #   WORKDIR     where the binaries and streams go  (default: a temporary directory, removed)
 #
@@ -41,7 +41,7 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N_SERVICES=${N_SERVICES:-100000}
 N_OBS=${N_OBS:-1000000}
-REPEAT=${REPEAT:-2}
+REPEAT=${REPEAT:-3}
 SCALING=${SCALING:-1}
 TIME=/usr/bin/time
 
@@ -88,21 +88,6 @@ run() {
     END { printf "%.2f %.2f %d\n", wall, user + sys, rss }' "$WORK/time.txt"
 }
 
-# measure FILE: runs decode and check in turn, REPEAT times each, so that
-# a busy machine slows both alike; prints the fastest wall and CPU times of
-# each and the check's largest peak memory:
-# "decode_wall decode_cpu decode_rss check_wall check_cpu check_rss".
-measure() {
-  local i dw=9e9 dc=9e9 dr=0 cw=9e9 cc=9e9 cr=0 w c r
-  for ((i = 0; i < REPEAT; i++)); do
-    read -r w c r <<< "$(run "$1" decode)"
-    dw=$(min "$dw" "$w") dc=$(min "$dc" "$c") dr=$((r > dr ? r : dr))
-    read -r w c r <<< "$(run "$1" check)"
-    cw=$(min "$cw" "$w") cc=$(min "$cc" "$c") cr=$((r > cr ? r : cr))
-  done
-  echo "$dw $dc $dr $cw $cc $cr"
-}
-
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
 pct() { awk -v c="$1" -v d="$2" 'BEGIN { printf "%.1f", (c / d - 1) * 100 }'; }
 
@@ -120,10 +105,30 @@ printf '\n%-12s %-9s %8s | %8s %8s %9s | %8s %8s %9s | %10s %9s\n' \
   observations services "size MiB" "decode s" "check s" overhead "decode" "check" overhead "decode MiB" "check MiB"
 printf '%-12s %-9s %8s | %-28s | %-28s |\n' "" "" "" "  wall clock time" "  CPU time (user+system)"
 status=0
+# Each round runs decode and check on every size in turn, so that a busy
+# spell of the machine slows all of them alike instead of one size or one
+# mode; the fastest of REPEAT rounds counts, and the check's largest peak
+# memory. best[IDX MODE] holds "wall cpu rss".
+declare -A best=()
+for ((round = 0; round < REPEAT; round++)); do
+  for idx in "${!sizes[@]}"; do
+    read -r _ _ file <<< "${sizes[$idx]}"
+    for mode in decode check; do
+      read -r w c r <<< "$(run "$file" "$mode")"
+      if [[ -z ${best[$idx $mode]:-} ]]; then
+        best[$idx $mode]="$w $c $r"
+      else
+        read -r bw bc br <<< "${best[$idx $mode]}"
+        best[$idx $mode]="$(min "$bw" "$w") $(min "$bc" "$c") $((r > br ? r : br))"
+      fi
+    done
+  done
+done
 declare -a check_walls=() check_cpus=() decode_walls=() decode_cpus=()
-for entry in "${sizes[@]}"; do
-  read -r obs svc file <<< "$entry"
-  read -r dw dc dr cw cc cr <<< "$(measure "$file")"
+for idx in "${!sizes[@]}"; do
+  read -r obs svc file <<< "${sizes[$idx]}"
+  read -r dw dc dr <<< "${best[$idx decode]}"
+  read -r cw cc cr <<< "${best[$idx check]}"
   size=$(($(stat -c %s "$file") / 1048576))
   ow=$(pct "$cw" "$dw") oc=$(pct "$cc" "$dc")
   printf '%-12s %-9s %8s | %8s %8s %8s%% | %8s %8s %8s%% | %10d %9d\n' \
@@ -149,5 +154,5 @@ if [[ $SCALING == 1 ]]; then
   goal "doubling the input at most doubles the time, wall clock" "$(le "$rw" 2.0)" "x$rw; decoding alone x$dw"
   goal "doubling the input at most doubles the time, CPU time" "$(le "$rc" 2.0)" "x$rc; decoding alone x$dc"
 fi
-echo "  (REPEAT=$REPEAT runs each, fastest kept; wall clock suffers most when other work shares the machine)"
+echo "  (REPEAT=$REPEAT interleaved rounds, fastest kept; wall clock suffers most when other work shares the machine)"
 exit $status
