@@ -315,6 +315,11 @@ func (k serviceKey) clone() serviceKey {
 	return serviceKey{s[:len(k.namespace)], s[len(k.namespace):]}
 }
 
+// ref returns the ObjectRef of a Service known only by its key.
+func (k serviceKey) ref(resourceVersion string) ObjectRef {
+	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
+}
+
 // stateSlab holds the Checker's serviceStates in chunks of slabChunk: a
 // state never moves, so a pointer to it stays valid; the garbage collector
 // scans a chunk from end to end instead of visiting one object per Service,
@@ -349,11 +354,6 @@ func (s *stateSlab) at(i int32) *serviceState { return &s.chunks[i/slabChunk][i%
 func (s *stateSlab) release(i int32) {
 	*s.at(i) = serviceState{}
 	s.free = append(s.free, i)
-}
-
-// ref returns the ObjectRef of a Service known only by its key.
-func (k serviceKey) ref(resourceVersion string) ObjectRef {
-	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
 }
 
 // The result of a verdict, for change detection.
