@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"syscall"
 	"testing"
@@ -101,21 +102,26 @@ func BenchmarkDecode(b *testing.B) { runStream(b, false) }
 // BenchmarkCheck decodes the same stream and checks every observation.
 func BenchmarkCheck(b *testing.B) { runStream(b, true) }
 
-// BenchmarkObserve is the checker alone, on observations decoded
-// beforehand: the part of BenchmarkCheck that BenchmarkDecode does not do.
-func BenchmarkObserve(b *testing.B) {
+// decodeBenchStream returns benchStream's objects, decoded.
+func decodeBenchStream(b *testing.B) []Object {
 	d := NewDecoder(bytes.NewReader(benchStream), "bench")
 	var objs []Object
 	for {
 		obj, err := d.Next()
 		if err == io.EOF {
-			break
+			return objs
 		}
 		if err != nil {
 			b.Fatal(err)
 		}
 		objs = append(objs, obj)
 	}
+}
+
+// BenchmarkObserve is the checker alone, on observations decoded
+// beforehand: the part of BenchmarkCheck that BenchmarkDecode does not do.
+func BenchmarkObserve(b *testing.B) {
+	objs := decodeBenchStream(b)
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
@@ -126,4 +132,72 @@ func BenchmarkObserve(b *testing.B) {
 		c.Finish()
 	}
 	reportPerObservation(b, cpu, len(objs))
+}
+
+// BenchmarkObserveScaling is the checker alone at the two sizes of the
+// doubling goal of hack/bench-conformance.sh: 500,000 observations of
+// 50,000 Services, and 1,000,000 of 100,000. The script's times are mostly
+// decoding, which keeps no state; this is the part whose cost could grow
+// with the number of Services the checker remembers. The checker scales
+// linearly when ns/observation stays level from one size to the other.
+// Run each size in a process of its own, taking turns: the second size in
+// one process finds a heap the first has grown, and runs faster for it.
+//
+//	for i in 1 2 3 4 5 6; do for n in 50000 100000; do
+//		go test ./validation/conformance -run '^$' -bench "ObserveScaling/services=$n\$"
+//	done; done > scaling.txt
+//	benchstat -col /services scaling.txt
+//
+// The observations are BenchmarkObserve's, replayed once for every copy
+// of its Services, each copy under namespaces of its own, so the input
+// takes the memory of the small stream only.
+func BenchmarkObserveScaling(b *testing.B) {
+	objs := decodeBenchStream(b)
+	if len(objs)%benchServices != 0 {
+		b.Fatalf("%d observations are not whole rounds of %d Services", len(objs), benchServices)
+	}
+	namespaces := make([]string, len(objs))
+	for i, obj := range objs {
+		namespaces[i] = obj.Service.Namespace
+	}
+	for _, copies := range []int{50, 100} {
+		b.Run(fmt.Sprintf("services=%d", copies*benchServices), func(b *testing.B) {
+			// renamed[i][r] is the namespace of objs[i] in copy r.
+			byNamespace := map[string][]string{}
+			renamed := make([][]string, len(objs))
+			for i, ns := range namespaces {
+				if byNamespace[ns] == nil {
+					for r := range copies {
+						byNamespace[ns] = append(byNamespace[ns], fmt.Sprintf("%s-%d", ns, r))
+					}
+				}
+				renamed[i] = byNamespace[ns]
+			}
+			defer func() {
+				for i, obj := range objs {
+					obj.Service.Namespace = namespaces[i]
+				}
+			}()
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				c := NewChecker()
+				// Round by round, as the stream goes: every copy of every
+				// Service is observed once per round.
+				for start := 0; start < len(objs); start += benchServices {
+					for r := range copies {
+						for i := start; i < start+benchServices; i++ {
+							objs[i].Service.Namespace = renamed[i][r]
+							c.ObserveObject(objs[i])
+						}
+					}
+				}
+				c.Finish()
+				if got, want := c.Seen(), copies*benchServices; got != want {
+					b.Fatalf("the checker saw %d Services, want %d", got, want)
+				}
+			}
+			reportPerObservation(b, cpu, copies*len(objs))
+		})
+	}
 }
