@@ -161,6 +161,8 @@ last=$((${#sizes[@]} - 1))
 # mode. runs[IDX MODE] collects "wall cpu rss" of every round, a line each.
 declare -A runs=()
 scaling="" # observe_scaling's lines of every round
+scaling_sizes=()
+[[ $SCALING == 1 ]] && scaling_sizes=(50000 100000)
 for ((round = 0; round < REPEAT; round++)); do
   for idx in "${!sizes[@]}"; do
     read -r copies _ _ file <<< "${sizes[$idx]}"
@@ -174,7 +176,7 @@ for ((round = 0; round < REPEAT; round++)); do
         $((round + 1)) "$REPEAT" "$copies" "${file##*/}" "$mode" "$w" "$c" $((r / 1024)) >&2
     done
   done
-  for svc in $([[ $SCALING == 1 ]] && echo 50000 100000); do
+  for svc in "${scaling_sizes[@]}"; do
     out=$(observe_scaling "$svc")
     if [[ -z $out ]]; then
       echo "bench-conformance: BenchmarkObserveScaling printed nothing for $svc Services" >&2
@@ -221,18 +223,13 @@ goal "checking adds at most 25% to decoding, wall clock" "$(le "$ow" 25)" "+$ow%
 goal "checking adds at most 25% to decoding, CPU time" "$(le "$oc" 25)" "+$oc%"
 goal "peak memory at most 256 MiB" "$((cr / 1024 <= 256 ? 1 : 0))" "$((cr / 1024)) MiB"
 if [[ $SCALING == 1 ]]; then
-  # factor COLUMN: "check decode", the end-to-end factors 2 x full / (half
-  # given twice) of the fastest rounds, for wall (COLUMN 1) or CPU (2) time.
-  factor() {
-    local col=$1 f=()
-    for mode in check decode; do
-      f+=("$(awk -v col="$col" 'NF { if (!n++ || $col < m) m = $col } END { print m }' <<< "${runs[$last $mode]}")")
-      f+=("$(awk -v col="$col" 'NF { if (!n++ || $col < m) m = $col } END { print m }' <<< "${runs[0 $mode]}")")
-    done
-    awk -v a="${f[0]}" -v b="${f[1]}" -v c="${f[2]}" -v d="${f[3]}" 'BEGIN { printf "%.3f %.3f\n", 2 * a / b, 2 * c / d }'
-  }
-  read -r fw dw <<< "$(factor 1)"
-  read -r fc dc <<< "$(factor 2)"
+  # The end-to-end factors 2 x full / (half given twice), fastest rounds.
+  twice() { awk -v f="$1" -v h="$2" 'BEGIN { printf "%.3f", 2 * f / h }'; }
+  read -r cfw cfc _ <<< "$(best "$last" check)"
+  read -r chw chc _ <<< "$(best 0 check)"
+  read -r dfw dfc _ <<< "$(best "$last" decode)"
+  read -r dhw dhc _ <<< "$(best 0 decode)"
+  fw=$(twice "$cfw" "$chw") fc=$(twice "$cfc" "$chc") dw=$(twice "$dfw" "$dhw") dc=$(twice "$dfc" "$dhc")
   limit=$(awk -v t="$TOLERANCE" 'BEGIN { printf "%.3f", 2 * (1 + t / 100) }')
   ok=$(awk -v a="$fw" -v b="$fc" -v l="$limit" 'BEGIN { print (a <= l && b <= l) }')
   goal "doubling the input at most doubles the time, end to end, within $TOLERANCE%" "$ok" \
