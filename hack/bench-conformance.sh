@@ -37,7 +37,7 @@
 #    TOLERANCE percent of 2. As the checker's own work is less than a
 #    tenth of the time, this catches only a checker gone far superlinear.
 #  - The checker's own work, which is what could grow with the number of
-#    Services: BenchmarkObserveScaling (validation/conformance) replays the
+#    Services: BenchmarkObserveScaling (conformance) replays the
 #    observations without decoding at 50,000 and 100,000 Services (the
 #    default sizes, whatever N_SERVICES says), each size in a process of
 #    its own, and reports the time per observation. Doubling at most
@@ -97,13 +97,13 @@ cd "$ROOT"
 echo "building lbstatus and genstream into $WORK" >&2
 go build -o "$WORK/lbstatus" ./cmd/lbstatus
 go build -o "$WORK/genstream" ./hack/genstream
-[[ $SCALING == 1 ]] && go test -c -o "$WORK/conformance.test" ./validation/conformance
+[[ $SCALING == 1 ]] && go test -c -o "$WORK/conformance.test" ./conformance
 
 # observe_scaling SERVICES: runs BenchmarkObserveScaling once at that size
 # and prints "SERVICES NS_PER_OBSERVATION CPU_NS_PER_OBSERVATION".
 observe_scaling() {
   local out
-  if ! out=$(cd "$ROOT/validation/conformance" &&
+  if ! out=$(cd "$ROOT/conformance" &&
     "$WORK/conformance.test" -test.run '^$' -test.bench "^BenchmarkObserveScaling\$/^services=$1\$" -test.count 1 2>&1); then
     echo "bench-conformance: BenchmarkObserveScaling failed:" >&2
     echo "$out" >&2

@@ -37,8 +37,8 @@ TARGETS=(
   "./fuzz FuzzConditionsDifferential"
   "./conditions FuzzConditionsSequence"
   "./conditions FuzzConditionsStateMachine"
-  "./validation/conformance FuzzConformanceStream"
-  "./validation/conformance FuzzDecode"
+  "./conformance FuzzConformanceStream"
+  "./conformance FuzzDecode"
 )
 
 FUZZTIME=${FUZZTIME:-15s}

@@ -36,7 +36,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/validation/conformance"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // stream feeds the real watch stream of the Services of one namespace to a

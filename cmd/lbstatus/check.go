@@ -28,7 +28,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lbstatus/lbstatus/validation/conformance"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // checkFlags are the flags of check and, for the checker options, watch.

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command lbstatus checks that the status a load-balancer provider writes on
 // Services conforms to KEP-4631, as the project's specification states it.
-// It is a thin command line over package validation/conformance.
+// It is a thin command line over package conformance.
 //
 //	lbstatus check [flags] [PATH|-]...   files, directories, standard input
 //	lbstatus watch [flags]               a live cluster's watch stream

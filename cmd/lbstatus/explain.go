@@ -23,7 +23,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lbstatus/lbstatus/validation/conformance"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // runExplain prints the text of one rule, or a list of every rule.

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lbstatus/lbstatus/validation/conformance"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // runCmd runs the command line in-process.

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
-	"github.com/lbstatus/lbstatus/validation/conformance"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // watchFlags are the flags of watch.

@@ -29,7 +29,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 func main() {

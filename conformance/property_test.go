@@ -31,7 +31,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 // genService draws a LoadBalancer Service from a small domain, so that two

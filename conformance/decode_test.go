@@ -29,7 +29,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 // decodeAll reads everything from input, returning the objects and the

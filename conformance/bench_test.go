@@ -24,14 +24,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 // The checker's cost is measured against its baseline, a plain decode of
 // the same stream with the same Decoder (BenchmarkDecode), in the same
 // run:
 //
-//	go test ./validation/conformance -run '^$' -bench 'Decode$|Check$' -benchmem
+//	go test ./conformance -run '^$' -bench 'Decode$|Check$' -benchmem
 //
 // The goal is that checking adds at most 25% to decoding. The stream is
 // what hack/bench-conformance.sh measures at scale: LoadBalancer Services
@@ -144,7 +144,7 @@ func BenchmarkObserve(b *testing.B) {
 // one process finds a heap the first has grown, and runs faster for it.
 //
 //	for i in 1 2 3 4 5 6; do for n in 50000 100000; do
-//		go test ./validation/conformance -run '^$' -bench "ObserveScaling/services=$n\$"
+//		go test ./conformance -run '^$' -bench "ObserveScaling/services=$n\$"
 //	done; done > scaling.txt
 //	benchstat -col /services scaling.txt
 //

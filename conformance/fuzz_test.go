@@ -31,8 +31,8 @@ import (
 	"time"
 
 	"github.com/lbstatus/lbstatus/fuzz/seed"
-	"github.com/lbstatus/lbstatus/validation/conformance"
-	"github.com/lbstatus/lbstatus/validation/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 // FuzzConformanceStream feeds arbitrary bytes to the checker the way
