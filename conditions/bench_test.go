@@ -117,7 +117,7 @@ func BenchmarkSet_WithOptions(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		Set(&conds, inputs[i&1], WithClock(clk), ObservedGeneration(1000))
+		Set(&conds, inputs[i&1], WithClock(clk), WithObservedGeneration(1000))
 		i++
 	}
 }
@@ -154,7 +154,7 @@ func BenchmarkSucceeded(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc.Status = tr.Status
+	svc.Status = tr.Service.Status
 	degraded := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -199,7 +199,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 			// change the final state does not show, such as a required
 			// feature the provider supports, or one undone by the next,
 			// still owes its L6 bump.)
-			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !views[svc.Name].Settled(v1.FromCore(svc)) {
+			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !views[svc.Name].Settled(svc) {
 				problems = append(problems, svc.Name+": the provider has not acted on the latest spec yet")
 			}
 		}
@@ -224,7 +224,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 			svc := &final.Items[i]
 			if last := behind[svc.Name]; last != nil {
 				t.Logf("%s: converged at resourceVersion %s:\n%s\nlast watched at %s:\n%s", svc.Name, svc.ResourceVersion, dump(v1.FromCore(svc)), last.ResourceVersion, dump(last))
-				t.Logf("%s: the provider last acted on:\n%s", svc.Name, dump(p.View(ns, svc.Name).Acted))
+				t.Logf("%s: the provider last acted on:\n%s", svc.Name, dump(v1.FromCore(p.View(ns, svc.Name).Acted)))
 				t.Logf("%s: observations:\n%s", svc.Name, str.historyOf(svc.Name))
 			}
 		}
