@@ -56,12 +56,23 @@ func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...SetOption) bool 
 	if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
 		// A flip, or a condition stored without a time: the condition is
 		// c's from now on.
-		c.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, clk.Now())
-		*existing = c
+		// Field by field: a whole-struct copy into the slice costs more
+		// than the fields that change.
+		existing.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, clk.Now())
+		existing.Status, existing.Reason, existing.Message = c.Status, c.Reason, c.Message
+		existing.ObservedGeneration = c.ObservedGeneration
 		return true
 	}
-	changed := existing.Reason != c.Reason || existing.Message != c.Message || existing.ObservedGeneration != c.ObservedGeneration
-	existing.Reason, existing.Message, existing.ObservedGeneration = c.Reason, c.Message, c.ObservedGeneration
+	changed := false
+	if existing.Reason != c.Reason {
+		existing.Reason, changed = c.Reason, true
+	}
+	if existing.Message != c.Message {
+		existing.Message, changed = c.Message, true
+	}
+	if existing.ObservedGeneration != c.ObservedGeneration {
+		existing.ObservedGeneration, changed = c.ObservedGeneration, true
+	}
 	return changed
 }
 
