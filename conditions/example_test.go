@@ -259,3 +259,19 @@ func ExampleWait() {
 	// skip: the load balancer is degraded in feature SessionAffinity (SessionAffinityNotSupported)
 	// Skip
 }
+
+// An e2e test of session affinity on the Service it created, as client-go
+// returned it: one call says whether to skip (T1), and why.
+func ExampleShouldSkip() {
+	svc := &corev1.Service{Status: corev1.ServiceStatus{
+		Conditions: []metav1.Condition{
+			{Type: "LoadBalancerServing", Status: "False", Reason: "Unsupported", Message: "required feature SessionAffinity is not supported"},
+			{Type: "LoadBalancerProvisioning", Status: "False", Reason: "Complete"},
+		},
+	}}
+	if skip, why := conditions.ShouldSkip(svc, v1.LoadBalancerFeatureSessionAffinity); skip {
+		fmt.Println("skip:", why)
+	}
+	// Output:
+	// skip: the provider refused the service as unsupported: required feature SessionAffinity is not supported
+}
