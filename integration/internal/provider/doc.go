@@ -18,29 +18,26 @@ limitations under the License.
 // integration tests: a level-triggered controller (informer, work queue, a
 // few workers) that writes the KEP-4631 status of LoadBalancer Services
 // through package conditions and server-side apply, without creating any
-// real load balancer.
+// real load balancer. It works on client-go's Service throughout.
 //
-// For each Service it follows the lifecycle of the specification:
+// Each reconcile is one call of conditions.Reconcile, given:
 //
-//   - first sight of a LoadBalancer Service (created, or converted from
-//     another type): conditions.Decide, then conditions.Seen, one write
-//     holding both conditions (L1); a refusal ends there, a provision goes
-//     on after Options.ProvisionDelay with conditions.Succeeded or
-//     conditions.Failed (L2, L4);
-//   - a load-balancer-relevant spec change (conditions.ChangedFields against
-//     the spec the provider last acted on, or any change the informer
-//     delivered since, even one a later change undid): conditions.SpecUpdated
-//     bumps Provisioning (L6), and in the same write the load balancer is
-//     updated in place (Succeeded), refused (Failed), or, when nothing was
-//     served, provisioned again (ProvisioningStarted);
-//   - a Service that stops being a LoadBalancer: conditions.NotLoadBalancer
-//     removes the conditions and the ingress (L9).
+//   - the Service from the informer's cache;
+//   - the Service the provider last acted on, kept in memory, or nil when
+//     the provider does not know it (after a restart, or when changes the
+//     informer delivered undid each other: the L6 acknowledgement is still
+//     owed, and Reconcile moves Provisioning when it cannot tell);
+//   - the state of its made-up load balancer: provisioning takes
+//     Options.ProvisionDelay and may fail (Options.Fail); a serving load
+//     balancer is updated in place on a spec change; a refused or ignored
+//     Service has none. After a restart the provider finds its load
+//     balancers from the status it wrote.
 //
-// Every write is one server-side apply of the status subresource with the
-// resourceVersion the decision was made on, so a decision made on a stale
-// read fails with a conflict and is made again on a fresh one. The ingress
-// is made up: one IP from 198.18.0.0/16 per Service, with the ports the
-// load balancer serves.
+// Reconcile returns at most one status write, which the provider sends as
+// one server-side apply of the status subresource with the resourceVersion
+// the decision was made on, so a decision made on a stale read fails with a
+// conflict and is made again on a fresh one. The ingress is made up: one IP
+// from 198.18.0.0/16 per Service, with the ports the load balancer serves.
 //
 // Bugs switches on deliberate mistakes, so that tests can prove the
 // conformance checker catches them.
