@@ -159,4 +159,3 @@ func errorKeys(errs field.ErrorList) []string {
 	slices.Sort(keys)
 	return keys
 }
-

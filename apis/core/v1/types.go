@@ -137,4 +137,3 @@ const (
 	// added by gap G1 of the specification.
 	LoadBalancerFeatureLoadBalancerSourceRanges LoadBalancerFeature = "LoadBalancerSourceRanges"
 )
-
