@@ -55,7 +55,7 @@ func Example_provider() {
 		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 		Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 		DefaultClass:  true,
-		KnownFeatures: v1.LoadBalancerFeatures,
+		KnownFeatures: v1.LoadBalancerFeatures(),
 	}
 
 	// 1. What to do with it.
