@@ -157,7 +157,7 @@ func ExampleReconcile() {
 		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 		Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 		DefaultClass:  true,
-		KnownFeatures: v1.LoadBalancerFeatures,
+		KnownFeatures: v1.LoadBalancerFeatures(),
 	}
 
 	// What the provider keeps across reconciles (nil and Absent after a
