@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package fault runs `lbstatus watch` against a real etcd and kube-apiserver
 // of its own while the test injects faults: the apiserver restarted, etcd
 // stalled (SIGSTOP) or compacted while the watch is cut off, a server that
