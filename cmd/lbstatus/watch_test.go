@@ -661,3 +661,28 @@ func TestWatch_SameObservationCheckedOnce(t *testing.T) {
 		t.Errorf("%d L4 lines, want 2 (one per uid):\n%s", n, out)
 	}
 }
+
+// A watch that ends resumes from the last resourceVersion it saw, a
+// bookmark's included, without listing again: nothing was missed, so there
+// is no gap.
+func TestWatch_ResumesFromLastResourceVersion(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	w.Modify(servingWithoutIngress("web", "11"))
+	w.Action(watch.Bookmark, &v1.Service{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "15"}})
+	waitFor(t, stdout, "resourceVersion 11")
+	w.Stop() // the server ends the watch
+	cluster.nextWatcher(t)
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,15" || cluster.lists.Load() != 1 {
+		t.Errorf("watched from %s after %d lists, want 10 then the bookmark's 15, after 1 list", got, cluster.lists.Load())
+	}
+	if out := stdout.String(); strings.Contains(out, "gap") || !strings.Contains(out, "Watched 2 observations of 1 Service.") {
+		t.Errorf("a gap, or the bookmark counted as an observation:\n%s", out)
+	}
+}
