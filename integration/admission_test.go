@@ -143,7 +143,9 @@ func installPolicies(t *testing.T, client kubernetes.Interface, value string) {
 		if _, err := api.ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create policy %s: %v", p.Name, err)
 		}
-		t.Cleanup(func() { _ = api.ValidatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = api.ValidatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{})
+		})
 	}
 	for _, b := range bindings {
 		if b.Spec.MatchResources != nil {
