@@ -60,8 +60,8 @@ func TestCompute_Examples(t *testing.T) {
 	dir := filepath.Join("..", "..", "examples", "conformant")
 	for _, c := range []struct {
 		file string
-		want       status.Status
-		rule       string
+		want status.Status
+		rule string
 	}{
 		{"ready.yaml", status.CurrentStatus, "T3"},
 		{"pending.yaml", status.InProgressStatus, "T4"},
