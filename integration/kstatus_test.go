@@ -216,4 +216,3 @@ func TestGomega_MatchersAgainstTheProvider(t *testing.T) {
 		}
 	}
 }
-
