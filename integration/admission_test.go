@@ -37,6 +37,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -576,10 +577,15 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 
 	var rules []string
 	for _, err := range validation.ValidateServiceStatusUpdate(newSvc, oldSvc, gate) {
-		// The generated sets are well-formed: C1 or C3.
-		if strings.Contains(err.Error(), "Unsupported value") {
+		switch {
+		case isRuleID(err.Origin):
+			// Validation that names its rule by origin.
+			rules = append(rules, err.Origin)
+		case err.Type == field.ErrorTypeNotSupported:
+			// The generated sets are well-formed (C5), so an error is C1
+			// (Unknown) or C3.
 			rules = append(rules, "C1")
-		} else {
+		default:
 			rules = append(rules, "C3")
 		}
 	}
@@ -615,6 +621,12 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 	}
 	slices.Sort(rules)
 	return slices.Compact(rules)
+}
+
+// isRuleID reports whether s looks like a rule ID of the specification
+// (C1, L5, P5, ...).
+func isRuleID(s string) bool {
+	return len(s) >= 2 && strings.ContainsRune("CLPRTG", rune(s[0])) && strings.Trim(s[1:], "0123456789") == ""
 }
 
 func conditionEqual(a, b metav1.Condition) bool {
