@@ -142,7 +142,7 @@ func reasons() []v1.LoadBalancerConditionReason {
 		v1.LoadBalancerReasonComplete,
 		v1.LoadBalancerReasonMultiple,
 	}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		if r, ok := v1.DegradedReason(f); ok {
 			out = append(out, r)
 		}
@@ -268,7 +268,7 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 			fmt.Sprintf("L5: status.conditions: %s=False with reason %s goes with %s=%s", serving, p.reason, provisioning, p.provisioning))
 	}
 
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		r, ok := v1.DegradedReason(f)
 		if !ok {
 			return nil, fmt.Errorf("feature %s has no Degraded reason in apis/core/v1", f)
@@ -379,9 +379,9 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 			},
 			Validations: []admissionregistrationv1.Validation{
 				{
-					Expression: skip + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures) + `)`,
+					Expression: skip + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures()) + `)`,
 					Message: "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: Unsupported value: supported values: " +
-						strings.Join(stringsOf(v1.LoadBalancerFeatures), ", "),
+						strings.Join(stringsOf(v1.LoadBalancerFeatures()), ", "),
 					Reason: invalid,
 				},
 				{

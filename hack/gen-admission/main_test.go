@@ -70,7 +70,7 @@ func TestGenerate_FollowsTheTables(t *testing.T) {
 	if pairs < 13 {
 		t.Errorf("only %d (type, reason) pairs found; the specification's table has 13", pairs)
 	}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		r, _ := v1.DegradedReason(f)
 		if !strings.Contains(out, "P5: status.conditions: LoadBalancerDegraded names "+string(r)) {
 			t.Errorf("no P5 rule for %s", r)
