@@ -18,23 +18,21 @@ package v1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// reasonRow is one row of the specification's table (section 2): a
+// reasonTable is the specification's table, in its order: each row is a
 // well-known reason of a condition type, the one status it goes with and,
 // for a LoadBalancerDegraded reason that names a single degradation, the
-// feature it names.
-type reasonRow struct {
-	typ     LoadBalancerConditionType
-	reason  LoadBalancerConditionReason
-	status  metav1.ConditionStatus
-	feature LoadBalancerFeature
-}
-
-// reasonTable is the specification's table, in its order. It is the only
+// feature it names. (An anonymous struct: a named type in this package
+// would be picked up by the API code generators.) It is the only
 // list of features, reasons and their statuses in the project: the known
 // features are the features of its rows (in row order, which is the order
 // of section 4), so a new feature is one row here. Unexported and never
 // handed out, so no caller can change it.
-var reasonTable = [...]reasonRow{
+var reasonTable = [...]struct {
+	typ     LoadBalancerConditionType
+	reason  LoadBalancerConditionReason
+	status  metav1.ConditionStatus
+	feature LoadBalancerFeature
+}{
 	{LoadBalancerConditionServing, LoadBalancerReasonServing, metav1.ConditionTrue, ""},
 	{LoadBalancerConditionServing, LoadBalancerReasonProvisioning, metav1.ConditionFalse, ""},
 	{LoadBalancerConditionServing, LoadBalancerReasonUnsupported, metav1.ConditionFalse, ""},
