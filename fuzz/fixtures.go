@@ -234,5 +234,6 @@ func spread(i int) uint64 {
 }
 
 // manifestDirs are where the project keeps Service manifests: the golden
-// wire fixtures of the types and the README's examples.
-var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples"}
+// wire fixtures of the types, the README's examples and the files that
+// break a rule on purpose.
+var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples", "../violations"}
