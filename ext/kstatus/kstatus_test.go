@@ -176,3 +176,16 @@ func TestStatusReader_SupportsServicesOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestCompute_DeletingServiceIsTerminating(t *testing.T) {
+	u := lbService(map[string]any{"conditions": servingConditions(),
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}})
+	_ = unstructured.SetNestedField(u.Object, "2026-01-01T00:00:00Z", "metadata", "deletionTimestamp")
+	res, err := Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.TerminatingStatus {
+		t.Errorf("a Service being deleted: %s, want Terminating as stock kstatus says", res.Status)
+	}
+}
