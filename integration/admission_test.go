@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,7 +46,10 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/apis/features"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	lbgomega "github.com/lbstatus/lbstatus/ext/gomega"
+	"github.com/lbstatus/lbstatus/integration/internal/provider"
 	"github.com/lbstatus/lbstatus/validation"
 )
 
@@ -354,6 +358,49 @@ func TestAdmissionPolicies(t *testing.T) {
 	})
 
 	t.Run("differential", func(t *testing.T) { runDifferential(t, client, ns, diff) })
+
+	// The reference provider's writes all pass: the policies reject
+	// mistakes, not a conformant provider.
+	t.Run("reference-provider", func(t *testing.T) {
+		g := NewWithT(t)
+		ns := admissionNamespace(t, client, label)
+		probe := createWithStatus(t, client, newService(ns, "probe", "basic", corev1.ServiceTypeLoadBalancer, nil), nil)
+		waitForPolicies(t, client, ns, probe)
+		runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+			Capabilities: waitCapabilities, Namespace: ns, Workers: 2, ProvisionDelay: 300 * time.Millisecond,
+		}))
+		get := func(name string) func() *corev1.Service {
+			return func() *corev1.Service {
+				svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil
+				}
+				return svc
+			}
+		}
+		createLoadBalancer(t, client, ns, "web", nil)
+		createLoadBalancer(t, client, ns, "affinity", func(svc *corev1.Service) { svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP })
+		createLoadBalancer(t, client, ns, "dns", func(svc *corev1.Service) {
+			svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}}
+		})
+		g.Eventually(get("web"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeServing())
+		g.Eventually(get("affinity"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeDegradedIn(v1.LoadBalancerFeatureSessionAffinity))
+		g.Eventually(get("dns"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeRefused())
+
+		// A spec change: the provider reprovisions (Provisioning=True,
+		// then False again) through the policies.
+		svc := get("web")()
+		before := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP})
+		if _, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		g.Eventually(func() bool {
+			svc := get("web")()
+			p := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+			return p != nil && p.LastTransitionTime.After(before.Time) && conditions.Evaluate(v1.FromCore(svc), "").Result == conditions.ResultReady
+		}, 30*time.Second, 100*time.Millisecond).Should(BeTrue(), "the provider's writes after a spec change did not get through")
+	})
 }
 
 // createWithStatus creates svc and, when conds is not empty, writes them

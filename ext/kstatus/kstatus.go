@@ -18,6 +18,7 @@ package kstatus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,16 +44,18 @@ var serviceKind = schema.GroupKind{Group: "", Kind: "Service"}
 // doc), other Services as stock kstatus does. Register it with
 // polling.Options.CustomStatusReaders.
 type StatusReader struct {
+	mapper  meta.RESTMapper
 	generic engine.StatusReader
 }
 
 var _ engine.StatusReader = (*StatusReader)(nil)
 
 // NewStatusReader returns a StatusReader that resolves Services through
-// mapper. A nil mapper fails each ReadStatus with the error reported in
-// the ResourceStatus; ReadStatusForObject does not need it.
+// mapper. With a nil mapper (or a nil cluster reader) ReadStatus reports
+// an error in the ResourceStatus it returns; ReadStatusForObject needs
+// neither.
 func NewStatusReader(mapper meta.RESTMapper) *StatusReader {
-	return &StatusReader{generic: statusreaders.NewGenericStatusReader(mapper, Compute)}
+	return &StatusReader{mapper: mapper, generic: statusreaders.NewGenericStatusReader(mapper, Compute)}
 }
 
 // Supports reports whether gk is core Service.
@@ -61,6 +64,10 @@ func (r *StatusReader) Supports(gk schema.GroupKind) bool { return gk == service
 // ReadStatus fetches the Service id names through reader and computes its
 // status. A Service that is not found is NotFound, as kstatus reports it.
 func (r *StatusReader) ReadStatus(ctx context.Context, reader engine.ClusterReader, id object.ObjMetadata) (*event.ResourceStatus, error) {
+	if r.mapper == nil || reader == nil {
+		return &event.ResourceStatus{Identifier: id, Status: status.UnknownStatus,
+			Error: errors.New("the lbstatus status reader needs a RESTMapper and a cluster reader to fetch a Service")}, nil
+	}
 	return r.generic.ReadStatus(ctx, reader, id)
 }
 

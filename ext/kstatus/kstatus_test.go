@@ -18,6 +18,7 @@ package kstatus
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/cli-utils/pkg/object"
 )
 
 // readServices returns the Services of a YAML file, by name.
@@ -174,5 +176,30 @@ func TestStatusReader_SupportsServicesOnly(t *testing.T) {
 		if r.Supports(gk) {
 			t.Errorf("supports %s", gk)
 		}
+	}
+}
+
+func TestCompute_DeletingServiceIsTerminating(t *testing.T) {
+	u := lbService(map[string]any{"conditions": servingConditions(),
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}})
+	_ = unstructured.SetNestedField(u.Object, "2026-01-01T00:00:00Z", "metadata", "deletionTimestamp")
+	res, err := Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.TerminatingStatus {
+		t.Errorf("a Service being deleted: %s, want Terminating as stock kstatus says", res.Status)
+	}
+}
+
+func TestStatusReader_NilMapperIsAnError(t *testing.T) {
+	id := object.ObjMetadata{Namespace: "n", Name: "s", GroupKind: schema.GroupKind{Kind: "Service"}}
+	rs, err := NewStatusReader(nil).ReadStatus(context.Background(), nil, id)
+	if err != nil || rs == nil || rs.Error == nil || rs.Status != status.UnknownStatus {
+		t.Fatalf("ReadStatus with no mapper: %+v, %v; want Unknown with an error", rs, err)
+	}
+	rs, err = NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, lbService(map[string]any{}))
+	if err != nil || rs.Status != status.InProgressStatus {
+		t.Fatalf("ReadStatusForObject with no mapper: %+v, %v; want InProgress", rs, err)
 	}
 }
