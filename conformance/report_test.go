@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +38,7 @@ func TestCollector(t *testing.T) {
 		col.Observe(obj, c.ObserveObject(obj))
 	}
 	col.Findings(c.Finish())
-	col.Error(&DecodeError{Position: Position{Source: "x", Line: 2}, Err: errTruncated})
+	col.Error(&DecodeError{Position: Position{Source: "x", Line: 2}, Err: errors.New("truncated")})
 	r := col.Report()
 
 	s := r.Summary
