@@ -25,7 +25,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -37,14 +36,14 @@ import (
 // irrelevant. The members of other kinds' objects are skipped, but still
 // read: a duplicate name anywhere makes any object unreadable.
 type wire struct {
-	Kind       string            `json:"kind"`
-	APIVersion string            `json:"apiVersion"`
-	Metadata   metav1.ObjectMeta `json:"metadata"`
-	Spec       v1.ServiceSpec    `json:"spec"`
-	Status     v1.ServiceStatus  `json:"status"`
-	Items      located           `json:"items"`
-	Type       string            `json:"type"`
-	Object     located           `json:"object"`
+	Kind       string           `json:"kind"`
+	APIVersion string           `json:"apiVersion"`
+	Metadata   metaWire         `json:"metadata"`
+	Spec       specWire         `json:"spec"`
+	Status     v1.ServiceStatus `json:"status"`
+	Items      located          `json:"items"`
+	Type       string           `json:"type"`
+	Object     located          `json:"object"`
 	// Message is a Status's, for the object of an ERROR event.
 	Message string `json:"message"`
 }
@@ -89,14 +88,6 @@ func (l *located) at(pos Position, raw []byte) Position {
 	}
 	return at(pos, raw, l.off+int64(leadingDelims(raw[l.off:])))
 }
-
-// unmarshalOptions decode as kube-apiserver does: names are matched
-// case-sensitively and unknown members are ignored. Duplicate names and
-// invalid UTF-8 are errors, json's defaults.
-var unmarshalOptions = json.JoinOptions(
-	json.MatchCaseInsensitiveNames(false),
-	json.RejectUnknownMembers(false),
-)
 
 // job is a value the splitter read whole: a JSON document, an item of a
 // List, an element of an array, or a YAML document converted to JSON.
@@ -191,12 +182,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	if !isCoreService(kind, apiVersion) {
 		return append(out, result{obj: obj})
 	}
-	obj.Service = &v1.Service{
-		TypeMeta:   metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
-		ObjectMeta: w.Metadata,
-		Spec:       w.Spec,
-		Status:     w.Status,
-	}
+	obj.Service = w.service()
 	obj.Deleted = deleted
 	return append(out, result{obj: obj})
 }
