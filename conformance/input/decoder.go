@@ -18,6 +18,7 @@ package input
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"io"
 	"runtime"
@@ -122,8 +123,18 @@ func NewDecoder(r io.Reader, source string, opts ...DecoderOption) *Decoder {
 // and a *DecodeError for an input problem; after one that is not Fatal the
 // caller may call Next again for the objects that follow.
 func (d *Decoder) Next() (Object, error) {
+	return d.NextContext(context.Background())
+}
+
+// NextContext is Next that gives up when ctx is done, returning ctx.Err():
+// an interrupted check need not wait for input that may never come. With
+// Workers(1), a read under way finishes first. After ctx.Err(), call Close.
+func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
+	if err := ctx.Err(); err != nil {
+		return Object{}, err
+	}
 	if d.workers > 1 {
-		return d.nextParallel()
+		return d.nextParallel(ctx)
 	}
 	for len(d.pending) == 0 {
 		if d.done {
@@ -151,7 +162,7 @@ func (d *Decoder) Next() (Object, error) {
 // read of the input already under way is not interrupted. Next must not be
 // called after Close.
 func (d *Decoder) Close() {
-	d.once.Do(func() {})
+	d.once.Do(func() { d.stop = make(chan struct{}) })
 	if d.stop != nil {
 		select {
 		case <-d.stop:
@@ -178,7 +189,12 @@ func (d *Decoder) open(copyValues bool) splitter {
 	// so that YAML's first line keeps its indentation.
 	line := 1
 	for {
-		b, err := br.Peek(br.Size())
+		// What has arrived, without waiting for more: a watch stream
+		// may hold back its next byte for minutes.
+		b, err := br.Peek(1)
+		if err == nil {
+			b, _ = br.Peek(br.Buffered())
+		}
 		if len(b) == 0 && err != nil {
 			if err != io.EOF {
 				return &failed{err: &DecodeError{Position: Position{Source: d.source, Line: line, Offset: base}, Err: err, Fatal: true}}
@@ -186,17 +202,27 @@ func (d *Decoder) open(copyValues bool) splitter {
 			return &failed{}
 		}
 		i := leadingSpace(b)
-		if i == len(b) && err == nil {
-			line += bytes.Count(b, []byte{'\n'})
-			base += int64(len(b))
-			_, _ = br.Discard(len(b))
+		if i == len(b) {
+			nl := bytes.LastIndexByte(b, '\n')
+			if nl < 0 {
+				// Spaces that may indent YAML: wait for what follows.
+				more, err := br.Peek(len(b) + 1)
+				switch {
+				case err == bufio.ErrBufferFull:
+					base += int64(len(b))
+					_, _ = br.Discard(len(b))
+				case len(more) == len(b) && err != nil:
+					return &failed{}
+				}
+				continue
+			}
+			line += bytes.Count(b[:nl+1], []byte{'\n'})
+			base += int64(nl + 1)
+			_, _ = br.Discard(nl + 1)
 			continue
 		}
 		if i < len(b) && (b[i] == '{' || b[i] == '[') {
 			return newJSONSplitter(br, d.source, d.limit, base, line, copyValues)
-		}
-		if i == len(b) {
-			return &failed{}
 		}
 		if nl := bytes.LastIndexByte(b[:i], '\n'); nl >= 0 {
 			line += bytes.Count(b[:nl+1], []byte{'\n'})
@@ -248,14 +274,24 @@ const (
 // nextParallel is Next with the pipeline: one goroutine splits the input
 // into batches, workers decode them, and Next hands out the results of
 // each batch in turn.
-func (d *Decoder) nextParallel() (Object, error) {
+func (d *Decoder) nextParallel(ctx context.Context) (Object, error) {
 	d.once.Do(d.startPipeline)
 	for d.cur == nil || len(d.cur.results) == 0 {
-		b, ok := <-d.batches
-		if !ok {
-			return Object{}, io.EOF
+		var b *batch
+		var ok bool
+		select {
+		case b, ok = <-d.batches:
+			if !ok {
+				return Object{}, io.EOF
+			}
+		case <-ctx.Done():
+			return Object{}, ctx.Err()
 		}
-		<-b.done
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return Object{}, ctx.Err()
+		}
 		d.cur = b
 	}
 	r := d.cur.results[0]

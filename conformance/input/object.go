@@ -139,8 +139,13 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	if len(raw) > limit {
 		// A List is not one object: the limit applies to its items.
 		var p probe
-		if json.Unmarshal(raw, &p) == nil && p.Items.v != nil {
+		err := json.Unmarshal(raw, &p)
+		switch {
+		case err == nil && p.Items.v != nil:
 			return decodeElements(p.Items.v, p.Items.at(pos, raw), "items", listKind(p.Kind), limit, depth+1, out)
+		case errors.Is(err, jsontext.ErrDuplicateName):
+			de, _ := objectError(raw, pos, err)
+			return append(out, result{err: de})
 		}
 		return append(out, result{err: &DecodeError{Position: pos,
 			Err: fmt.Errorf("object of %d bytes is larger than the limit of %s; skipped", len(raw), formatBytes(limit))}})
