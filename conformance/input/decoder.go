@@ -18,8 +18,8 @@ package input
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"io"
 	"runtime"
 	"sync"
