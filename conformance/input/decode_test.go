@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 
@@ -492,7 +493,7 @@ func kept(s *v1.Service) *v1.Service {
 			ResourceVersion: s.ResourceVersion, Generation: s.Generation, Annotations: s.Annotations},
 		Spec: v1.ServiceSpec{
 			ServiceSpec: corev1.ServiceSpec{
-				Type: s.Spec.Type, Ports: s.Spec.Ports, LoadBalancerIP: s.Spec.LoadBalancerIP,
+				Type: s.Spec.Type, Ports: withoutTargetPort(s.Spec.Ports), LoadBalancerIP: s.Spec.LoadBalancerIP,
 				LoadBalancerSourceRanges: s.Spec.LoadBalancerSourceRanges, LoadBalancerClass: s.Spec.LoadBalancerClass,
 				ExternalTrafficPolicy: s.Spec.ExternalTrafficPolicy, HealthCheckNodePort: s.Spec.HealthCheckNodePort,
 				SessionAffinity: s.Spec.SessionAffinity, SessionAffinityConfig: s.Spec.SessionAffinityConfig,
@@ -504,4 +505,16 @@ func kept(s *v1.Service) *v1.Service {
 		},
 		Status: s.Status,
 	}
+}
+
+func withoutTargetPort(ports []corev1.ServicePort) []corev1.ServicePort {
+	if ports == nil {
+		return nil
+	}
+	out := make([]corev1.ServicePort, len(ports))
+	for i, p := range ports {
+		p.TargetPort = intstr.IntOrString{}
+		out[i] = p
+	}
+	return out
 }

@@ -52,7 +52,7 @@ type metaWire struct {
 // specWire is the part of spec the checker reads.
 type specWire struct {
 	Type                          corev1.ServiceType                  `json:"type"`
-	Ports                         []corev1.ServicePort                `json:"ports"`
+	Ports                         []portWire                          `json:"ports"`
 	LoadBalancerIP                string                              `json:"loadBalancerIP"`
 	LoadBalancerSourceRanges      []string                            `json:"loadBalancerSourceRanges"`
 	LoadBalancerClass             *string                             `json:"loadBalancerClass"`
@@ -67,9 +67,76 @@ type specWire struct {
 	RequiredLoadBalancerFeatures  []v1.LoadBalancerFeature            `json:"requiredLoadBalancerFeatures"`
 }
 
+// portWire is a port without its targetPort, which no rule reads and
+// whose IntOrString would go through encoding/json.
+type portWire struct {
+	Name        string          `json:"name"`
+	Protocol    corev1.Protocol `json:"protocol"`
+	AppProtocol *string         `json:"appProtocol"`
+	Port        int32           `json:"port"`
+	NodePort    int32           `json:"nodePort"`
+}
+
+// statusWire is the status, whole.
+type statusWire struct {
+	LoadBalancer corev1.LoadBalancerStatus `json:"loadBalancer"`
+	Conditions   []conditionWire           `json:"conditions"`
+}
+
+// conditionWire is a metav1.Condition whose time is parsed directly.
+type conditionWire struct {
+	Type               string                 `json:"type"`
+	Status             metav1.ConditionStatus `json:"status"`
+	ObservedGeneration int64                  `json:"observedGeneration"`
+	LastTransitionTime wireTime               `json:"lastTransitionTime"`
+	Reason             string                 `json:"reason"`
+	Message            string                 `json:"message"`
+}
+
+// wireTime is a metav1.Time decoded as its UnmarshalJSON does (RFC 3339,
+// null is the zero time, the result in local time), without a trip
+// through encoding/json for every timestamp.
+type wireTime metav1.Time
+
+// UnmarshalJSONFrom decodes the time.
+func (t *wireTime) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		*t = wireTime{}
+		return nil
+	case '"':
+		pt, err := time.Parse(time.RFC3339, tok.String())
+		if err != nil {
+			return err
+		}
+		*t = wireTime(metav1.NewTime(pt.Local()))
+		return nil
+	}
+	return fmt.Errorf("a JSON %s where a time (RFC 3339) is expected", tok.Kind())
+}
+
 // service builds the Service the checker is given.
 func (w *wire) service() *v1.Service {
 	m, s := &w.Metadata, &w.Spec
+	var ports []corev1.ServicePort
+	if s.Ports != nil {
+		ports = make([]corev1.ServicePort, len(s.Ports))
+		for i, p := range s.Ports {
+			ports[i] = corev1.ServicePort{Name: p.Name, Protocol: p.Protocol, AppProtocol: p.AppProtocol, Port: p.Port, NodePort: p.NodePort}
+		}
+	}
+	var conds []metav1.Condition
+	if w.Status.Conditions != nil {
+		conds = make([]metav1.Condition, len(w.Status.Conditions))
+		for i, c := range w.Status.Conditions {
+			conds[i] = metav1.Condition{Type: c.Type, Status: c.Status, ObservedGeneration: c.ObservedGeneration,
+				LastTransitionTime: metav1.Time(c.LastTransitionTime), Reason: c.Reason, Message: c.Message}
+		}
+	}
 	return &v1.Service{
 		TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -78,7 +145,7 @@ func (w *wire) service() *v1.Service {
 		},
 		Spec: v1.ServiceSpec{
 			ServiceSpec: corev1.ServiceSpec{
-				Type: s.Type, Ports: s.Ports, LoadBalancerIP: s.LoadBalancerIP,
+				Type: s.Type, Ports: ports, LoadBalancerIP: s.LoadBalancerIP,
 				LoadBalancerSourceRanges: s.LoadBalancerSourceRanges, LoadBalancerClass: s.LoadBalancerClass,
 				ExternalTrafficPolicy: s.ExternalTrafficPolicy, HealthCheckNodePort: s.HealthCheckNodePort,
 				SessionAffinity: s.SessionAffinity, SessionAffinityConfig: s.SessionAffinityConfig,
@@ -87,31 +154,8 @@ func (w *wire) service() *v1.Service {
 			},
 			RequiredLoadBalancerFeatures: s.RequiredLoadBalancerFeatures,
 		},
-		Status: w.Status,
+		Status: v1.ServiceStatus{LoadBalancer: w.Status.LoadBalancer, Conditions: conds},
 	}
-}
-
-// unmarshalTime decodes a metav1.Time as its UnmarshalJSON does (RFC 3339,
-// null is the zero time, the result in local time) without going through
-// encoding/json for every timestamp.
-func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
-	}
-	switch tok.Kind() {
-	case 'n':
-		t.Time = time.Time{}
-		return nil
-	case '"':
-		pt, err := time.Parse(time.RFC3339, tok.String())
-		if err != nil {
-			return err
-		}
-		t.Time = pt.Local()
-		return nil
-	}
-	return fmt.Errorf("a JSON %s where a time (RFC 3339) is expected", tok.Kind())
 }
 
 // unmarshalOptions decode as kube-apiserver does: names are matched
@@ -120,5 +164,4 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 var unmarshalOptions = json.JoinOptions(
 	json.MatchCaseInsensitiveNames(false),
 	json.RejectUnknownMembers(false),
-	json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalTime)),
 )
