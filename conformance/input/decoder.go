@@ -141,7 +141,7 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 			return Object{}, io.EOF
 		}
 		if d.s == nil {
-			d.s = d.open(false)
+			d.s = d.open()
 		}
 		j, ok := d.s.next()
 		if !ok {
@@ -173,8 +173,8 @@ func (d *Decoder) Close() {
 }
 
 // open detects the encoding and the format and returns the splitter.
-// copyValues asks for values that outlive the next read.
-func (d *Decoder) open(copyValues bool) splitter {
+// The splitter's values are valid until its next call.
+func (d *Decoder) open() splitter {
 	br := bufio.NewReaderSize(d.in, 64<<10)
 	var base int64
 	if b, _ := br.Peek(3); bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}) {
@@ -222,7 +222,7 @@ func (d *Decoder) open(copyValues bool) splitter {
 			continue
 		}
 		if i < len(b) && (b[i] == '{' || b[i] == '[') {
-			return newJSONSplitter(br, d.source, d.limit, base, line, copyValues)
+			return newJSONSplitter(br, d.source, d.limit, base, line)
 		}
 		if nl := bytes.LastIndexByte(b[:i], '\n'); nl >= 0 {
 			line += bytes.Count(b[:nl+1], []byte{'\n'})
@@ -321,17 +321,30 @@ func (d *Decoder) startPipeline() {
 	go func() {
 		defer close(d.batches)
 		defer close(work)
-		s := d.open(true)
+		s := d.open()
 		for {
 			b := &batch{done: make(chan struct{})}
-			size := 0
-			for len(b.jobs) < batchJobs && size < batchBytes {
+			// The values of a batch are copied into one buffer: one
+			// allocation per batch rather than one per object.
+			var arena []byte
+			for len(b.jobs) < batchJobs && len(arena) < batchBytes {
 				j, ok := s.next()
 				if !ok {
 					break
 				}
+				if len(j.raw) > 0 {
+					if arena == nil {
+						arena = make([]byte, 0, max(batchBytes+batchBytes/4, len(j.raw)))
+					}
+					if len(arena)+len(j.raw) > cap(arena) {
+						j.raw = bytes.Clone(j.raw)
+					} else {
+						start := len(arena)
+						arena = append(arena, j.raw...)
+						j.raw = arena[start:len(arena):len(arena)]
+					}
+				}
 				b.jobs = append(b.jobs, j)
-				size += len(j.raw)
 				if !s.buffered() {
 					break
 				}

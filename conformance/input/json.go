@@ -78,7 +78,6 @@ type jsonSplitter struct {
 	g      *guard
 	source string
 	limit  int
-	copy   bool // hand out copies: the values outlive the next read
 
 	base      int64 // input offset of the tokenizer's offset 0
 	line      int   // line of the tokenizer's offset
@@ -96,10 +95,10 @@ type jsonSplitter struct {
 // they cost one object instead of the rest of the input.
 var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-func newJSONSplitter(r io.Reader, source string, limit int, base int64, line int, copyValues bool) *jsonSplitter {
+func newJSONSplitter(r io.Reader, source string, limit int, base int64, line int) *jsonSplitter {
 	g := &guard{r: r, limit: -1, read: base}
 	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit,
-		base: base, line: line, copy: copyValues}
+		base: base, line: line}
 }
 
 // read reads the next value or token, bounded by the limit when bounded
@@ -152,14 +151,6 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	return job{err: de}
 }
 
-// value returns v as a job's bytes.
-func (s *jsonSplitter) value(v []byte) []byte {
-	if s.copy {
-		return bytes.Clone(v)
-	}
-	return v
-}
-
 // next returns the next job; false at the end of the input.
 func (s *jsonSplitter) next() (job, bool) {
 	for !s.done {
@@ -192,7 +183,7 @@ func (s *jsonSplitter) next() (job, bool) {
 				if err != nil {
 					return s.fatal(err, pos), true
 				}
-				return job{raw: s.value(v), pos: pos}, true
+				return job{raw: v, pos: pos}, true
 			default:
 				_, _, pos, _ := s.read(false, true)
 				return s.fatal(errors.New("a document is not a JSON object or array"), pos), true
@@ -221,7 +212,7 @@ func (s *jsonSplitter) next() (job, bool) {
 			// An element of a top-level array is named as a List's item
 			// is: that is what such an array stands for.
 			pos.Item = "items[" + strconv.Itoa(i) + "]"
-			return job{raw: s.value(v), pos: pos, containerKind: listKind(s.kind)}, true
+			return job{raw: v, pos: pos, containerKind: listKind(s.kind)}, true
 		case inObject:
 			if s.dec.PeekKind() == '}' {
 				if _, _, pos, err := s.read(false, true); err != nil {
@@ -260,7 +251,7 @@ func (s *jsonSplitter) next() (job, bool) {
 			case dup:
 				return job{err: &DecodeError{Position: pos, Field: name, Err: fmt.Errorf("duplicate member name %q in a List", name)}}, true
 			case !jsontext.Value(v).IsValid():
-				return job{raw: s.value(v), pos: pos}, true // the value decoder says what is wrong
+				return job{raw: v, pos: pos}, true // the value decoder says what is wrong
 			case name == "kind" && !s.itemsSeen:
 				k, _ := jsontext.AppendUnquote(nil, v)
 				s.kind = string(k)
