@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/pflag"
 
 	"github.com/lbstatus/lbstatus/conformance"
@@ -45,6 +46,7 @@ type checkFlags struct {
 	maxFindings       int
 	verbose           bool
 	decodeOnly        bool
+	scanOnly          bool
 	requireServices   bool
 }
 
@@ -105,6 +107,8 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.BoolVar(&f.requireServices, "require-services", false, "fail (exit 2) when the inputs hold no Service at all, for CI")
 	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
 	_ = fs.MarkHidden("decode-only")
+	fs.BoolVar(&f.scanOnly, "scan-only", false, "find where each JSON value ends and nothing else (the floor the check is measured against)")
+	_ = fs.MarkHidden("scan-only")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
@@ -166,9 +170,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		var s conformance.Summary
 		var stopped bool
-		if f.decodeOnly {
+		switch {
+		case f.scanOnly:
+			s = scanOnly(in.name, r, stderr)
+		case f.decodeOnly:
 			s, stopped = decodeOnly(ctx, in.name, r, &f, stderr)
-		} else {
+		default:
 			s, stopped = checkInput(ctx, in.name, r, &f, out, stderr)
 		}
 		if file != nil {
@@ -180,7 +187,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			break
 		}
 	}
-	if f.decodeOnly {
+	if f.decodeOnly || f.scanOnly {
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
 	} else {
@@ -188,7 +195,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	// Inputs that were read without a problem yet hold no Service: said,
 	// since an empty check passing looks like a provider passing.
-	noServices := total.Observations == 0 && total.InputErrors == 0 && !interrupted
+	noServices := total.Observations == 0 && total.InputErrors == 0 && !interrupted && !f.scanOnly
 	if noServices {
 		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
 	}
@@ -291,6 +298,24 @@ func decodeOnly(ctx context.Context, name string, r io.Reader, f *checkFlags, st
 		if obj.Service != nil {
 			s.Observations++
 		}
+	}
+}
+
+// scanOnly reads one JSON input with a bare jsontext ReadValue loop: the
+// floor of what reading the input costs, which hack/bench-conformance.sh
+// compares the check with. Every top-level value counts as an object.
+func scanOnly(name string, r io.Reader, stderr io.Writer) conformance.Summary {
+	var s conformance.Summary
+	dec := jsontext.NewDecoder(r)
+	for {
+		if _, err := dec.ReadValue(); err == io.EOF {
+			return s
+		} else if err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %s: %s\n", input.Escape(name), input.Escape(err.Error()))
+			s.InputErrors++
+			return s
+		}
+		s.Objects++
 	}
 }
 

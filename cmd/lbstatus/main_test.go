@@ -292,6 +292,10 @@ func TestCheck_DecodeOnly(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (2 Services)") {
 		t.Errorf("exit %d: %s", code, stdout)
 	}
+	code, stdout, stderr := runCmd(t, "", "check", "--scan-only", path)
+	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (0 Services)") || stderr != "" {
+		t.Errorf("--scan-only: exit %d: %s%s", code, stdout, stderr)
+	}
 }
 
 func TestExplain(t *testing.T) {
