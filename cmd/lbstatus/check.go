@@ -72,12 +72,14 @@ const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 
 Checks Service objects against KEP-4631. Each PATH is a file, or a directory
 searched recursively for .json, .yaml and .yml files; "-", or no PATH at all,
-reads standard input. A file may hold a single object, a List or ServiceList,
-multi-document YAML, or a stream of concatenated JSON objects (what
-"kubectl get services --watch -o json" prints). Observations of the same
-namespace/name within a file form a trace and are also checked as pairs.
-One object may be at most 4 MiB (--max-object-bytes); larger ones are
-reported and skipped.
+reads standard input. A file may hold a single object, a List or ServiceList
+(JSON or YAML, read item by item), multi-document YAML, watch events, or a
+stream of concatenated JSON objects (what "kubectl get services --watch -o
+json" prints). Observations of the same namespace/name within a file form a
+trace and are also checked as pairs. One object may be at most 4 MiB
+(--max-object-bytes); a larger List item or YAML document is reported and
+skipped, a larger JSON object ends its input. An object with a member name
+given twice is reported and not checked.
 
 An input without any Service is reported on standard error; it fails the
 check only with --require-services. Ctrl-C or SIGTERM stops the check and
