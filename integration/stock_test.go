@@ -36,9 +36,9 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
 	"github.com/lbstatus/lbstatus/integration/internal/provider"
-	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // unknownField is how kube-apiserver names the field it does not have.

@@ -414,7 +414,6 @@ func TestDecode_RoundTripsGeneratedStream(t *testing.T) {
 	}
 }
 
-
 // TestDecode_YAMLLastLineWithoutNewline: a final line without a newline,
 // longer than its offset in the read buffer, must reach the YAML parser
 // intact whether the input arrives in one piece or byte by byte. The
