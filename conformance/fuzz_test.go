@@ -50,14 +50,16 @@ func FuzzConformanceStream(f *testing.F) {
 		seed.Add(f, name, data, chunk, uint8(8), uint8(len(name)))
 	}
 	files := map[string][]byte{}
-	_ = filepath.WalkDir("../../examples", func(path string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			if data, err := os.ReadFile(path); err == nil && len(data) <= 16<<10 {
-				files[filepath.ToSlash(strings.TrimPrefix(path, "../../"))] = data
+	for _, dir := range []string{"../examples", "../violations"} {
+		_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				if data, err := os.ReadFile(path); err == nil && len(data) <= 16<<10 {
+					files[filepath.ToSlash(strings.TrimPrefix(path, "../"))] = data
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	for name, data := range files {
 		add("file-"+name, data, uint8(len(data)))
 	}
