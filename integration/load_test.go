@@ -202,14 +202,16 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 		})
 	}
 	if sc.restart {
-		mutations(sc.mutations/3, seed+1, false)
+		// No type changes until the new provider runs: the apiserver
+		// clears the ingress of a Service that stops being a
+		// LoadBalancer, and the conditions wait for a provider to remove
+		// them (L9). A Service that went to ClusterIP just before the
+		// stop, or while no provider ran, and back to LoadBalancer before
+		// the new provider got to it, would show Serving=True without
+		// ingress (L4), which no provider could have prevented.
+		mutations(sc.mutations/3, seed+1, true)
 		stop()
 		t.Logf("provider stopped after %d writes", p.Stats().Writes)
-		// No type changes while no provider runs: the apiserver clears
-		// the ingress of a Service that stops being a LoadBalancer, and
-		// the conditions wait for a provider to remove them (L9), so a
-		// watcher would see Serving=True without ingress (L4) that no
-		// provider could have prevented.
 		mutations(sc.mutations/3, seed+2, true)
 		p = newProvider()
 		startProvider(t, p)
