@@ -114,7 +114,9 @@ func BenchmarkMetaSetStatusCondition(b *testing.B) {
 // the same benchmark, in alternating rounds of the same inputs, and each is
 // judged by its median round, so that a machine shared with other work,
 // which stalls single rounds, slows both alike; the x-meta metric is Set's
-// median over the baseline's. (BenchmarkSet and
+// median over the baseline's. Set's own allocations are counted apart,
+// with testing.AllocsPerRun, and must be none; under -benchmem, B/op is
+// the benchmark's record of its rounds. (BenchmarkSet and
 // BenchmarkMetaSetStatusCondition give each alone, for benchstat.)
 func BenchmarkSet_VsMeta(b *testing.B) {
 	const round = 128
