@@ -20,11 +20,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +36,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -95,14 +97,17 @@ func lbConditions(provisioning, serving metav1.ConditionStatus, servingReason st
 	}
 }
 
-// fakeCluster is a ListerWatcher: each List returns the current objects,
-// each Watch a new fake watcher the test drives.
+// fakeCluster is a serviceAPI: each list returns the current objects, each
+// watch a new fake watcher the test drives, or the next of watchErrs.
 type fakeCluster struct {
-	mu       sync.Mutex
-	objects  []v1.Service
-	rv       string
-	lists    atomic.Int32
-	watchers chan *watch.FakeWatcher
+	mu        sync.Mutex
+	objects   []v1.Service
+	rv        string
+	lists     atomic.Int32
+	watchErrs []error
+	watchRVs  []string
+	delays    []time.Duration
+	watchers  chan *watch.FakeWatcher
 }
 
 func newFakeCluster(objects ...*v1.Service) *fakeCluster {
@@ -113,32 +118,68 @@ func newFakeCluster(objects ...*v1.Service) *fakeCluster {
 	return f
 }
 
-func (f *fakeCluster) listWatch() cache.ListerWatcher {
-	return plainListWatch{&cache.ListWatch{
-		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
-			f.lists.Add(1)
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			return &v1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: f.rv}, Items: append([]v1.Service(nil), f.objects...)}, nil
-		},
-		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
-			w := watch.NewFakeWithChanSize(10, false)
-			f.watchers <- w
-			return w, nil
-		},
-	}}
+func (f *fakeCluster) list(context.Context) (*v1.ServiceList, error) {
+	f.lists.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := &v1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: f.rv}}
+	for i := range f.objects {
+		list.Items = append(list.Items, *f.objects[i].DeepCopy())
+	}
+	return list, nil
 }
 
-// nextWatcher returns the watcher of the informer's next Watch call.
+func (f *fakeCluster) watch(_ context.Context, rv string) (watch.Interface, error) {
+	f.mu.Lock()
+	f.watchRVs = append(f.watchRVs, rv)
+	if len(f.watchErrs) > 0 {
+		err := f.watchErrs[0]
+		f.watchErrs = f.watchErrs[1:]
+		f.mu.Unlock()
+		return nil, err
+	}
+	f.mu.Unlock()
+	w := watch.NewFakeWithChanSize(10, false)
+	f.watchers <- w
+	return w, nil
+}
+
+// pause records the retry delays the source asks for, and waits only a
+// moment.
+func (f *fakeCluster) pause(ctx context.Context, d time.Duration) {
+	f.mu.Lock()
+	f.delays = append(f.delays, d)
+	f.mu.Unlock()
+	sleep(ctx, time.Millisecond)
+}
+
+// set replaces the cluster's objects and resourceVersion, as writes the
+// watch did not see would.
+func (f *fakeCluster) set(rv string, objects ...*v1.Service) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rv = rv
+	f.objects = nil
+	for _, o := range objects {
+		f.objects = append(f.objects, *o)
+	}
+}
+
+// nextWatcher returns the watcher of the source's next watch call.
 func (f *fakeCluster) nextWatcher(t *testing.T) *watch.FakeWatcher {
 	t.Helper()
 	select {
 	case w := <-f.watchers:
 		return w
 	case <-time.After(30 * time.Second):
-		t.Fatal("the informer did not watch")
+		t.Fatal("the source did not watch")
 		return nil
 	}
+}
+
+// expired is the Status of a watch whose resourceVersion is too old.
+func expired() *metav1.Status {
+	return &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
 }
 
 // startWatch runs "lbstatus watch args" against src until the returned
@@ -167,7 +208,7 @@ func startWatch(t *testing.T, e env, args ...string) (stdout, stderr *syncBuffer
 
 func fakeEnv(f *fakeCluster) env {
 	return env{newSource: func(*watchFlags) (serviceSource, error) {
-		return &informerSource{lw: f.listWatch(), what: "a fake cluster"}, nil
+		return &listWatchSource{api: f, what: "a fake cluster", server: "https://fake.example", pause: f.pause}, nil
 	}}
 }
 
@@ -239,7 +280,7 @@ func TestWatch_SurvivesExpiry(t *testing.T) {
 		s.Status.Conditions = lbConditions(metav1.ConditionTrue, metav1.ConditionUnknown, "Provisioning", 3)
 	})
 	cluster.mu.Unlock()
-	w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+	w.Error(expired())
 
 	second := cluster.nextWatcher(t) // watching again, after a new list
 	waitFor(t, stdout, "violation  C1")
@@ -329,5 +370,294 @@ func TestWatch_Errors(t *testing.T) {
 		if code := runContext(context.Background(), args, nil, &out, &errOut, fakeEnv(newFakeCluster())); code != exitInput || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
 		}
+	}
+}
+
+// servingWithoutIngress is a Service that violates L4 at every observation.
+func servingWithoutIngress(name, rv string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) {
+		s.UID = types.UID("uid-" + name)
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 2)
+	})
+}
+
+func ready(name, rv, ip string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) {
+		s.UID = types.UID("uid-" + name)
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 2)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
+	})
+}
+
+func pending(name, rv string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) { s.UID = types.UID("uid-" + name) })
+}
+
+// 1 and 3: a list after 410 Gone hands back the unchanged Services; they are
+// not checked again, the violation is printed once, and one gap line names
+// the window and the Services created, changed and deleted in it.
+func TestWatch_RelistChecksEachObservationOnce(t *testing.T) {
+	cluster := newFakeCluster(servingWithoutIngress("web", "5"), pending("api", "6"), pending("old", "7"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, "violation  L4    Service default/web")
+
+	// A resync of the same state on the watch is not checked again either.
+	w.Modify(servingWithoutIngress("web", "5"))
+	w.Modify(ready("api", "12", "192.0.2.1"))
+	waitFor(t, stdout, "resourceVersion 12")
+
+	// While the watch is away: api changes, old goes, fresh comes; web stays.
+	cluster.set("40", servingWithoutIngress("web", "5"), ready("api", "30", "192.0.2.2"), pending("fresh", "31"))
+	w.Error(expired())
+	second := cluster.nextWatcher(t)
+	waitFor(t, stdout, "resourceVersion 31")
+
+	second.Modify(servingWithoutIngress("web", "41")) // a new state: checked
+	waitFor(t, stdout, "resourceVersion 41")
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	out := stdout.String()
+	if n := strings.Count(out, "violation  L4    Service default/web"); n != 2 {
+		t.Errorf("%d L4 lines, want 2 (resourceVersions 5 and 41, each once):\n%s", n, out)
+	}
+	if n := strings.Count(out, "LoadBalancerServing is True but status.loadBalancer.ingress is empty [resourceVersion 5]"); n != 1 {
+		t.Errorf("web@5 reported %d times, want once:\n%s", n, out)
+	}
+	wantGap := "gap        resourceVersions after 12 up to 40 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version)); 3 Services changed in it: default/api, default/fresh, default/old; states written and undone inside it were not seen"
+	if strings.Count(out, "gap        ") != 1 || !strings.Contains(out, wantGap) {
+		t.Errorf("want one gap line\n%s\ngot:\n%s", wantGap, out)
+	}
+	if !strings.Contains(out, "The watch had 1 gap: transient states inside it were not observed") {
+		t.Errorf("the summary does not count the gap:\n%s", out)
+	}
+	if !strings.Contains(out, "FAIL: 2 violations") {
+		t.Errorf("the summary does not count 2 distinct violations:\n%s", out)
+	}
+	// web@5, api@6, old@7, api@12, api@30, fresh@31, web@41; the deletion
+	// of old ends its trace (R3 at its end) and is no observation.
+	if !strings.Contains(out, "Watched 7 observations of 4 Services.") || !strings.Contains(out, "R3    Service default/old") {
+		t.Errorf("observations counted twice or lost:\n%s", out)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,40" {
+		t.Errorf("watched from %s, want 10 then the new list's 40", got)
+	}
+}
+
+// 3: -o json carries the gap as a record of its own, and the summary counts
+// gaps.
+func TestWatch_GapJSON(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	w := cluster.nextWatcher(t)
+	cluster.set("20", pending("web", "19"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	waitFor(t, stdout, `"gap"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	var gap, summary int
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var l struct {
+			Gap     *watchGap `json:"gap"`
+			Summary *struct {
+				Gaps         int `json:"gaps"`
+				Observations int `json:"observations"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if l.Gap != nil {
+			gap++
+			want := watchGap{From: "10", To: "20", Changed: 1, Services: []string{"default/web"}, Reason: l.Gap.Reason}
+			if !strings.Contains(l.Gap.Reason, "410 Gone") || fmt.Sprint(*l.Gap) != fmt.Sprint(want) {
+				t.Errorf("gap %+v, want %+v with a 410 reason", *l.Gap, want)
+			}
+		}
+		if l.Summary != nil {
+			summary++
+			if l.Summary.Gaps != 1 || l.Summary.Observations != 2 {
+				t.Errorf("summary %+v, want 1 gap and 2 observations", *l.Summary)
+			}
+		}
+	}
+	if gap != 1 || summary != 1 {
+		t.Errorf("%d gap and %d summary records, want 1 each:\n%s", gap, summary, stdout)
+	}
+}
+
+// 4: while the server is down, the watch retries at a growing interval that
+// stops at retryCap (so it resumes within about 2 s of the server being
+// back, and a server still down sees one request every 2 s or so); after a
+// watch that worked, the interval starts small again.
+func TestWatch_RetryDelays(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = slices.Repeat([]error{refused}, 8)
+	_, stderr, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+
+	cluster.mu.Lock()
+	delays := slices.Clone(cluster.delays)
+	cluster.watchErrs = []error{refused}
+	cluster.mu.Unlock()
+	if len(delays) != 8 {
+		t.Fatalf("delays %v, want one per failed watch", delays)
+	}
+	for i, d := range delays {
+		low := min(retryFirst<<i, retryCap)
+		if d < low || d > low*13/10 {
+			t.Errorf("delay %d is %s, want %s to %s", i, d, low, low*13/10)
+		}
+	}
+
+	w.Modify(pending("web", "6")) // a watch that works...
+	w.Stop()                      // ...then breaks
+	cluster.nextWatcher(t)
+	cluster.mu.Lock()
+	after := cluster.delays[len(delays):]
+	cluster.mu.Unlock()
+	if len(after) != 1 || after[0] > retryFirst*13/10 {
+		t.Errorf("delays after a working watch %v, want one of about %s", after, retryFirst)
+	}
+	stop()
+	log := stderr.String()
+	if strings.Count(log, "lost the watch on https://fake.example (dial tcp 127.0.0.1:6443: connect: connection refused)") != 2 ||
+		strings.Count(log, "watching again from resourceVersion") != 2 {
+		t.Errorf("want each outage said once when lost and once when resumed:\n%s", log)
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for server and returns its path.
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: %q}
+users:
+- name: test
+  user: {token: secret}
+contexts:
+- name: test
+  context: {cluster: test, user: test, namespace: default}
+current-context: test
+`, server), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
+}
+
+// silentServer accepts requests and never answers them; arrived is
+// signalled for each.
+func silentServer(t *testing.T) (srv *httptest.Server, arrived chan struct{}) {
+	arrived = make(chan struct{}, 10)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, arrived
+}
+
+// 2: a server that never answers the first list is exit 2 after
+// --request-timeout, with one line naming the server and what timed out.
+func TestWatch_SilentServerTimesOut(t *testing.T) {
+	srv, _ := silentServer(t)
+	var out, errOut bytes.Buffer
+	code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "200ms"},
+		nil, &out, &errOut, defaultEnv())
+	want := "lbstatus: listing Services on " + srv.URL + ": no answer within 200ms (--request-timeout)\n"
+	if code != exitInput || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errOut.String(), want)
+	}
+}
+
+// 2: an interrupt while the first list waits ends the command (exit 2: the
+// cluster was never read), without waiting for the request timeout.
+func TestWatch_InterruptDuringFirstList(t *testing.T) {
+	srv, arrived := silentServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	var out, errOut bytes.Buffer
+	code := runContext(ctx, []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "1h"},
+		nil, &out, &errOut, defaultEnv())
+	want := "lbstatus: interrupted while listing Services on " + srv.URL + "\n"
+	if code != exitInput || errOut.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}
+
+// The real path through the typed client: a watch refused with 410 Gone
+// (an HTTP error, as an apiserver without a watch cache answers) makes the
+// command list again and report the gap.
+func TestWatch_KubeconfigExpired(t *testing.T) {
+	var lists, watches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			rv := fmt.Sprint(10 * (lists.Add(1)))
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": rv},
+				"items": []any{pending("web", rv)},
+			})
+			return
+		}
+		if watches.Add(1) == 1 {
+			w.WriteHeader(http.StatusGone)
+			json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+				"reason": "Expired", "code": 410, "message": "too old resource version: 10 (15)"})
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stdout, "gap        resourceVersions after 10 up to 20 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version: 10 (15))); 1 Service changed in it: default/web")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+}
+
+// replaySource delivers fixed events, then waits for the end.
+type replaySource []serviceEvent
+
+func (replaySource) describe() string { return "a replay" }
+
+func (r replaySource) run(ctx context.Context, _ io.Writer, handle func(serviceEvent)) error {
+	for _, ev := range r {
+		handle(ev)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// 1: whatever the source, an observation delivered again (same uid and
+// resourceVersion) is not checked again; a new uid under the same name is.
+func TestWatch_SameObservationCheckedOnce(t *testing.T) {
+	web := servingWithoutIngress("web", "5")
+	recreated := servingWithoutIngress("web", "5")
+	recreated.UID = "uid-web-2"
+	src := replaySource{{svc: web}, {svc: web.DeepCopy()}, {svc: recreated}, {svc: recreated.DeepCopy()}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }})
+	waitFor(t, stdout, "violation")
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	out := stdout.String()
+	if n := strings.Count(out, "violation  L4"); n != 2 || !strings.Contains(out, "Watched 2 observations of 2 Services.") {
+		t.Errorf("%d L4 lines, want 2 (one per uid):\n%s", n, out)
 	}
 }
