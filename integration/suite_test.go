@@ -96,8 +96,8 @@ func runSuite(t *testing.T, class string) *suite.Report {
 	return report
 }
 
-// startProvider runs the reference provider until the test ends.
-func startProvider(t *testing.T, caps conditions.Capabilities, bugs provider.Bugs) {
+// startSuiteProvider runs the reference provider until the test ends.
+func startSuiteProvider(t *testing.T, caps conditions.Capabilities, bugs provider.Bugs) {
 	t.Helper()
 	runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), providerOptions(caps, bugs)))
 }
@@ -134,7 +134,7 @@ func requirePassed(t *testing.T, report *suite.Report) {
 func TestSuite_FullCapabilities(t *testing.T) {
 	t.Parallel()
 	class := suiteClass(t)
-	startProvider(t, fullCapabilities(class), provider.Bugs{})
+	startSuiteProvider(t, fullCapabilities(class), provider.Bugs{})
 	report := runSuite(t, class)
 	requirePassed(t, report)
 	if len(report.Features) != len(v1.LoadBalancerFeatures) {
@@ -190,7 +190,7 @@ func TestSuite_CapabilityRemoved(t *testing.T) {
 			class := suiteClass(t)
 			caps := fullCapabilities(class)
 			tc.remove(&caps)
-			startProvider(t, caps, provider.Bugs{})
+			startSuiteProvider(t, caps, provider.Bugs{})
 			report := runSuite(t, class)
 			requirePassed(t, report)
 			for _, f := range report.Features {
@@ -222,7 +222,7 @@ func TestSuite_InjectedBug(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			class := suiteClass(t)
-			startProvider(t, fullCapabilities(class), tc.bugs)
+			startSuiteProvider(t, fullCapabilities(class), tc.bugs)
 			report := runSuite(t, class)
 			tr := report.Test(tc.test)
 			if tr == nil || tr.Result != suite.TestFailed {
