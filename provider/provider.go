@@ -79,6 +79,9 @@ type Options struct {
 	// infrastructure (Serving=False/Infrastructure). Nil: one made-up
 	// IPv4 address per Service (Ingress).
 	Pool *Pool
+	// NoLatencies stops the recording of write latencies in Stats, for a
+	// provider that runs for long: the list would grow without bound.
+	NoLatencies bool
 	// Faults makes the provider obey the fault annotations of a Service
 	// (FailAnnotation, DelayAnnotation, DegradeAnnotation,
 	// StopWritingAnnotation); off by default.
@@ -507,7 +510,9 @@ func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1
 	switch {
 	case err == nil:
 		p.stats.Writes++
-		p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		if !p.opts.NoLatencies {
+			p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		}
 	case apierrors.IsConflict(err):
 		p.stats.Conflicts++
 	}
