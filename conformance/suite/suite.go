@@ -48,8 +48,9 @@ const (
 	DefaultParallelism = 4
 	// DefaultNamespacePrefix starts the name of every test's namespace.
 	DefaultNamespacePrefix = "lbstatus-conformance"
-	// DefaultLoadBalancerIP is the address Feature/LoadBalancerIP asks for.
-	DefaultLoadBalancerIP = "198.18.255.254"
+	// DefaultLoadBalancerIP is the address Feature/LoadBalancerIP asks for
+	// (and the next one, for its second Service).
+	DefaultLoadBalancerIP = "198.18.255.100"
 	// ForeignClass is the loadBalancerClass of the ForeignClass test's
 	// Service: a class no provider handles.
 	ForeignClass = "lbstatus.github.io/conformance-foreign"
@@ -87,8 +88,10 @@ type Options struct {
 	// NamespacePrefix starts every test namespace's name; empty:
 	// DefaultNamespacePrefix.
 	NamespacePrefix string
-	// LoadBalancerIP is the address Feature/LoadBalancerIP requests; empty:
-	// DefaultLoadBalancerIP.
+	// LoadBalancerIP is the address Feature/LoadBalancerIP requests for the
+	// Service that asks for it; the Service that requires it requests the
+	// next address, as both run at once and a provider hands out each
+	// address once. Empty: DefaultLoadBalancerIP.
 	LoadBalancerIP string
 	// RelevantAnnotations are annotation keys the provider reads, whose
 	// changes it must acknowledge like G3's fields (L6).

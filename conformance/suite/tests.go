@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -245,8 +246,9 @@ func (r *testRun) basic() (outcome, error) {
 	return outcome{}, nil
 }
 
-// asks makes svc ask for feature f.
-func (r *testRun) asks(f v1.LoadBalancerFeature) func(*corev1.Service) {
+// asks makes svc ask for feature f; second says svc is the test's second
+// Service, which asks for another address than the first.
+func (r *testRun) asks(f v1.LoadBalancerFeature, second bool) func(*corev1.Service) {
 	return func(svc *corev1.Service) {
 		spec := &svc.Spec
 		switch f {
@@ -259,6 +261,9 @@ func (r *testRun) asks(f v1.LoadBalancerFeature) func(*corev1.Service) {
 			spec.SessionAffinity = corev1.ServiceAffinityClientIP
 		case v1.LoadBalancerFeatureLoadBalancerIP:
 			spec.LoadBalancerIP = r.opts.LoadBalancerIP
+			if a, err := netip.ParseAddr(r.opts.LoadBalancerIP); err == nil && second {
+				spec.LoadBalancerIP = a.Next().String()
+			}
 		case v1.LoadBalancerFeatureExternalTrafficPolicy:
 			spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 		case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
@@ -271,7 +276,7 @@ func (r *testRun) asks(f v1.LoadBalancerFeature) func(*corev1.Service) {
 // P6). Both run at once.
 func (r *testRun) feature() (outcome, error) {
 	f := r.test.Feature
-	asked := r.service("asks", r.asks(f))
+	asked := r.service("asks", r.asks(f, false))
 	if err := r.create(asked); err != nil {
 		if f == v1.LoadBalancerFeatureIPFamilies && apierrors.IsInvalid(err) {
 			return outcome{}, skipf("the cluster cannot create a dual-stack Service: %v", err)
@@ -291,7 +296,7 @@ func (r *testRun) feature() (outcome, error) {
 	if r.opts.NoRequiredFeatures {
 		out.requiredSkipped = "the provider reads neither spec.requiredLoadBalancerFeatures nor " + v1.RequiredFeaturesAnnotation
 	} else {
-		req := r.service("requires", r.asks(f))
+		req := r.service("requires", r.asks(f, true))
 		require(req, f)
 		if err := r.create(req); err != nil {
 			wg.Wait()
