@@ -123,7 +123,17 @@ func main() {
 // run is main without the process: it parses args, then runs the provider
 // until ctx ends. Bad usage is one line on stderr and exit status 2.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
-	var f flags
+	f, opts, code, done := parse(args, stderr)
+	if done {
+		return code
+	}
+	return connectAndServe(ctx, f, opts, stderr)
+}
+
+// parse parses args into flags and the provider's options. done says the
+// program is over, with code its exit status: help (0) or bad usage (2,
+// one line on stderr).
+func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, code int, done bool) {
 	fs := pflag.NewFlagSet("lbstatus-provider", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.cluster = genericclioptions.NewConfigFlags(true)
@@ -155,10 +165,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+			return f, opts, 0, true
 		}
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
-		return 2
+		return f, opts, 2, true
 	}
 	opts, err := f.options()
 	if err == nil && fs.NArg() > 0 {
@@ -166,8 +176,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
-		return 2
+		return f, opts, 2, true
 	}
+	return f, opts, 0, false
+}
+
+// connectAndServe builds a client from the cluster flags and serves until
+// ctx ends.
+func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr io.Writer) int {
 	cfg, err := f.cluster.ToRESTConfig()
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: loading kubeconfig: %v\n", err)

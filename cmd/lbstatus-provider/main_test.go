@@ -19,10 +19,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/lbstatus/lbstatus/provider"
 )
@@ -94,4 +97,26 @@ func newConfigFlagsForTest(namespace *string) *genericclioptions.ConfigFlags {
 	cf := genericclioptions.NewConfigFlags(false)
 	cf.Namespace = namespace
 	return cf
+}
+
+// TestDeployment_ArgsParse: the shipped Deployment's arguments are ones the
+// program accepts, with leader election and both endpoints on.
+func TestDeployment_ArgsParse(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/provider/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		t.Fatalf("deployment.yaml: %v", err)
+	}
+	args := d.Spec.Template.Spec.Containers[0].Args
+	var stderr bytes.Buffer
+	f, opts, code, done := parse(args, &stderr)
+	if done {
+		t.Fatalf("args %q: exit %d: %s", args, code, stderr.String())
+	}
+	if !f.leaderElect || f.healthAddr == "" || f.metricsAddr == "" || len(opts.Capabilities.Classes) != 1 || opts.Pool == nil {
+		t.Errorf("args %q: flags %+v, want a class, a pool, leader election and both endpoints", args, f)
+	}
 }
