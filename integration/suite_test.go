@@ -110,7 +110,14 @@ func startSuiteProvider(t *testing.T, caps conditions.Capabilities, bugs provide
 // provider clears what its field manager wrote on Services that are not
 // its own, which must not touch another provider's conditions.
 func providerOptions(caps conditions.Capabilities, bugs provider.Bugs) provider.Options {
+	// Each provider has a pool of its own, as separate clusters would;
+	// the suite's requested address is in it.
+	pool, err := provider.NewPool("198.18.0.0/16", "fd00:1b::/112")
+	if err != nil {
+		panic(err) // constant CIDRs
+	}
 	return provider.Options{
+		Pool:           pool,
 		Capabilities:   caps,
 		Workers:        4,
 		ProvisionDelay: suiteProvisionDelay,
@@ -220,6 +227,10 @@ func TestSuite_InjectedBug(t *testing.T) {
 		rule string
 	}{
 		{"SkipProvisioningBump", provider.Bugs{SkipProvisioningBump: true}, "SpecChange", "L6"},
+		{"ClaimForeignClasses", provider.Bugs{ClaimForeignClasses: true}, "ForeignClass", "P1"},
+		{"AcceptUnknownFeatures", provider.Bugs{AcceptUnknownFeatures: true}, "UnknownRequiredFeature", "R2"},
+		{"KeepConditionsOnTypeChange", provider.Bugs{KeepConditionsOnTypeChange: true}, "TypeChange", "L9"},
+		{"IgnoreLoadBalancerIP", provider.Bugs{IgnoreLoadBalancerIP: true}, "Feature/LoadBalancerIP", "P3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -236,7 +236,7 @@ func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, err
 	var out []netip.Addr
 	for _, f := range served {
 		want := ""
-		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" {
+		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
 			if a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP); err == nil && familyOf(a) == f {
 				want = a.String()
 			}
