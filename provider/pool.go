@@ -69,8 +69,11 @@ func NewPool(cidrs ...string) (*Pool, error) {
 	return p, nil
 }
 
-// String lists the pool's CIDRs.
+// String lists the pool's CIDRs, comma-separated; empty for a nil Pool.
 func (p *Pool) String() string {
+	if p == nil {
+		return ""
+	}
 	s := make([]string, len(p.prefixes))
 	for i, pr := range p.prefixes {
 		s[i] = pr.String()

@@ -214,7 +214,9 @@ func (r *Report) summarize() {
 type Format string
 
 const (
+	// FormatYAML: block-style YAML in the report's field order.
 	FormatYAML Format = "yaml"
+	// FormatJSON: indented JSON.
 	FormatJSON Format = "json"
 )
 
