@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -659,5 +660,55 @@ func TestWatch_SameObservationCheckedOnce(t *testing.T) {
 	out := stdout.String()
 	if n := strings.Count(out, "violation  L4"); n != 2 || !strings.Contains(out, "Watched 2 observations of 2 Services.") {
 		t.Errorf("%d L4 lines, want 2 (one per uid):\n%s", n, out)
+	}
+}
+
+// A watch that ends resumes from the last resourceVersion it saw, a
+// bookmark's included, without listing again: nothing was missed, so there
+// is no gap.
+func TestWatch_ResumesFromLastResourceVersion(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	w.Modify(servingWithoutIngress("web", "11"))
+	w.Action(watch.Bookmark, &v1.Service{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "15"}})
+	waitFor(t, stdout, "resourceVersion 11")
+	w.Stop() // the server ends the watch
+	cluster.nextWatcher(t)
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,15" || cluster.lists.Load() != 1 {
+		t.Errorf("watched from %s after %d lists, want 10 then the bookmark's 15, after 1 list", got, cluster.lists.Load())
+	}
+	if out := stdout.String(); strings.Contains(out, "gap") || !strings.Contains(out, "Watched 2 observations of 1 Service.") {
+		t.Errorf("a gap, or the bookmark counted as an observation:\n%s", out)
+	}
+}
+
+// A refused connection or rejected credentials on the first list are exit
+// 2, with one line naming the server, not retries (which would not end).
+func TestWatch_UnreachableOrRejected(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	rejecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Unauthorized", "code": 401, "message": "Unauthorized"})
+	}))
+	defer rejecting.Close()
+	for server, want := range map[string]string{closed: "connection refused", rejecting.URL: "provide credentials"} {
+		var out, errOut bytes.Buffer
+		code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, server)}, nil, &out, &errOut, defaultEnv())
+		got := errOut.String()
+		if code != exitInput || strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "lbstatus: listing Services on "+server+": ") || !strings.Contains(got, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line naming the server and %q", server, code, got, want)
+		}
 	}
 }
