@@ -49,7 +49,7 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 	lbgomega "github.com/lbstatus/lbstatus/ext/gomega"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 	"github.com/lbstatus/lbstatus/validation"
 )
 

@@ -41,7 +41,7 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 	lbgomega "github.com/lbstatus/lbstatus/ext/gomega"
 	lbkstatus "github.com/lbstatus/lbstatus/ext/kstatus"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // TestKstatus_PollerWithStatusReader runs the kstatus poller, with the

@@ -38,7 +38,7 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // unknownField is how kube-apiserver names the field it does not have.

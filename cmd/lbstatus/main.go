@@ -41,6 +41,7 @@ Usage:
   lbstatus check [flags] [PATH|-]...   check manifests, lists, traces and watch streams
   lbstatus watch [flags]               check a live cluster's Services as they change
   lbstatus explain [RULE]              print a rule's text (all rules without RULE)
+  lbstatus conformance [flags]         run the conformance suite against a cluster's provider
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed, or bad usage.
@@ -92,6 +93,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runWatch(ctx, args[1:], stdout, stderr, e)
 	case "explain":
 		return runExplain(args[1:], stdout, stderr)
+	case "conformance":
+		return runConformance(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

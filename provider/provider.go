@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,20 @@ type Options struct {
 	Fail func(svc *corev1.Service) string
 	// Bugs are deliberate mistakes; none by default.
 	Bugs Bugs
+	// Pool, when not nil, gives each served Service its addresses: one
+	// per IP family the load balancer serves, kept while it serves, never
+	// handed out twice, and recovered from the Services' status when Run
+	// starts. A family with no free address fails the provisioning in the
+	// infrastructure (Serving=False/Infrastructure). Nil: one made-up
+	// IPv4 address per Service (Ingress).
+	Pool *Pool
+	// NoLatencies stops the recording of write latencies in Stats, for a
+	// provider that runs for long: the list would grow without bound.
+	NoLatencies bool
+	// Faults makes the provider obey the fault annotations of a Service
+	// (FailAnnotation, DelayAnnotation, DegradeAnnotation,
+	// StopWritingAnnotation); off by default.
+	Faults bool
 }
 
 // Bugs are deliberate mistakes a Provider can make, so that tests can show
@@ -83,6 +98,19 @@ type Bugs struct {
 	// refusal, is written without moving Provisioning's
 	// lastTransitionTime (breaks L6).
 	SkipProvisioningBump bool
+	// ClaimForeignClasses: the provider takes a Service of any
+	// loadBalancerClass for its own (breaks P1).
+	ClaimForeignClasses bool
+	// AcceptUnknownFeatures: the provider takes every required feature
+	// for one it knows and serves the Service (breaks R2).
+	AcceptUnknownFeatures bool
+	// KeepConditionsOnTypeChange: the provider leaves its conditions on a
+	// Service that stopped being a LoadBalancer (breaks L9).
+	KeepConditionsOnTypeChange bool
+	// IgnoreLoadBalancerIP: with a Pool, the provider claims to honor
+	// spec.loadBalancerIP but hands out another address, without saying
+	// it is degraded (breaks P3).
+	IgnoreLoadBalancerIP bool
 }
 
 // Stats counts what a Provider did.
@@ -299,6 +327,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("service informer did not sync")
 	}
+	p.recover(lister)
 
 	var wg sync.WaitGroup
 	for range max(p.opts.Workers, 1) {
@@ -365,6 +394,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	if err != nil {
 		return 0, err
 	}
+	svc = p.withoutUnknownRequired(svc)
 	rec, known := p.record(key)
 	acted := rec.acted
 	if acted != nil && rec.changes != changes {
@@ -378,21 +408,28 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	}
 
 	now := time.Now()
-	decision := conditions.Decide(svc, p.opts.Capabilities)
+	caps := p.capabilities(svc)
+	decision := conditions.Decide(svc, caps)
+	if p.opts.Bugs.KeepConditionsOnTypeChange && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		p.remember(key, record{acted: svc, changes: changes})
+		return 0, nil
+	}
 	if p.opts.Bugs.SkipProvisioningBump && decision.Action != conditions.ActionIgnore {
 		acted = svc
 	}
+	f := p.faultsOf(svc)
 	var after time.Duration
 	if decision.Action == conditions.ActionProvision {
-		after = p.ensure(svc, rec, &rec.lb, now)
+		after = p.ensure(key, svc, rec, &rec.lb, now, f)
 	} else {
 		rec.lb = loadBalancer{} // nothing to serve: deleted, or never made
+		p.opts.Pool.Release(key)
 	}
-	r, err := conditions.Reconcile(svc, p.opts.Capabilities, acted, p.state(svc, rec.lb))
+	r, err := conditions.Reconcile(svc, caps, acted, p.state(key, svc, rec.lb, decision, f))
 	if err != nil {
 		return 0, err
 	}
-	if r.Apply != nil {
+	if r.Apply != nil && !f.stopWriting {
 		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
@@ -405,6 +442,38 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	}
 	p.remember(key, record{acted: svc, changes: changes, lb: rec.lb})
 	return after, nil
+}
+
+// capabilities returns the provider's capabilities for svc: Options'
+// own, widened by the bugs that take what is not the provider's.
+func (p *Provider) capabilities(svc *corev1.Service) conditions.Capabilities {
+	caps := p.opts.Capabilities
+	if p.opts.Bugs.ClaimForeignClasses && svc.Spec.LoadBalancerClass != nil {
+		caps.Classes = append(slices.Clip(caps.Classes), *svc.Spec.LoadBalancerClass)
+	}
+	return caps
+}
+
+// withoutUnknownRequired returns svc, or with the AcceptUnknownFeatures bug
+// a copy whose required-features annotation names only known features: the
+// provider reads past what it does not know.
+func (p *Provider) withoutUnknownRequired(svc *corev1.Service) *corev1.Service {
+	value, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]
+	if !p.opts.Bugs.AcceptUnknownFeatures || !ok {
+		return svc
+	}
+	var known []string
+	for _, f := range strings.Split(value, ",") {
+		if f = strings.TrimSpace(f); v1.LoadBalancerFeature(f).IsKnown() {
+			known = append(known, f)
+		}
+	}
+	out := svc.DeepCopy()
+	out.Annotations[v1.RequiredFeaturesAnnotation] = strings.Join(known, ",")
+	if len(known) == 0 {
+		delete(out.Annotations, v1.RequiredFeaturesAnnotation)
+	}
+	return out
 }
 
 // fromStatus finds the provider's load balancer of svc from the status it
@@ -425,11 +494,16 @@ func fromStatus(svc *corev1.Service) loadBalancer {
 // and returns when to look again. A serving load balancer is updated in
 // place at once; one that serves nothing is (re)provisioned, which takes
 // Options.ProvisionDelay and may fail (Options.Fail).
-func (p *Provider) ensure(svc *corev1.Service, rec record, lb *loadBalancer, now time.Time) time.Duration {
+func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadBalancer, now time.Time, f faults) time.Duration {
 	changed := rec.acted == nil || len(conditions.ChangedFields(rec.acted, svc)) > 0
 	switch lb.state {
 	case conditions.LoadBalancerReady:
-		return 0 // updated in place, if changed
+		// Updated in place, if changed; its addresses may have to change
+		// with the spec (families, a requested address).
+		if _, err := p.addresses(key, svc); err != nil {
+			*lb = loadBalancer{state: conditions.LoadBalancerFailed, message: err.Error()}
+		}
+		return 0
 	case conditions.LoadBalancerFailed:
 		if !changed {
 			return 0
@@ -438,24 +512,41 @@ func (p *Provider) ensure(svc *corev1.Service, rec record, lb *loadBalancer, now
 		if wait := lb.ready.Sub(now); wait > 0 {
 			return wait
 		}
+		msg := f.fail
 		if p.opts.Fail != nil {
-			if msg := p.opts.Fail(svc); msg != "" {
-				*lb = loadBalancer{state: conditions.LoadBalancerFailed, message: msg}
-				return 0
+			msg = cmp.Or(p.opts.Fail(svc), msg)
+		}
+		if msg == "" {
+			if _, err := p.addresses(key, svc); err != nil {
+				msg = err.Error()
 			}
+		}
+		if msg != "" {
+			*lb = loadBalancer{state: conditions.LoadBalancerFailed, message: msg}
+			return 0
 		}
 		*lb = loadBalancer{state: conditions.LoadBalancerReady}
 		return 0
 	}
-	*lb = loadBalancer{state: conditions.LoadBalancerProvisioning, ready: now.Add(p.opts.ProvisionDelay)}
-	return max(p.opts.ProvisionDelay, time.Nanosecond)
+	delay := p.opts.ProvisionDelay
+	if f.hasDelay {
+		delay = f.delay
+	}
+	*lb = loadBalancer{state: conditions.LoadBalancerProvisioning, ready: now.Add(delay)}
+	return max(delay, time.Nanosecond)
 }
 
 // state is lb as conditions.Reconcile reads it.
-func (p *Provider) state(svc *corev1.Service, lb loadBalancer) conditions.LoadBalancer {
+func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decision conditions.Decision, f faults) conditions.LoadBalancer {
 	out := conditions.LoadBalancer{State: lb.state, Message: lb.message, KeepServing: conditions.KeepServing}
 	if lb.state == conditions.LoadBalancerReady {
 		out.Ingress = Ingress(svc, p.opts.Capabilities)
+		if p.opts.Pool != nil {
+			// ensure allocated them; asking again returns the same.
+			addrs, _ := p.addresses(key, svc)
+			out.Ingress = withAddresses(out.Ingress, addrs)
+		}
+		out.Degraded = degraded(svc, decision, f)
 	}
 	return out
 }
@@ -472,7 +563,9 @@ func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1
 	switch {
 	case err == nil:
 		p.stats.Writes++
-		p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		if !p.opts.NoLatencies {
+			p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		}
 	case apierrors.IsConflict(err):
 		p.stats.Conflicts++
 	}
@@ -496,6 +589,7 @@ func (p *Provider) remember(key string, rec record) {
 }
 
 func (p *Provider) forget(key string) {
+	p.opts.Pool.Release(key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.acted, key)
