@@ -19,18 +19,23 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
+	sigsjson "sigs.k8s.io/json"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -39,41 +44,103 @@ import (
 // watchFlags are the flags of watch.
 type watchFlags struct {
 	checkFlags
-	kubeconfig    string
-	context       string
-	namespace     string
-	allNamespaces bool
+	cluster *clusterFlags
 }
 
 const watchUsage = `Usage: lbstatus watch [flags]
 
 Checks the Services of a live cluster as they change: lists them, then
 watches them, and prints each finding as it is made. Each Service's
-observations form a trace, as in "lbstatus check". The watch survives
-expiry and disconnection (it lists again and goes on). On interrupt
-(Ctrl-C, SIGTERM) it prints what is owed at the end of each trace and a
-summary. Exit status: 0 no violation seen, 1 at least one, 2 the cluster
-cannot be reached or bad usage.
+observations form a trace, as in "lbstatus check", and each observation (uid
+and resourceVersion) is checked once.
+
+The watch survives a restarted apiserver and a lost connection: it resumes
+from the last resourceVersion it saw, within a few seconds of the server
+being back. When that resourceVersion has expired it must list again, and
+what happened in between was not observed: a "gap" line names the window of
+resourceVersions and the Services that changed in it, and the summary counts
+gaps. The first list must answer within --request-timeout (default 30s).
+
+On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
+trace and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
+cluster cannot be reached or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
+
+Example:
+  lbstatus watch --context kind-kind -n shop --class example.com/lb
+  lbstatus watch -A -o json --request-timeout 10s > findings.jsonl
 
 Flags:
 `
 
-// serviceEvent is one observation from a cluster.
+// serviceEvent is one thing a source saw: an observation of a Service, or
+// a gap in what it saw.
 type serviceEvent struct {
-	svc     *v1.Service
+	// svc is the Service observed; nil for a gap.
+	svc *v1.Service
+	// deleted marks the Service as gone: its trace ends.
 	deleted bool
+	// gap, when set, is a stretch of history the source did not see.
+	gap *watchGap
+}
+
+// watchGap is a stretch of a cluster's history that a watch did not see:
+// it had to list again, and only the end states of the Services that
+// changed in between were observed.
+type watchGap struct {
+	// From is the last resourceVersion the watch saw before the gap.
+	From string `json:"from"`
+	// To is the resourceVersion of the list that ended the gap.
+	To string `json:"to"`
+	// Reason says why the watch had to list again.
+	Reason string `json:"reason"`
+	// Changed counts the Services created, changed or deleted in the gap.
+	Changed int `json:"changed"`
+	// Services names them, as namespace/name, sorted.
+	Services []string `json:"services,omitempty"`
+}
+
+// text is the gap as one line for people.
+func (g *watchGap) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gap        resourceVersions after %s up to %s were not observed (%s); %s changed in it",
+		g.From, g.To, g.Reason, plural(g.Changed, "Service"))
+	const shown = 10
+	if len(g.Services) > 0 {
+		names := g.Services[:min(len(g.Services), shown)]
+		b.WriteString(": " + strings.Join(names, ", "))
+		if len(g.Services) > shown {
+			fmt.Fprintf(&b, " and %d more", len(g.Services)-shown)
+		}
+	}
+	b.WriteString("; states written and undone inside it were not seen")
+	return b.String()
 }
 
 // serviceSource delivers a cluster's Service observations.
 type serviceSource interface {
 	// describe says what is watched, for people.
 	describe() string
-	// run calls handle for each observation, one at a time, until ctx
-	// ends; it returns when it has stopped calling handle.
-	run(ctx context.Context, handle func(serviceEvent))
+	// run calls handle for each event, one at a time, until ctx ends, and
+	// writes what people should know about the connection to log. It
+	// returns an error only when the first list fails, and returns only
+	// once it has stopped calling handle.
+	run(ctx context.Context, log io.Writer, handle func(serviceEvent)) error
 }
+
+// observed identifies an observation: the same uid and resourceVersion is
+// the same state of the same object.
+type observed struct {
+	uid             string
+	resourceVersion string
+}
+
+func observedOf(svc *v1.Service) observed {
+	return observed{uid: string(svc.UID), resourceVersion: svc.ResourceVersion}
+}
+
+func keyOf(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }
 
 // runWatch is the watch command.
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e env) int {
@@ -81,10 +148,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f.checkFlags)
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "the kubeconfig context to use (default: the current context)")
-	fs.StringVarP(&f.namespace, "namespace", "n", "", "the namespace to watch (default: the context's namespace)")
-	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "watch Services in every namespace")
+	f.cluster = addClusterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, watchUsage)
 		fs.PrintDefaults()
@@ -100,8 +164,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text or json\n", f.output)
 		return exitInput
 	}
-	if f.allNamespaces && f.namespace != "" {
-		fmt.Fprintln(stderr, "lbstatus: --namespace and --all-namespaces exclude each other")
+	if err := f.cluster.validate(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
 	src, err := e.newSource(&f)
@@ -112,7 +176,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(conformance.SummaryOnly(true))
-	var mu sync.Mutex
 	emit := func(found []conformance.Finding) {
 		for _, fd := range found {
 			if f.output == "json" {
@@ -123,19 +186,48 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "lbstatus: watching Services in %s; interrupt to stop\n", src.describe())
-	src.run(ctx, func(ev serviceEvent) {
-		mu.Lock()
-		defer mu.Unlock()
+	// checked holds the last observation checked per Service, so that one
+	// delivered again (by a list after a gap, or by any source that
+	// resyncs) is not checked, counted or reported twice.
+	checked := map[string]observed{}
+	gaps := 0
+	err = src.run(ctx, stderr, func(ev serviceEvent) {
+		if ev.gap != nil {
+			gaps++
+			if f.output == "json" {
+				b, _ := json.Marshal(struct {
+					Gap *watchGap `json:"gap"`
+				}{ev.gap})
+				fmt.Fprintf(stdout, "%s\n", b)
+			} else {
+				fmt.Fprintln(stdout, ev.gap.text())
+			}
+			return
+		}
+		if ev.svc == nil {
+			return
+		}
+		key := keyOf(ev.svc)
+		if ev.deleted {
+			delete(checked, key)
+		} else {
+			o := observedOf(ev.svc)
+			if prev, ok := checked[key]; ok && prev == o && o.resourceVersion != "" {
+				return
+			}
+			checked[key] = o
+		}
 		obj := conformance.Object{Kind: "Service", APIVersion: "v1", Service: ev.svc, Deleted: ev.deleted,
 			Ref: conformance.ObjectRef{Kind: "Service", Namespace: ev.svc.Namespace, Name: ev.svc.Name, ResourceVersion: ev.svc.ResourceVersion}}
 		found := checker.ObserveObject(obj)
 		col.Observe(obj, found)
 		emit(found)
 	})
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 
-	mu.Lock()
-	defer mu.Unlock()
 	end := checker.Finish()
 	col.Findings(end)
 	emit(end)
@@ -143,11 +235,15 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	summary.Services = checker.Seen()
 	if f.output == "json" {
 		b, _ := json.Marshal(struct {
-			Summary conformance.Summary `json:"summary"`
-		}{summary})
+			Summary watchSummary `json:"summary"`
+		}{watchSummary{summary, gaps}})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "Watched %s of %s.\n", plural(summary.Observations, "observation"), plural(summary.Services, "Service"))
+		if gaps > 0 {
+			fmt.Fprintf(stdout, "The watch had %s: transient states inside %s were not observed, so a clean result covers only what was seen.\n",
+				plural(gaps, "gap"), map[bool]string{true: "it", false: "them"}[gaps == 1])
+		}
 		printTotals(stdout, &summary)
 	}
 	if summary.Failed() {
@@ -156,111 +252,360 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	return exitOK
 }
 
-// informerSource watches Services through an informer, which lists, then
-// watches, and lists again whenever the watch expires or breaks.
-type informerSource struct {
-	lw   cache.ListerWatcher
-	what string
+// watchSummary is the checker's summary with the watch's gaps.
+type watchSummary struct {
+	conformance.Summary
+	// Gaps counts the times the watch had to list again.
+	Gaps int `json:"gaps"`
 }
 
-func (s *informerSource) describe() string { return s.what }
+// serviceAPI lists and watches Services as this project's v1.Service.
+type serviceAPI interface {
+	// list returns the Services and the list's resourceVersion.
+	list(ctx context.Context) (*v1.ServiceList, error)
+	// watch watches the Services from resourceVersion on. The watch ends
+	// when ctx does.
+	watch(ctx context.Context, resourceVersion string) (watch.Interface, error)
+}
 
-func (s *informerSource) run(ctx context.Context, handle func(serviceEvent)) {
-	emit := func(obj any, deleted bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if svc, ok := obj.(*v1.Service); ok {
-			handle(serviceEvent{svc: svc, deleted: deleted})
+// Retry timing. A watch resumes within about retryCap of the server being
+// back (client-go's informers wait up to 30 s), and a server that is still
+// down gets one request every retryCap or so.
+const (
+	retryFirst = 250 * time.Millisecond
+	retryCap   = 2 * time.Second
+	// healthyWatch is how long a watch that delivered nothing must have
+	// stayed open to count as working, which resets the retry delay.
+	healthyWatch = time.Second
+)
+
+// listWatchSource lists Services, then watches them from the list's
+// resourceVersion, resuming from the last resourceVersion seen whenever the
+// watch ends. Only when that resourceVersion has expired (410 Gone) does it
+// list again, and that is a gap: it reports the window and delivers only
+// the Services that changed in it.
+type listWatchSource struct {
+	api serviceAPI
+	// what says what is watched, server says where: for messages.
+	what, server string
+	// requestTimeout bounds each list; zero is no bound.
+	requestTimeout time.Duration
+	// retry is the delay between attempts while the server is down; the
+	// zero value is retryFirst doubling up to retryCap.
+	retry wait.Backoff
+	// pause waits between attempts; nil is sleep. Tests record the delays.
+	pause func(ctx context.Context, d time.Duration)
+}
+
+func (s *listWatchSource) describe() string { return s.what }
+
+func (s *listWatchSource) wait(ctx context.Context, d time.Duration) {
+	if s.pause != nil {
+		s.pause(ctx, d)
+		return
+	}
+	sleep(ctx, d)
+}
+
+func (s *listWatchSource) newRetry() wait.Backoff {
+	if s.retry.Duration > 0 {
+		return s.retry
+	}
+	return wait.Backoff{Duration: retryFirst, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: retryCap}
+}
+
+// list lists with the request timeout. timedOut reports that the timeout,
+// not ctx, ended it.
+func (s *listWatchSource) list(ctx context.Context) (list *v1.ServiceList, timedOut bool, err error) {
+	lctx := ctx
+	if s.requestTimeout > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(ctx, s.requestTimeout)
+		defer cancel()
+	}
+	list, err = s.api.list(lctx)
+	if err == nil && list == nil {
+		err = errors.New("the server returned no list")
+	}
+	return list, err != nil && ctx.Err() == nil && lctx.Err() != nil, err
+}
+
+func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(serviceEvent)) error {
+	list, timedOut, err := s.list(ctx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted while listing Services on %s", s.server)
+	case timedOut:
+		return fmt.Errorf("listing Services on %s: no answer within %s (--request-timeout)", s.server, s.requestTimeout)
+	default:
+		return fmt.Errorf("listing Services on %s: %w", s.server, err)
+	}
+	known := map[string]observed{}
+	for i := range list.Items {
+		svc := &list.Items[i]
+		known[keyOf(svc)] = observedOf(svc)
+		handle(serviceEvent{svc: svc})
+	}
+	fmt.Fprintf(log, "lbstatus: watching Services in %s; interrupt to stop\n", s.what)
+
+	rv := list.ResourceVersion
+	retry := s.newRetry()
+	down := false // the watch is lost, and log said so
+	lost := func(err error) {
+		if !down {
+			fmt.Fprintf(log, "lbstatus: lost the watch on %s (%v); trying again every few seconds\n", s.server, err)
+			down = true
 		}
 	}
-	_, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: s.lw,
-		ObjectType:    &v1.Service{},
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { emit(obj, false) },
-			UpdateFunc: func(_, obj any) { emit(obj, false) },
-			DeleteFunc: func(obj any) { emit(obj, true) },
-		},
-	})
-	ctrl.RunWithContext(ctx)
+	relisted := false // the last thing done was a list after a gap
+	for ctx.Err() == nil {
+		w, err := s.api.watch(ctx, rv)
+		healthy := false
+		if err == nil {
+			if down {
+				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
+				down = false
+			}
+			rv, healthy, err = s.consume(ctx, w, rv, known, handle)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if healthy {
+			retry = s.newRetry()
+			relisted = false
+		}
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			if relisted {
+				// Expired again at once: do not list in a tight loop.
+				s.wait(ctx, retry.Step())
+			}
+			next, ok := s.relist(ctx, lost, rv, err, known, handle, &retry)
+			if ok {
+				rv, relisted = next, true
+				if down {
+					fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
+					down = false
+				}
+			}
+			continue
+		}
+		if err != nil {
+			lost(err)
+		}
+		if !healthy {
+			s.wait(ctx, retry.Step())
+		}
+	}
+	return nil
 }
 
-// plainListWatch is a ListWatch that asks the reflector for plain LIST and
-// WATCH requests rather than a streaming list, which older and fake
-// servers do not serve.
-type plainListWatch struct{ *cache.ListWatch }
+// consume reads a watch until it ends and returns the last resourceVersion
+// seen, whether the watch worked (delivered events or stayed open), and the
+// error it ended with, if any.
+func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, known map[string]observed, handle func(serviceEvent)) (string, bool, error) {
+	defer w.Stop()
+	start := time.Now()
+	events := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, true, nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return rv, events > 0 || time.Since(start) >= healthyWatch, nil
+			}
+			if ev.Type == watch.Error {
+				return rv, events > 0, apierrors.FromObject(ev.Object)
+			}
+			svc, ok := ev.Object.(*v1.Service)
+			if !ok || svc == nil {
+				continue
+			}
+			events++
+			if svc.ResourceVersion != "" {
+				rv = svc.ResourceVersion
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				key, o := keyOf(svc), observedOf(svc)
+				if known[key] == o {
+					continue
+				}
+				known[key] = o
+				handle(serviceEvent{svc: svc})
+			case watch.Deleted:
+				delete(known, keyOf(svc))
+				handle(serviceEvent{svc: svc, deleted: true})
+			}
+		}
+	}
+}
 
-// IsWatchListSemanticsUnSupported tells client-go's reflector to list,
-// then watch.
-func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
+// relist lists again after the watch's resourceVersion from expired
+// (cause), until it succeeds or ctx ends. It reports the gap, then delivers
+// the Services created or changed in it, then ends the traces of those
+// deleted in it. ok is false when ctx ended first.
+func (s *listWatchSource) relist(ctx context.Context, lost func(error), from string, cause error, known map[string]observed, handle func(serviceEvent), retry *wait.Backoff) (string, bool) {
+	var list *v1.ServiceList
+	for {
+		var err error
+		if list, _, err = s.list(ctx); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return from, false
+		}
+		lost(err)
+		s.wait(ctx, retry.Step())
+	}
+	present := make(map[string]bool, len(list.Items))
+	var changed []*v1.Service
+	var names []string
+	for i := range list.Items {
+		svc := &list.Items[i]
+		key := keyOf(svc)
+		present[key] = true
+		if prev, ok := known[key]; ok && prev == observedOf(svc) {
+			continue
+		}
+		changed = append(changed, svc)
+		names = append(names, key)
+	}
+	var gone []string
+	for key := range known {
+		if !present[key] {
+			gone = append(gone, key)
+		}
+	}
+	slices.Sort(gone)
+	names = append(names, gone...)
+	slices.Sort(names)
+	handle(serviceEvent{gap: &watchGap{From: from, To: list.ResourceVersion, Reason: gapReason(cause), Changed: len(names), Services: names}})
+	for _, svc := range changed {
+		known[keyOf(svc)] = observedOf(svc)
+		handle(serviceEvent{svc: svc})
+	}
+	for _, key := range gone {
+		namespace, name, _ := strings.Cut(key, "/")
+		delete(known, key)
+		handle(serviceEvent{svc: &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, deleted: true})
+	}
+	return list.ResourceVersion, true
+}
 
-// newClusterSource returns the Services of the cluster the kubeconfig
-// flags select. It lists once, so that a cluster that cannot be reached is
-// an error now rather than retries later.
+// gapReason says why a watch had to list again, for people.
+func gapReason(err error) string {
+	msg := "expired"
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Message != "" {
+		msg = st.Status().Message
+	}
+	return "the watch's resourceVersion expired (410 Gone: " + msg + ")"
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// newClusterSource returns the Services of the cluster the flags select.
+// It does not talk to the cluster: a bad kubeconfig is an error now, an
+// unreachable server at the first list.
 func newClusterSource(f *watchFlags) (serviceSource, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: f.context}
-	if f.namespace != "" {
-		overrides.Context.Namespace = f.namespace
-	}
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig: %w", err)
-	}
-	namespace := ""
-	if !f.allNamespaces {
-		if namespace, _, err = loader.Namespace(); err != nil {
-			return nil, fmt.Errorf("loading kubeconfig: %w", err)
-		}
-	}
-	lw, err := serviceListWatch(cfg, namespace)
+	conn, err := f.cluster.connect()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := lw.ListWithContextFunc(context.Background(), metav1.ListOptions{Limit: 1}); err != nil {
-		return nil, fmt.Errorf("listing Services on %s: %w", cfg.Host, err)
-	}
-	what := "namespace " + namespace
-	if namespace == "" {
+	what := "namespace " + conn.namespace
+	if conn.namespace == "" {
 		what = "all namespaces"
 	}
-	return &informerSource{lw: plainListWatch{lw}, what: what + " of " + cfg.Host}, nil
-}
-
-// serviceListWatch lists and watches Services as this project's v1.Service,
-// which keeps spec.requiredLoadBalancerFeatures where a cluster serves it.
-func serviceListWatch(cfg *rest.Config, namespace string) (*cache.ListWatch, error) {
-	scheme := runtime.NewScheme()
-	if err := v1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.GroupVersion = &v1.SchemeGroupVersion
-	cfg.APIPath = "/api"
-	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	cfg.ContentType = runtime.ContentTypeJSON
-	cfg.AcceptContentTypes = runtime.ContentTypeJSON
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "lbstatus"
-	}
-	client, err := rest.RESTClientFor(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
-	}
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			out := &v1.ServiceList{}
-			err := client.Get().Namespace(namespace).Resource("services").
-				VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(out)
-			return out, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			opts.Watch = true
-			return client.Get().Namespace(namespace).Resource("services").
-				VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
-		},
+	return &listWatchSource{
+		api:            &coreServices{client: conn.client.CoreV1().RESTClient(), namespace: conn.namespace},
+		what:           what + " of " + conn.host,
+		server:         conn.host,
+		requestTimeout: conn.requestTimeout,
 	}, nil
 }
+
+// coreServices reads Services through the typed client's core/v1 REST
+// client, but decodes them as this project's v1.Service rather than
+// client-go's, which would drop spec.requiredLoadBalancerFeatures where a
+// cluster serves it.
+type coreServices struct {
+	client    rest.Interface
+	namespace string
+}
+
+// watchTimeout is the least a watch asks the server to stay open; each
+// asks for up to twice as much, so that many watchers do not all come back
+// at once. Resuming at the end is seamless.
+const watchTimeout = 5 * time.Minute
+
+func (c *coreServices) request() *rest.Request {
+	// JSON, whatever the client prefers: the decoding below is ours.
+	// No retries inside client-go: the watch loop has its own.
+	return c.client.Get().Namespace(c.namespace).Resource("services").
+		SetHeader("Accept", runtime.ContentTypeJSON).MaxRetries(0)
+}
+
+func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {
+	raw, err := c.request().Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	list := &v1.ServiceList{}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, list); err != nil {
+		return nil, fmt.Errorf("decoding the Service list: %w", err)
+	}
+	return list, nil
+}
+
+func (c *coreServices) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
+	timeout := int64(watchTimeout.Seconds() * (1 + rand.Float64()))
+	opts := metav1.ListOptions{Watch: true, ResourceVersion: resourceVersion, AllowWatchBookmarks: true, TimeoutSeconds: &timeout}
+	body, err := c.request().VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return watch.NewStreamWatcher(&eventDecoder{body: body, dec: json.NewDecoder(body)},
+		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
+}
+
+// eventDecoder decodes a JSON watch stream of Services.
+type eventDecoder struct {
+	body io.ReadCloser
+	dec  *json.Decoder
+}
+
+func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
+	var ev struct {
+		Type   watch.EventType `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := d.dec.Decode(&ev); err != nil {
+		return "", nil, err
+	}
+	var obj runtime.Object
+	switch ev.Type {
+	case watch.Error:
+		obj = &metav1.Status{}
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+		obj = &v1.Service{}
+	default:
+		return "", nil, fmt.Errorf("a watch event of unknown type %q", ev.Type)
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(ev.Object, obj); err != nil {
+		return "", nil, fmt.Errorf("decoding a %s watch event: %w", ev.Type, err)
+	}
+	return ev.Type, obj, nil
+}
+
+func (d *eventDecoder) Close() { d.body.Close() }

@@ -33,9 +33,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -95,14 +93,17 @@ func lbConditions(provisioning, serving metav1.ConditionStatus, servingReason st
 	}
 }
 
-// fakeCluster is a ListerWatcher: each List returns the current objects,
-// each Watch a new fake watcher the test drives.
+// fakeCluster is a serviceAPI: each list returns the current objects, each
+// watch a new fake watcher the test drives, or the next of watchErrs.
 type fakeCluster struct {
-	mu       sync.Mutex
-	objects  []v1.Service
-	rv       string
-	lists    atomic.Int32
-	watchers chan *watch.FakeWatcher
+	mu        sync.Mutex
+	objects   []v1.Service
+	rv        string
+	lists     atomic.Int32
+	watchErrs []error
+	watchRVs  []string
+	delays    []time.Duration
+	watchers  chan *watch.FakeWatcher
 }
 
 func newFakeCluster(objects ...*v1.Service) *fakeCluster {
@@ -113,32 +114,68 @@ func newFakeCluster(objects ...*v1.Service) *fakeCluster {
 	return f
 }
 
-func (f *fakeCluster) listWatch() cache.ListerWatcher {
-	return plainListWatch{&cache.ListWatch{
-		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
-			f.lists.Add(1)
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			return &v1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: f.rv}, Items: append([]v1.Service(nil), f.objects...)}, nil
-		},
-		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
-			w := watch.NewFakeWithChanSize(10, false)
-			f.watchers <- w
-			return w, nil
-		},
-	}}
+func (f *fakeCluster) list(context.Context) (*v1.ServiceList, error) {
+	f.lists.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := &v1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: f.rv}}
+	for i := range f.objects {
+		list.Items = append(list.Items, *f.objects[i].DeepCopy())
+	}
+	return list, nil
 }
 
-// nextWatcher returns the watcher of the informer's next Watch call.
+func (f *fakeCluster) watch(_ context.Context, rv string) (watch.Interface, error) {
+	f.mu.Lock()
+	f.watchRVs = append(f.watchRVs, rv)
+	if len(f.watchErrs) > 0 {
+		err := f.watchErrs[0]
+		f.watchErrs = f.watchErrs[1:]
+		f.mu.Unlock()
+		return nil, err
+	}
+	f.mu.Unlock()
+	w := watch.NewFakeWithChanSize(10, false)
+	f.watchers <- w
+	return w, nil
+}
+
+// pause records the retry delays the source asks for, and waits only a
+// moment.
+func (f *fakeCluster) pause(ctx context.Context, d time.Duration) {
+	f.mu.Lock()
+	f.delays = append(f.delays, d)
+	f.mu.Unlock()
+	sleep(ctx, time.Millisecond)
+}
+
+// set replaces the cluster's objects and resourceVersion, as writes the
+// watch did not see would.
+func (f *fakeCluster) set(rv string, objects ...*v1.Service) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rv = rv
+	f.objects = nil
+	for _, o := range objects {
+		f.objects = append(f.objects, *o)
+	}
+}
+
+// nextWatcher returns the watcher of the source's next watch call.
 func (f *fakeCluster) nextWatcher(t *testing.T) *watch.FakeWatcher {
 	t.Helper()
 	select {
 	case w := <-f.watchers:
 		return w
 	case <-time.After(30 * time.Second):
-		t.Fatal("the informer did not watch")
+		t.Fatal("the source did not watch")
 		return nil
 	}
+}
+
+// expired is the Status of a watch whose resourceVersion is too old.
+func expired() *metav1.Status {
+	return &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
 }
 
 // startWatch runs "lbstatus watch args" against src until the returned
@@ -167,7 +204,7 @@ func startWatch(t *testing.T, e env, args ...string) (stdout, stderr *syncBuffer
 
 func fakeEnv(f *fakeCluster) env {
 	return env{newSource: func(*watchFlags) (serviceSource, error) {
-		return &informerSource{lw: f.listWatch(), what: "a fake cluster"}, nil
+		return &listWatchSource{api: f, what: "a fake cluster", server: "https://fake.example", pause: f.pause}, nil
 	}}
 }
 
@@ -239,7 +276,7 @@ func TestWatch_SurvivesExpiry(t *testing.T) {
 		s.Status.Conditions = lbConditions(metav1.ConditionTrue, metav1.ConditionUnknown, "Provisioning", 3)
 	})
 	cluster.mu.Unlock()
-	w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+	w.Error(expired())
 
 	second := cluster.nextWatcher(t) // watching again, after a new list
 	waitFor(t, stdout, "violation  C1")

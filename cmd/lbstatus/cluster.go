@@ -1,0 +1,106 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// defaultRequestTimeout bounds each request to the cluster unless
+// --request-timeout says otherwise, so that a server that accepts the
+// connection and never answers is an error rather than a hang.
+const defaultRequestTimeout = "30s"
+
+// clusterFlags are the flags that select a cluster, a user and a namespace,
+// as kubectl has them (--kubeconfig, --context, -n, --request-timeout,
+// --server, --token, ...), plus -A. Commands that talk to a cluster add them
+// with addClusterFlags and call connect after parsing.
+type clusterFlags struct {
+	config        *genericclioptions.ConfigFlags
+	allNamespaces bool
+}
+
+// addClusterFlags adds the cluster flags to fs and returns where they land.
+func addClusterFlags(fs *pflag.FlagSet) *clusterFlags {
+	cf := genericclioptions.NewConfigFlags(false)
+	*cf.Timeout = defaultRequestTimeout
+	cf.AddFlags(fs)
+	f := &clusterFlags{config: cf}
+	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "use every namespace, not the context's")
+	return f
+}
+
+// validate reports flags that exclude each other; nil when they are fine.
+func (f *clusterFlags) validate() error {
+	if f.allNamespaces && *f.config.Namespace != "" {
+		return errors.New("--namespace and --all-namespaces exclude each other")
+	}
+	return nil
+}
+
+// clusterConn is a typed client for the cluster the flags select, and what
+// the flags said about how to use it.
+type clusterConn struct {
+	client kubernetes.Interface
+	// host is the server's URL, for messages.
+	host string
+	// namespace is the namespace to use; empty for every namespace.
+	namespace string
+	// requestTimeout bounds a request that should end (a list); zero is no
+	// bound. Watches, which are meant to stay open, are not bound by it.
+	requestTimeout time.Duration
+}
+
+// connect loads the kubeconfig the flags select and builds a client. It
+// does not talk to the server: a cluster that cannot be reached shows at
+// the first request.
+func (f *clusterFlags) connect() (*clusterConn, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := f.config.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	namespace := ""
+	if !f.allNamespaces {
+		if namespace, _, err = f.config.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return nil, fmt.Errorf("loading kubeconfig: %w", err)
+		}
+	}
+	cfg = rest.CopyConfig(cfg)
+	timeout := cfg.Timeout
+	// The request timeout becomes the HTTP client's, which would also cut
+	// every watch after that long; requests that should end get it as a
+	// context deadline instead.
+	cfg.Timeout = 0
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "lbstatus"
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
+	}
+	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, requestTimeout: timeout}, nil
+}
