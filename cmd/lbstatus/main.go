@@ -40,6 +40,7 @@ const usage = `lbstatus checks Services against KEP-4631 (LoadBalancer Service s
 Usage:
   lbstatus check [flags] [PATH|-]...   check manifests, lists, traces and watch streams
   lbstatus watch [flags]               check a live cluster's Services as they change
+  lbstatus describe [flags] [svc/NAME]...  show Services' conditions, verdict, findings and Events
   lbstatus explain [RULE]              print a rule's text (all rules without RULE)
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
@@ -85,6 +86,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runWatch(ctx, args[1:], stdout, stderr, e)
 	case "explain":
 		return runExplain(args[1:], stdout, stderr)
+	case "describe":
+		return runDescribe(ctx, args[1:], stdout, stderr, defaultDescribeEnv())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
