@@ -105,7 +105,6 @@ func describeObjects() []runtime.Object {
 	}
 }
 
-
 // runDescribeFake runs describe against a fake clientset holding objs.
 func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
