@@ -190,7 +190,9 @@ func TestWriteHTML_Escapes(t *testing.T) {
 	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "<img src=x>",
 		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: svc.Name}}})
 	page, doc := renderHTML(t, Page{Title: "<i>t</i>", Services: tl.Services()})
-	if len(findAll(doc, func(n *html.Node) bool { return n.Data == "script" || n.Data == "img" || n.Data == "b" || n.Data == "i" })) > 0 {
+	if len(findAll(doc, func(n *html.Node) bool {
+		return n.Data == "script" || n.Data == "img" || n.Data == "b" || n.Data == "i"
+	})) > 0 {
 		t.Errorf("markup from the input was not escaped:\n%s", page)
 	}
 	if !strings.Contains(page, "&lt;script&gt;") {
