@@ -41,11 +41,12 @@ type checkFlags struct {
 	maxFindings       int
 	verbose           bool
 	decodeOnly        bool
+	hooks             *checkHooks // timelines and progress; nil in watch
 }
 
 // addCheckerFlags adds the flags that configure the checker.
 func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
-	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"`)
+	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"; check also "html" (a page with timelines)`)
 	fs.StringSliceVar(&f.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
@@ -88,6 +89,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings listed per Service at most (all are counted)")
 	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
 	_ = fs.MarkHidden("decode-only")
+	f.hooks = addCheckHooks(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
@@ -99,6 +101,11 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	buffered := bufio.NewWriterSize(stdout, 64<<10)
 	defer buffered.Flush()
 	stdout = buffered
+	stderr, err := f.hooks.start(&f, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 
 	var out reporter
 	switch f.output {
@@ -106,8 +113,10 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out = newTextReporter(stdout, f.maxFindings, f.verbose)
 	case "json":
 		out = newJSONReporter(stdout)
+	case "html":
+		out = f.hooks.newHTMLReporter(stdout)
 	default:
-		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text or json\n", f.output)
+		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text, json or html\n", f.output)
 		return exitInput
 	}
 	if f.maxObjectBytes <= 0 {
@@ -141,6 +150,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			r = file
 		}
+		r = f.hooks.reader(r)
 		var s conformance.Summary
 		if f.decodeOnly {
 			s = decodeOnly(in.name, r, &f, stderr)
@@ -152,6 +162,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		total.Merge(s)
 	}
+	f.hooks.done()
 	if f.decodeOnly {
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
@@ -172,6 +183,7 @@ func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io
 	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(out.collectorOptions()...)
+	f.hooks.startInput()
 	for {
 		obj, err := dec.Next()
 		if err == io.EOF {
@@ -184,6 +196,7 @@ func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io
 			continue
 		}
 		found := checker.ObserveObject(obj)
+		f.hooks.observe(obj, found)
 		col.Observe(obj, found)
 		out.findings(found)
 	}
@@ -195,6 +208,7 @@ func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io
 		report.Summary.Services = checker.Seen() // a summary-only Collector
 	}
 	out.input(name, report)
+	f.hooks.endInput(end)
 	return report.Summary
 }
 

@@ -37,6 +37,8 @@ type Page struct {
 	Sources []string
 	// Summary holds the totals; nil leaves them out.
 	Summary *conformance.Summary
+	// Errors are input problems, one sentence each; may be empty.
+	Errors []string
 	// Services are the timelines, in the order shown; empty shows a line
 	// saying there is nothing to show.
 	Services []*Service
