@@ -160,3 +160,51 @@ func (r *htmlReporter) finish(total conformance.Summary, inputs int) {
 		Services: r.services,
 	})
 }
+
+// watchTimeline is watch's --timeline: the timelines of what the watch saw,
+// printed on exit before the summary. A nil *watchTimeline does nothing.
+type watchTimeline struct {
+	on        bool
+	maxPoints int
+	tl        *timeline.Timeline
+}
+
+// addWatchTimeline adds watch's --timeline flags.
+func addWatchTimeline(fs *pflag.FlagSet) *watchTimeline {
+	w := &watchTimeline{}
+	fs.BoolVar(&w.on, "timeline", false, "text output: on exit, print each LoadBalancer Service's timeline of what the watch saw")
+	fs.IntVar(&w.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
+	return w
+}
+
+// start checks the flags once parsed; the timeline goes with text output
+// only, since it would break a stream of JSON lines.
+func (w *watchTimeline) start(f *checkFlags) error {
+	if !w.on {
+		return nil
+	}
+	if f.output != "text" {
+		return errors.New("--timeline goes with -o text")
+	}
+	w.tl = timeline.New(timeline.MaxPoints(w.maxPoints), timeline.RelevantAnnotations(f.annotations))
+	return nil
+}
+
+// observe records an object the watch checked and its findings.
+func (w *watchTimeline) observe(obj conformance.Object, found []conformance.Finding) {
+	if w != nil && w.tl != nil {
+		w.tl.ObserveObject(obj, found)
+	}
+}
+
+// finish records the findings owed at the end and prints the timelines.
+func (w *watchTimeline) finish(out io.Writer, end []conformance.Finding) {
+	if w == nil || w.tl == nil {
+		return
+	}
+	w.tl.Findings(end)
+	fmt.Fprintln(out)
+	if err := timeline.WriteText(out, w.tl.Services()); err == nil {
+		fmt.Fprintln(out)
+	}
+}

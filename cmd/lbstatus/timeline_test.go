@@ -18,11 +18,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/html"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // l6Trace is a trace where web misses L6, api acknowledges its spec change
@@ -161,5 +166,50 @@ func TestProgress_QuietWhenPiped(t *testing.T) {
 	code, _, errOut := runCmd(t, big, "check")
 	if code != exitOK || errOut != "" {
 		t.Errorf("exit %d, stderr %q: a piped check must print nothing on stderr", code, errOut)
+	}
+}
+
+// TestWatch_TimelineOnExit: watch --timeline prints, on exit, the timeline
+// of what it saw: the spec change of web and the L6 warning owed at its end.
+func TestWatch_TimelineOnExit(t *testing.T) {
+	ready := service("web", "10", func(s *v1.Service) {
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	})
+	cluster := newFakeCluster(ready)
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "--timeline")
+	w := cluster.nextWatcher(t)
+	changed := ready.DeepCopy()
+	changed.ResourceVersion = "11"
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	w.Modify(changed)
+	// Events are handled in order: once the marker's verdict is out, so
+	// is web's change.
+	w.Add(service("marker", "12", nil))
+	waitFor(t, stdout, "Service default/marker")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	out := stdout.String()
+	_, story, ok := strings.Cut(out, "Timeline:")
+	if !ok {
+		t.Fatalf("no timeline on exit:\n%s", out)
+	}
+	for _, want := range []string{"default/web: 2 observations, resourceVersion 10 to 11", "ports", "end", "L6 warning"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, story)
+		}
+	}
+	if !strings.Contains(story, "Watched 3 observations") {
+		t.Errorf("the summary does not follow the timeline:\n%s", out)
+	}
+}
+
+// TestWatch_TimelineNeedsText: --timeline with -o json is bad usage.
+func TestWatch_TimelineNeedsText(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := runContext(context.Background(), []string{"watch", "--timeline", "-o", "json"}, nil, &out, &errOut, fakeEnv(newFakeCluster()))
+	if code != exitInput || !strings.Contains(errOut.String(), "--timeline goes with -o text") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
