@@ -20,6 +20,7 @@ limitations under the License.
 //
 //	lbstatus check [flags] [PATH|-]...   files, directories, standard input
 //	lbstatus watch [flags]               a live cluster's watch stream
+//	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
 //	lbstatus explain [RULE]              what a rule requires
 //
 // check reads single objects, Lists, multi-document YAML and streams of
@@ -34,6 +35,11 @@ limitations under the License.
 // (--kubeconfig, --context, -n/--namespace, -A/--all-namespaces), prints
 // each finding as it is made, survives watch expiry by listing again, and
 // prints a summary when interrupted.
+//
+// describe shows, per Service of a cluster, its load-balancer-relevant spec,
+// required features, conditions with ages, ingress, verdict, findings and
+// latest Events. check --timeline, check -o html and watch --timeline tell
+// the story of a trace per Service (package conformance/timeline).
 //
 // # kubectl plugin
 //
