@@ -265,14 +265,19 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	}
 
 	reduced := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: svc.Annotations}, Spec: svc.Spec}
+	changed := s.prev == nil
 	if s.prev != nil {
 		if fields := conditions.ChangedFields(s.prev, reduced, t.changeOpts...); len(fields) > 0 {
+			changed = true
 			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion, Fields: fields})
 			s.SpecChanges, s.DroppedSpecChanges = trim(t.maxPoints, s.SpecChanges, s.DroppedSpecChanges)
 		}
 	}
-	// A deep copy: the caller may reuse or change the object.
-	s.prev = reduced.DeepCopy()
+	// A deep copy, since the caller may reuse or change the object; only
+	// when the spec changed, since an unchanged one compares the same.
+	if changed {
+		s.prev = reduced.DeepCopy()
+	}
 
 	for _, f := range found {
 		t.pin(f, false)
