@@ -98,14 +98,15 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	// Reports can be long; write them through a buffer, flushed at the end.
-	buffered := bufio.NewWriterSize(stdout, 64<<10)
-	defer buffered.Flush()
-	stdout = buffered
-	stderr, err := f.hooks.start(&f, stdout, stderr)
+	stdout, stderr, err := f.hooks.start(&f, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
+	buffered := bufio.NewWriterSize(stdout, 64<<10)
+	defer buffered.Flush()
+	stdout = buffered
+	f.hooks.stdout = stdout
 
 	var out reporter
 	switch f.output {

@@ -115,8 +115,8 @@ func (p *progress) clear() {
 	p.shown = false
 }
 
-// stderr returns a writer for the check's messages that first clears the
-// status line, so that a message is not written over it.
+// stderr returns a writer for the check's output or messages that first
+// clears the status line, so that nothing is written over it.
 func (p *progress) stderr(w io.Writer) io.Writer {
 	if p == nil {
 		return w

@@ -51,18 +51,18 @@ func addCheckHooks(fs *pflag.FlagSet) *checkHooks {
 	return h
 }
 
-// start sets the hooks up once the flags are parsed: output format, where
-// to print, and progress on stderr when it is a terminal and the output is
-// not JSON. It returns check's stderr, which clears the progress line
-// before each message.
-func (h *checkHooks) start(f *checkFlags, stdout, stderr io.Writer) (io.Writer, error) {
+// start sets the hooks up once the flags are parsed: progress on stderr
+// when it is a terminal and the output is not JSON. It returns check's
+// stdout and stderr, which clear the progress line before they write, so
+// that nothing is written over it. check then sets stdout to the writer
+// the reports go to, where --timeline prints too.
+func (h *checkHooks) start(f *checkFlags, stdout, stderr io.Writer) (io.Writer, io.Writer, error) {
 	if h.textTimeline && f.output != "text" {
-		return stderr, errors.New("--timeline goes with -o text; -o html draws the timelines anyway")
+		return stdout, stderr, errors.New("--timeline goes with -o text; -o html draws the timelines anyway")
 	}
-	h.stdout = stdout
 	h.annotations = f.annotations
 	h.progress = newProgress(stderr, f.output == "json")
-	return h.progress.stderr(stderr), nil
+	return h.progress.stderr(stdout), h.progress.stderr(stderr), nil
 }
 
 // newHTMLReporter returns the reporter of -o html.
