@@ -723,3 +723,50 @@ func TestCheck_L8_NoConditionsOnlyAtTheEnd(t *testing.T) {
 	setReady(provisioned, 10)
 	noFinding(t, check(created, still, provisioned), "R3")
 }
+
+// L4 counts only ingress entries with an address: an entry with neither ip
+// nor hostname is none.
+func TestCheck_L4_EntryWithoutAddressIsNoIngress(t *testing.T) {
+	hostname := ready("hostname", 10)
+	hostname.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example.com"}}
+	noFinding(t, check(hostname), "L4")
+
+	empty := ready("empty-entry", 10)
+	empty.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	wantFinding(t, check(empty), "L4", SeverityViolation, "status.loadBalancer.ingress")
+
+	// On first provisioning, an entry without an address fills nothing.
+	created := newLB("web")
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	placeholder := next(provisioning)
+	placeholder.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{}}
+	served := next(placeholder)
+	setReady(served, 10)
+	noFinding(t, check(created, provisioning, placeholder, served), "L4")
+}
+
+// R2 as far as a checker sees it: Serving=True while a required feature is
+// unknown to the checker is a warning, from the spec field or the
+// annotation; a refusal is what R2 asks for.
+func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
+	field := ready("field", 10)
+	field.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts, "Teleportation"}
+	wantFinding(t, check(field), "R2", SeverityWarning, "spec.requiredLoadBalancerFeatures")
+
+	annotation := ready("annotation", 10)
+	annotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Ports, Teleportation"}
+	wantFinding(t, check(annotation), "R2", SeverityWarning, "metadata.annotations["+v1.RequiredFeaturesAnnotation+"]")
+
+	known := ready("known", 10)
+	known.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	noFinding(t, check(known), "R2")
+
+	refused := newLB("refused")
+	refused.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleportation"}
+	refused.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
+	}
+	noFinding(t, check(refused), "R2")
+}

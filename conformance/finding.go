@@ -45,33 +45,6 @@ type RuleID string
 // the input itself, such as an object that is not a Service and was skipped.
 const RuleInput RuleID = "Input"
 
-// ObjectRef identifies the observation a finding is about. Namespace is
-// empty for cluster-scoped objects and for manifests that leave it out.
-type ObjectRef struct {
-	// Kind is the object's kind; "Service" for every finding but the
-	// notices about skipped objects.
-	Kind string `json:"kind,omitempty"`
-	// Namespace is metadata.namespace as observed.
-	Namespace string `json:"namespace,omitempty"`
-	// Name is metadata.name as observed.
-	Name string `json:"name,omitempty"`
-	// ResourceVersion is metadata.resourceVersion of the observation the
-	// finding was made on; empty for manifests.
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-}
-
-// String returns "namespace/name", or "name" without a namespace, and
-// "(unnamed)" when both are empty.
-func (o ObjectRef) String() string {
-	switch {
-	case o.Namespace != "":
-		return o.Namespace + "/" + o.Name
-	case o.Name != "":
-		return o.Name
-	}
-	return "(unnamed)"
-}
-
 // Finding is one result of the checker: a rule, how much it weighs, the
 // observation and field it is about, and a one-sentence message.
 type Finding struct {

@@ -30,9 +30,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lbstatus/lbstatus/fuzz/seed"
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/fuzz/seed"
 )
 
 // FuzzConformanceStream feeds arbitrary bytes to the checker the way

@@ -98,22 +98,33 @@ type ServiceReport struct {
 	Verdict *Verdict `json:"verdict,omitempty"`
 	// Counts counts the Service's findings by severity.
 	Counts SeverityCounts `json:"counts"`
-	// Findings are the Service's findings, in input order, as many as the
-	// Collector keeps.
+	// Findings are the Service's findings, in input order, as many of
+	// each severity as the Collector keeps.
 	Findings []Finding `json:"findings,omitempty"`
 	// Omitted is the number of findings not kept in Findings, when the
 	// Collector keeps some but not all.
 	Omitted int `json:"omitted,omitempty"`
+	// kept counts Findings per severity.
+	kept SeverityCounts
 }
 
 // Report is the result of a check.
 type Report struct {
 	// Services are the Services observed, sorted by namespace and name.
 	Services []*ServiceReport `json:"services"`
-	// Other holds the findings about objects that are not Services.
+	// Other holds the findings about objects that are not Services, as
+	// many of each severity as the Collector keeps.
 	Other []Finding `json:"other,omitempty"`
-	// Errors are the input problems, in input order.
+	// OtherOmitted is the number of such findings not kept in Other.
+	OtherOmitted int `json:"otherOmitted,omitempty"`
+	// Errors are the input problems, in input order, as many as the
+	// Collector keeps.
 	Errors []string `json:"errors,omitempty"`
+	// ErrorsOmitted is the number of input problems not kept in Errors.
+	ErrorsOmitted int `json:"errorsOmitted,omitempty"`
+	// Interrupted reports that the check was stopped before the end of its
+	// input: the report covers what was read until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Summary counts everything.
 	Summary Summary `json:"summary"`
 }
@@ -124,6 +135,8 @@ type Report struct {
 type Collector struct {
 	keep        int
 	summaryOnly bool
+	noVerdicts  bool
+	otherKept   SeverityCounts
 	services    map[serviceKey]*ServiceReport
 	report      Report
 }
@@ -133,9 +146,11 @@ type CollectorOption interface {
 	applyCollector(*Collector)
 }
 
-// KeepFindings is a CollectorOption: the number of findings kept per
-// Service (and in Report.Other); negative keeps all, the default. The
-// counts are complete either way.
+// KeepFindings is a CollectorOption: the number of findings of each
+// severity kept per Service (and in Report.Other), and of input problems
+// kept in Report.Errors; negative keeps all, the default. The counts are
+// complete either way. The cap is per severity so that notices, however
+// many, never take the place of a violation.
 type KeepFindings int
 
 func (k KeepFindings) applyCollector(c *Collector) { c.keep = int(k) }
@@ -147,6 +162,14 @@ func (k KeepFindings) applyCollector(c *Collector) { c.keep = int(k) }
 type SummaryOnly bool
 
 func (s SummaryOnly) applyCollector(c *Collector) { c.summaryOnly = bool(s) }
+
+// KeepVerdictNotices is a CollectorOption: when false, the verdict notices
+// (T1 to T4) are counted and set ServiceReport.Verdict but are not kept
+// among the findings, for reports that show the verdict in a column of
+// its own. True (the default) keeps them like any notice.
+type KeepVerdictNotices bool
+
+func (k KeepVerdictNotices) applyCollector(c *Collector) { c.noVerdicts = !bool(k) }
 
 // NewCollector returns a Collector with the given options; nil options are
 // ignored.
@@ -223,8 +246,10 @@ func (c *Collector) Findings(found []Finding) {
 			continue
 		}
 		if f.Object.Kind != "Service" {
-			if c.keep != 0 {
+			if c.keeps(&c.otherKept, f.Severity) {
 				c.report.Other = append(c.report.Other, *f)
+			} else {
+				c.report.OtherOmitted++
 			}
 			continue
 		}
@@ -233,21 +258,52 @@ func (c *Collector) Findings(found []Finding) {
 		if f.Verdict != nil {
 			v := *f.Verdict
 			sr.Verdict = &v
+			if c.noVerdicts {
+				continue
+			}
 		}
-		switch {
-		case c.keep < 0 || len(sr.Findings) < c.keep:
+		if c.keeps(&sr.kept, f.Severity) {
 			sr.Findings = append(sr.Findings, *f)
-		case c.keep > 0:
+		} else {
 			sr.Omitted++
 		}
 	}
 }
 
-// Error records an input problem.
+// keeps reports whether one more finding of severity sev is kept, given
+// those kept so far, and counts it if so.
+func (c *Collector) keeps(kept *SeverityCounts, sev Severity) bool {
+	if c.keep >= 0 && count(kept, sev) >= c.keep {
+		return false
+	}
+	kept.Add(sev)
+	return true
+}
+
+// count returns the count of severity s in c.
+func count(c *SeverityCounts, s Severity) int {
+	switch s {
+	case SeverityViolation:
+		return c.Violations
+	case SeverityWarning:
+		return c.Warnings
+	}
+	return c.Notices
+}
+
+// Error records an input problem. The message is kept unless the Collector
+// keeps only a summary or already holds as many as KeepFindings says.
 func (c *Collector) Error(err error) {
 	c.report.Summary.InputErrors++
+	if c.summaryOnly || (c.keep >= 0 && len(c.report.Errors) >= c.keep) {
+		c.report.ErrorsOmitted++
+		return
+	}
 	c.report.Errors = append(c.report.Errors, err.Error())
 }
+
+// Interrupt marks the report as covering only part of its input.
+func (c *Collector) Interrupt() { c.report.Interrupted = true }
 
 // Report returns the report so far, Services sorted by namespace and name.
 // The Collector may go on collecting; the returned Report shares its

@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +38,7 @@ func TestCollector(t *testing.T) {
 		col.Observe(obj, c.ObserveObject(obj))
 	}
 	col.Findings(c.Finish())
-	col.Error(&DecodeError{Position: Position{Source: "x", Line: 2}, Err: errTruncated})
+	col.Error(&DecodeError{Position: Position{Source: "x", Line: 2}, Err: errors.New("truncated")})
 	r := col.Report()
 
 	s := r.Summary
@@ -54,7 +55,8 @@ func TestCollector(t *testing.T) {
 	if web.Verdict == nil || web.Verdict.Rule != "T4" || web.Type != "LoadBalancer" || len(web.Conditions) != 2 {
 		t.Errorf("web report %+v", web)
 	}
-	if len(web.Findings) != 1 || web.Omitted != 1 || web.Counts.Violations != 1 {
+	// One of each severity is kept: the L4 violation and the T4 notice.
+	if len(web.Findings) != 2 || web.Omitted != 0 || web.Counts.Violations != 1 {
 		t.Errorf("web keeps %d findings, omitted %d", len(web.Findings), web.Omitted)
 	}
 	if cip := r.Services[0]; cip.Verdict != nil || cip.Type != "ClusterIP" {
@@ -95,5 +97,52 @@ func TestSummary_Merge(t *testing.T) {
 	}
 	if ids := total.SortedRules(); len(ids) != 2 || ids[0] != "C2" || ids[1] != "L4" {
 		t.Errorf("SortedRules() = %v", ids)
+	}
+}
+
+// Notices, however many, never take the place of a violation: the cap is
+// per severity.
+func TestCollector_KeepsPerSeverity(t *testing.T) {
+	col := NewCollector(KeepFindings(2))
+	ref := ObjectRef{Kind: "Service", Name: "web"}
+	for range 10 {
+		col.Findings([]Finding{{Rule: "T4", Severity: SeverityNotice, Object: ref, Verdict: &Verdict{Rule: "T4"}}})
+	}
+	col.Findings([]Finding{{Rule: "L4", Severity: SeverityViolation, Object: ref}})
+	web := col.Report().Services[0]
+	var rules []RuleID
+	for _, f := range web.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if len(rules) != 3 || rules[2] != "L4" || web.Omitted != 8 {
+		t.Errorf("kept %v, omitted %d; want two notices and the violation, 8 omitted", rules, web.Omitted)
+	}
+
+	// Verdict notices can be left to the Verdict field.
+	col = NewCollector(KeepFindings(2), KeepVerdictNotices(false))
+	col.Findings([]Finding{{Rule: "T4", Severity: SeverityNotice, Object: ref, Verdict: &Verdict{Rule: "T4"}}})
+	if web := col.Report().Services[0]; len(web.Findings) != 0 || web.Verdict == nil || web.Counts.Notices != 1 {
+		t.Errorf("verdict notice kept: %+v", web)
+	}
+}
+
+// Memory is bounded by the number of distinct Services, not by the number
+// of skipped objects or input problems.
+func TestCollector_SkippedAndErrorsAreBounded(t *testing.T) {
+	col := NewCollector(KeepFindings(5))
+	c := NewChecker()
+	for i := range 100000 {
+		obj := Object{Kind: "ConfigMap", Ref: ObjectRef{Kind: "ConfigMap", Name: "cm"}}
+		col.Observe(obj, c.ObserveObject(obj))
+		if i%10 == 0 {
+			col.Error(errors.New("bad"))
+		}
+	}
+	r := col.Report()
+	if len(r.Other) != 5 || r.OtherOmitted != 100000-5 || r.Summary.Skipped != 100000 {
+		t.Errorf("other: %d kept, %d omitted, %d skipped", len(r.Other), r.OtherOmitted, r.Summary.Skipped)
+	}
+	if len(r.Errors) != 5 || r.ErrorsOmitted != 10000-5 || r.Summary.InputErrors != 10000 {
+		t.Errorf("errors: %d kept, %d omitted, %d counted", len(r.Errors), r.ErrorsOmitted, r.Summary.InputErrors)
 	}
 }

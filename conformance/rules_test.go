@@ -65,7 +65,7 @@ func TestRules_SeveritiesOfSection8(t *testing.T) {
 		"L1": {SeverityViolation}, "L4": {SeverityViolation}, "L5": {SeverityViolation},
 		"L6": {SeverityViolation, SeverityWarning}, "L9": {SeverityWarning},
 		"P5": {SeverityViolation}, "P6": {SeverityViolation}, "R4": {SeverityViolation},
-		"R3": {SeverityNotice, SeverityViolation}, "T3": {SeverityNotice},
+		"R3": {SeverityNotice, SeverityViolation}, "T3": {SeverityNotice}, "R2": {SeverityWarning},
 	}
 	for id, sev := range want {
 		r, ok := LookupRule(string(id))

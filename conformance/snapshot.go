@@ -39,7 +39,7 @@ import (
 //     reason of the other status). The checker maps its errors to rule IDs
 //     and does not check these itself.
 //   - the checker owns the rest of section 8: C2, the warning half of C3,
-//     C4, L1, L4, L5, L9, P5, P6, R3, P1 and the trace rules C6, C7, L4, L6.
+//     C4, L1, L4, L5, L9, P5, P6, R2, R3, P1 and the trace rules C6, C7, L4, L6.
 //   - package conditions owns the verdict (Evaluate), the parsing of
 //     Degraded reasons (DegradedReasons) and what counts as a
 //     load-balancer-relevant change (ChangedFields).
@@ -246,6 +246,7 @@ func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view, specAhead bool
 	c.checkReasons(f, v)
 	c.checkPartners(f, v)
 	c.checkIngress(f, svc, v)
+	c.checkUnknownRequired(f, svc, v)
 	if !specAhead {
 		c.checkDegradations(f, svc, v)
 	}
@@ -351,11 +352,43 @@ func (c *Checker) checkPartners(f *findings, v *view) {
 	}
 }
 
-// checkIngress is L4's snapshot half.
+// checkIngress is L4's snapshot half: Serving=True needs an ingress entry
+// with an address; an entry with neither ip nor hostname does not count.
 func (c *Checker) checkIngress(f *findings, svc *v1.Service, v *view) {
-	if v.is(v.serving, metav1.ConditionTrue) && len(svc.Status.LoadBalancer.Ingress) == 0 {
-		f.add("L4", SeverityViolation, ingressField,
-			"LoadBalancerServing is True but status.loadBalancer.ingress is empty")
+	if !v.is(v.serving, metav1.ConditionTrue) {
+		return
+	}
+	ingress := svc.Status.LoadBalancer.Ingress
+	for i := range ingress {
+		if ingress[i].IP != "" || ingress[i].Hostname != "" {
+			return
+		}
+	}
+	msg := "LoadBalancerServing is True but status.loadBalancer.ingress is empty"
+	if len(ingress) > 0 {
+		msg = "LoadBalancerServing is True but no entry of status.loadBalancer.ingress has an ip or a hostname"
+	}
+	f.add("L4", SeverityViolation, ingressField, msg)
+}
+
+// checkUnknownRequired is R2 as far as a checker sees it: Serving=True
+// while a required feature is a value the checker does not know. A
+// warning, not a violation: the provider may be newer than the checker.
+func (c *Checker) checkUnknownRequired(f *findings, svc *v1.Service, v *view) {
+	if !v.is(v.serving, metav1.ConditionTrue) {
+		return
+	}
+	required, source, _ := v1.RequiredFeatures(svc)
+	for _, feature := range required {
+		if feature.IsKnown() {
+			continue
+		}
+		where := "spec.requiredLoadBalancerFeatures"
+		if source == v1.RequiredFeaturesSourceAnnotation {
+			where = "metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]"
+		}
+		f.add("R2", SeverityWarning, where, fmt.Sprintf(
+			"LoadBalancerServing is True while the required feature %q is unknown to this checker: a provider that does not know it must refuse the Service (R2), unless it is newer than the checker", string(feature)))
 	}
 }
 

@@ -227,8 +227,10 @@ func (c *Checker) condStates(v *view) [numSlots]condState {
 	return out
 }
 
-// ingressSum hashes status.loadBalancer.ingress.
-func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool) {
+// ingressSum hashes status.loadBalancer.ingress, and reports whether it
+// holds an address: an entry with an ip or a hostname (L4; an entry with
+// neither is no address).
+func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (sum uint64, address bool) {
 	if len(ingress) == 0 {
 		return 0, false
 	}
@@ -237,6 +239,7 @@ func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool
 	h.int(int64(len(ingress)))
 	for i := range ingress {
 		in := &ingress[i]
+		address = address || in.IP != "" || in.Hostname != ""
 		h.str(in.IP)
 		h.str(in.Hostname)
 		h.optStr((*string)(in.IPMode))
@@ -247,7 +250,7 @@ func (c *Checker) ingressSum(ingress []corev1.LoadBalancerIngress) (uint64, bool
 			h.optStr(p.Error)
 		}
 	}
-	return h.sum(c.seed), true
+	return h.sum(c.seed), address
 }
 
 // hasher lays values out in a byte string and hashes it once, which costs

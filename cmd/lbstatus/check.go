@@ -18,17 +18,22 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/pflag"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // checkFlags are the flags of check and, for the checker options, watch.
@@ -41,6 +46,8 @@ type checkFlags struct {
 	maxFindings       int
 	verbose           bool
 	decodeOnly        bool
+	scanOnly          bool
+	requireServices   bool
 	hooks             *checkHooks // timelines and progress; nil in watch
 }
 
@@ -73,22 +80,36 @@ namespace/name within a file form a trace and are also checked as pairs.
 One object may be at most 4 MiB (--max-object-bytes); larger ones are
 reported and skipped.
 
+An input without any Service is reported on standard error; it fails the
+check only with --require-services. Ctrl-C or SIGTERM stops the check and
+reports what was read until then, marked as interrupted.
+
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
-read or parsed (one line per problem on standard error), or bad usage.
+read or parsed (one line per problem on standard error), no Service with
+--require-services, an interrupted check without a violation, or bad usage.
+
+Examples:
+  lbstatus check ./manifests                       # every .json, .yaml, .yml below
+  kubectl get services -A -o yaml | lbstatus check # a snapshot of a cluster
+  lbstatus check -o json --require-services trace.json
 
 Flags:
 `
 
-// runCheck is the check command.
-func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runCheck is the check command. It stops early, with a partial report,
+// when ctx is done.
+func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f checkFlags
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f)
 	fs.IntVar(&f.maxObjectBytes, "max-object-bytes", conformance.DefaultMaxObjectBytes, "size limit of one object, in bytes")
-	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings listed per Service at most (all are counted)")
+	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings of each severity listed per Service at most (all are counted)")
+	fs.BoolVar(&f.requireServices, "require-services", false, "fail (exit 2) when the inputs hold no Service at all, for CI")
 	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
 	_ = fs.MarkHidden("decode-only")
+	fs.BoolVar(&f.scanOnly, "scan-only", false, "find where each JSON value ends and nothing else (the floor the check is measured against)")
+	_ = fs.MarkHidden("scan-only")
 	f.hooks = addCheckHooks(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
@@ -97,6 +118,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
 	}
+	defer tuneGC()()
 	// Reports can be long; write them through a buffer, flushed at the end.
 	stdout, stderr, err := f.hooks.start(&f, stdout, stderr)
 	if err != nil {
@@ -131,10 +153,15 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var total conformance.Summary
 	inputs := 0
+	interrupted := false
 	for _, in := range expand(paths) {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
 		inputs++
 		if in.err != nil {
-			fmt.Fprintf(stderr, "lbstatus: %v\n", in.err)
+			fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(in.err.Error()))
 			total.InputErrors++
 			out.inputError(in.err)
 			continue
@@ -144,7 +171,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if in.name != "-" {
 			var err error
 			if file, err = os.Open(in.name); err != nil {
-				fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+				fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
 				total.InputErrors++
 				out.inputError(err)
 				continue
@@ -153,41 +180,91 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		r = f.hooks.reader(r)
 		var s conformance.Summary
-		if f.decodeOnly {
-			s = decodeOnly(in.name, r, &f, stderr)
-		} else {
-			s = checkInput(in.name, r, &f, out, stderr)
+		var stopped bool
+		switch {
+		case f.scanOnly:
+			s = scanOnly(in.name, r, stderr)
+		case f.decodeOnly:
+			s, stopped = decodeOnly(ctx, in.name, r, &f, stderr)
+		default:
+			s, stopped = checkInput(ctx, in.name, r, &f, out, stderr)
 		}
 		if file != nil {
 			file.Close()
 		}
 		total.Merge(s)
+		if stopped {
+			interrupted = true
+			break
+		}
 	}
 	f.hooks.done()
-	if f.decodeOnly {
+	if f.decodeOnly || f.scanOnly {
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
 	} else {
-		out.finish(total, inputs)
+		out.finish(total, inputs, interrupted)
+	}
+	// Inputs that were read without a problem yet hold no Service: said,
+	// since an empty check passing looks like a provider passing.
+	noServices := total.Observations == 0 && total.InputErrors == 0 && !interrupted && !f.scanOnly
+	if noServices {
+		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
 	}
 	switch {
 	case total.InputErrors > 0:
 		return exitInput
 	case total.Failed():
+		// A violation found is a failed check, interrupted or not.
 		return exitViolation
+	case interrupted, noServices && f.requireServices:
+		return exitInput
 	}
 	return exitOK
 }
 
-// checkInput checks one input and returns its summary.
-func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io.Writer) conformance.Summary {
-	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
+// tuneGC lets the heap grow to five times what is live, within 192 MiB,
+// unless GOGC or GOMEMLIMIT say otherwise, and returns what restores the
+// settings. A check allocates a few KiB per object and keeps little of it:
+// at Go's default the collector runs every few thousand objects, and it
+// costs more than the checker. The limit keeps the peak well under the
+// 256 MiB the benchmark allows at 100,000 Services.
+func tuneGC() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	percent := debug.SetGCPercent(400)
+	limit := debug.SetMemoryLimit(192 << 20)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// decoderWorkers is how many goroutines decode while the checker runs:
+// every core, and at least two, so that a stalled read never stops the
+// check from noticing an interrupt.
+func decoderWorkers() input.Workers {
+	return input.Workers(max(2, runtime.GOMAXPROCS(0)))
+}
+
+// checkInput checks one input and returns its summary; stopped reports
+// that ctx ended it before the end of the input.
+func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, out reporter, stderr io.Writer) (_ conformance.Summary, stopped bool) {
+	dec := input.NewDecoder(r, name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
+	defer dec.Close()
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(out.collectorOptions()...)
 	f.hooks.startInput()
 	for {
-		obj, err := dec.Next()
+		obj, err := dec.NextContext(ctx)
 		if err == io.EOF {
+			break
+		}
+		if ctx.Err() != nil {
+			// What was read is still reported: the traces end here.
+			stopped = true
+			col.Interrupt()
 			break
 		}
 		if err != nil {
@@ -210,18 +287,22 @@ func checkInput(name string, r io.Reader, f *checkFlags, out reporter, stderr io
 	}
 	out.input(name, report)
 	f.hooks.endInput(end)
-	return report.Summary
+	return report.Summary, stopped
 }
 
 // decodeOnly decodes one input and checks nothing: the baseline the
 // checker's cost is measured against (hack/bench-conformance.sh).
-func decodeOnly(name string, r io.Reader, f *checkFlags, stderr io.Writer) conformance.Summary {
+func decodeOnly(ctx context.Context, name string, r io.Reader, f *checkFlags, stderr io.Writer) (_ conformance.Summary, stopped bool) {
 	var s conformance.Summary
-	dec := conformance.NewDecoder(r, name, conformance.MaxObjectBytes(f.maxObjectBytes))
+	dec := input.NewDecoder(r, name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
+	defer dec.Close()
 	for {
-		obj, err := dec.Next()
+		obj, err := dec.NextContext(ctx)
 		if err == io.EOF {
-			return s
+			return s, false
+		}
+		if ctx.Err() != nil {
+			return s, true
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "lbstatus: %v\n", err)
@@ -235,46 +316,64 @@ func decodeOnly(name string, r io.Reader, f *checkFlags, stderr io.Writer) confo
 	}
 }
 
-// input is one input of check: a file, or "-" for standard input.
-type input struct {
+// scanOnly reads one JSON input with a bare jsontext ReadValue loop: the
+// floor of what reading the input costs, which hack/bench-conformance.sh
+// compares the check with. Every top-level value counts as an object.
+func scanOnly(name string, r io.Reader, stderr io.Writer) conformance.Summary {
+	var s conformance.Summary
+	dec := jsontext.NewDecoder(r)
+	for {
+		if _, err := dec.ReadValue(); err == io.EOF {
+			return s
+		} else if err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %s: %s\n", input.Escape(name), input.Escape(err.Error()))
+			s.InputErrors++
+			return s
+		}
+		s.Objects++
+	}
+}
+
+// inputPath is one input of check: a file, or "-" for standard input.
+type inputPath struct {
 	name string
 	err  error // the input cannot be found or listed
 }
 
 // expand turns the command-line paths into inputs: directories become the
 // .json, .yaml and .yml files under them, in lexical order.
-func expand(paths []string) []input {
-	var out []input
+func expand(paths []string) []inputPath {
+	var out []inputPath
 	for _, p := range paths {
 		if p == "-" {
-			out = append(out, input{name: "-"})
+			out = append(out, inputPath{name: "-"})
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			out = append(out, input{name: p, err: err})
+			out = append(out, inputPath{name: p, err: err})
 			continue
 		}
 		if !info.IsDir() {
-			out = append(out, input{name: p})
+			out = append(out, inputPath{name: p})
 			continue
 		}
-		var files []input
+		var files []inputPath
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				files = append(files, input{name: path, err: err})
+				files = append(files, inputPath{name: path, err: err})
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
 				return nil
 			}
 			if !d.IsDir() && isManifest(path) {
-				files = append(files, input{name: path})
+				files = append(files, inputPath{name: path})
 			}
 			return nil
 		})
 		if err != nil {
-			files = append(files, input{name: p, err: err})
+			files = append(files, inputPath{name: p, err: err})
 		}
 		sort.SliceStable(files, func(i, j int) bool { return files[i].name < files[j].name })
 		out = append(out, files...)

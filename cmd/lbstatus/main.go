@@ -51,6 +51,12 @@ Run "lbstatus COMMAND --help" for a command's flags.
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, the default handling returns: a second
+		// Ctrl-C ends a report that takes too long to write.
+		<-ctx.Done()
+		stop()
+	}()
 	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, defaultEnv())
 	stop()
 	os.Exit(code)
@@ -73,7 +79,8 @@ func defaultEnv() env {
 	return env{newSource: newClusterSource}
 }
 
-// runContext is run with a context that ends watch, and an env.
+// runContext is run with a context that ends watch and interrupts check,
+// and an env.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, e env) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -81,7 +88,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	switch args[0] {
 	case "check":
-		return runCheck(args[1:], stdin, stdout, stderr)
+		return runCheck(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		return runWatch(ctx, args[1:], stdout, stderr, e)
 	case "explain":

@@ -18,13 +18,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 // runCmd runs the command line in-process.
@@ -135,7 +141,12 @@ func TestCheck_ExitStatus(t *testing.T) {
 	}{
 		{name: "conformant", file: "ok.yaml", content: readyYAML, code: exitOK},
 		{name: "violation", file: "bad.json", content: noIngressJSON, code: exitViolation},
-		{name: "other kinds only", file: "cm.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitOK},
+		{name: "other kinds only", file: "cm.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitOK,
+			stderr: []string{"no Service in 1 input"}},
+		{name: "no Service, required", file: "cm2.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitInput,
+			args: []string{"--require-services"}, stderr: []string{"no Service in 1 input"}},
+		{name: "empty, required", file: "empty.json", content: "\n", code: exitInput,
+			args: []string{"--require-services"}, stderr: []string{"no Service in 1 input"}},
 		{name: "malformed JSON", file: "broken.json", content: "{\"kind\": \"Service\",\n \"metadata\": {\"name\": \"a\",}}", code: exitInput,
 			stderr: []string{"broken.json:2", "malformed JSON"}},
 		{name: "malformed YAML", file: "broken.yaml", content: "kind: Service\nmetadata:\n  name: [a\n", code: exitInput,
@@ -143,9 +154,9 @@ func TestCheck_ExitStatus(t *testing.T) {
 		{name: "truncated stream", file: "cut.json", content: noIngressJSON + `{"kind":"Service","metadata":{`, code: exitInput,
 			stderr: []string{"cut.json", "truncated", "document 2"}},
 		{name: "duplicate keys", file: "dup.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","name":"b"}}`, code: exitInput,
-			stderr: []string{"dup.json:1", `duplicate key "name"`}},
+			stderr: []string{"dup.json:1", `duplicate member name "name"`}},
 		{name: "wrong field type", file: "type.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"ports":[{"port":"http"}]}}`, code: exitInput,
-			stderr: []string{"type.json:1", "spec.ports.port", "integer"}},
+			stderr: []string{"type.json:1", "spec.ports[0].port", "integer"}},
 		{name: "huge object", file: "huge.json", content: `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","annotations":{"x":"` + strings.Repeat("x", 5000) + `"}}}`,
 			args: []string{"--max-object-bytes", "1000"}, code: exitInput, stderr: []string{"huge.json:1", "larger than the limit of 1000 bytes"}},
 		{name: "scalar", file: "num.json", content: "[1]", code: exitInput, stderr: []string{"num.json:1", "items[0]", "not a JSON object"}},
@@ -298,6 +309,10 @@ func TestCheck_DecodeOnly(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (2 Services)") {
 		t.Errorf("exit %d: %s", code, stdout)
 	}
+	code, stdout, stderr := runCmd(t, "", "check", "--scan-only", path)
+	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (0 Services)") || stderr != "" {
+		t.Errorf("--scan-only: exit %d: %s%s", code, stdout, stderr)
+	}
 }
 
 func TestExplain(t *testing.T) {
@@ -337,4 +352,147 @@ func specRuleIDs() []string {
 		}
 	}
 	return ids
+}
+
+// runCmdContext runs the command line in-process with a context and a
+// reader for standard input.
+func runCmdContext(ctx context.Context, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = runContext(ctx, args, stdin, &out, &errOut, defaultEnv())
+	return code, out.String(), errOut.String()
+}
+
+// An interrupt stops a check that waits for input, at once, and reports
+// what was read, marked as interrupted: exit 1 when a violation was found,
+// else 2 (spec section 8, "Reading inputs").
+func TestCheck_InterruptReportsWhatWasRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, first string
+		code        int
+	}{
+		{"after a violation", noIngressJSON, exitViolation},
+		{"without a violation", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"plain"}}`, exitInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, format := range []string{"text", "json"} {
+				r, w := io.Pipe()
+				defer w.Close()
+				go func() { _, _ = io.WriteString(w, tc.first) }() // then nothing, as "sleep | lbstatus check"
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(300*time.Millisecond, cancel)
+				start := time.Now()
+				code, stdout, _ := runCmdContext(ctx, r, "check", "-o", format)
+				if took := time.Since(start); took > 5*time.Second {
+					t.Errorf("%s: the check took %v after the interrupt", format, took)
+				}
+				if code != tc.code {
+					t.Errorf("%s: exit %d, want %d\n%s", format, code, tc.code, stdout)
+				}
+				if marker := map[string]string{"text": "INTERRUPTED", "json": `"interrupted":true`}[format]; !strings.Contains(stdout, marker) {
+					t.Errorf("%s output is not marked as interrupted:\n%s", format, stdout)
+				}
+				if !strings.Contains(stdout, map[string]string{"text": "1 observation", "json": `"observations":1`}[format]) {
+					t.Errorf("%s output does not report the observation read:\n%s", format, stdout)
+				}
+			}
+		})
+	}
+}
+
+// zeros is /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// An input of NUL bytes (/dev/zero) is not text: the check stops at once.
+func TestCheck_BinaryInputStops(t *testing.T) {
+	done := make(chan int, 1)
+	var stderr string
+	go func() {
+		code, _, errOut := runCmdContext(context.Background(), zeros{}, "check")
+		stderr = errOut
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != exitInput || !strings.Contains(stderr, "not text") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the check reads /dev/zero without end")
+	}
+}
+
+// Names and messages from the input reach no terminal raw, in any output
+// format (spec section 8, "Reading inputs").
+func TestCheck_EscapesControlCharacters(t *testing.T) {
+	in := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"evil\u001b[2J\u202e","namespace":"ns\u009b1m"},` +
+		`"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.1"}]},"conditions":[` +
+		`{"type":"LoadBalancerServing","status":"True","reason":"Serv\u0007ing","message":"\u001b]0;owned\u0007","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`
+	dir := t.TempDir()
+	bad := write(t, dir, "evil\x1b.json", "{")
+	for _, format := range []string{"text", "json"} {
+		_, stdout, stderr := runCmd(t, in, "check", "-v", "-o", format, "-", bad)
+		for _, out := range []string{stdout, stderr} {
+			for _, r := range out {
+				if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+					t.Fatalf("%s output holds %U raw:\n%s", format, r, out)
+				}
+			}
+		}
+		if format == "json" {
+			var v any
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil || !strings.Contains(stdout, `\u202e`) {
+				t.Errorf("JSON output is not valid, or lost the escaped name (%v):\n%s", err, stdout)
+			}
+		} else if !strings.Contains(stdout, `evil\x1b[2J\u202e`) {
+			t.Errorf("text output does not show the name escaped:\n%s", stdout)
+		}
+	}
+}
+
+// Verdict notices, however many, never hide a violation behind "... and
+// N more": the text caps findings per severity.
+func TestCheck_VerboseDoesNotHideViolations(t *testing.T) {
+	// Pending, then Ready (two verdict notices), then Serving without an
+	// ingress (an L4 violation).
+	var b bytes.Buffer
+	broken := conformancetest.Step(0, 2)
+	broken.ResourceVersion += "0"
+	broken.Status.LoadBalancer.Ingress = nil
+	for _, svc := range []any{conformancetest.Step(0, 1), conformancetest.Step(0, 2), broken} {
+		if err := json.NewEncoder(&b).Encode(svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := write(t, t.TempDir(), "trace.json", b.String())
+	code, stdout, _ := runCmd(t, "", "check", "-v", "--max-findings", "1", path)
+	if code != exitViolation {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	if !strings.Contains(stdout, "violation  L4") {
+		t.Errorf("the violation is not listed:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "more notice") {
+		t.Errorf("the notices over the cap are not counted:\n%s", stdout)
+	}
+}
+
+// Skipped objects cost the text report a count, not a line each.
+func TestCheck_ManySkippedObjects(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%d"}}`+"\n", i)
+	}
+	b.WriteString(noIngressJSON)
+	code, stdout, _ := runCmd(t, b.String(), "check")
+	if code != exitViolation {
+		t.Fatalf("exit %d", code)
+	}
+	if lines := strings.Count(stdout, "\n"); lines > 100 {
+		t.Errorf("%d lines of output for 20000 skipped objects", lines)
+	}
+	if !strings.Contains(stdout, "20000 other objects skipped") || !strings.Contains(stdout, "more finding") {
+		t.Errorf("the skipped objects are not counted:\n%s", stdout)
+	}
 }

@@ -23,8 +23,12 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // reporter renders the results of check.
@@ -37,8 +41,9 @@ type reporter interface {
 	inputError(error)
 	// input is called at the end of each input with its report.
 	input(name string, r conformance.Report)
-	// finish is called once, at the end, with the totals.
-	finish(total conformance.Summary, inputs int)
+	// finish is called once, at the end, with the totals; interrupted
+	// says the check was stopped before the end of its inputs.
+	finish(total conformance.Summary, inputs int, interrupted bool)
 }
 
 // displayName names an input for people.
@@ -46,7 +51,7 @@ func displayName(name string) string {
 	if name == "-" {
 		return "(standard input)"
 	}
-	return name
+	return input.Escape(name)
 }
 
 // textReporter prints, per input, a table of its Services and their
@@ -61,12 +66,15 @@ func newTextReporter(w io.Writer, maxFindings int, verbose bool) *textReporter {
 	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose}
 }
 
+// The Collector keeps what the text lists, no more: findings of each
+// severity up to the cap, and verdict notices only when they are listed
+// (the VERDICT column shows the last one). Its memory then grows with the
+// number of Services, not with that of observations or skipped objects.
 func (t *textReporter) collectorOptions() []conformance.CollectorOption {
-	if t.maxFindings < 0 {
-		return nil
+	return []conformance.CollectorOption{
+		conformance.KeepFindings(t.maxFindings),
+		conformance.KeepVerdictNotices(t.verbose),
 	}
-	// Verdict notices are kept too but not all listed; keep room for them.
-	return []conformance.CollectorOption{conformance.KeepFindings(t.maxFindings + 8)}
 }
 
 func (t *textReporter) findings([]conformance.Finding) {}
@@ -86,37 +94,40 @@ func (t *textReporter) input(name string, r conformance.Report) {
 		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SERVICE\tTYPE\tPROVISIONING\tSERVING\tDEGRADED\tINGRESS\tVERDICT\tCHECK")
 		for _, sr := range r.Services {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", serviceName(sr), sr.Type,
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", serviceName(sr), input.Escape(sr.Type),
 				condColumn(sr, "LoadBalancerProvisioning"), condColumn(sr, "LoadBalancerServing"), degradedColumn(sr),
 				ingressColumn(sr), verdictColumn(sr), checkColumn(sr.Counts))
 		}
 		tw.Flush()
 	}
 	for _, sr := range r.Services {
+		var listed conformance.SeverityCounts
 		var lines []string
 		for _, f := range sr.Findings {
 			if t.listed(f) {
+				listed.Add(f.Severity)
 				lines = append(lines, "      "+findingLine(f, false))
 			}
 		}
-		if len(lines) > t.maxFindings && t.maxFindings >= 0 {
-			lines = lines[:t.maxFindings]
-		}
-		if len(lines) == 0 {
+		more := moreLine(sr.Counts, listed, t.verbose, sr.Verdict != nil)
+		if len(lines) == 0 && more == "" {
 			continue
 		}
 		fmt.Fprintf(t.w, "\n    %s\n", serviceName(sr))
 		for _, l := range lines {
 			fmt.Fprintln(t.w, l)
 		}
-		if more := sr.Counts.Violations + sr.Counts.Warnings - t.countListed(sr.Findings); more > 0 {
-			fmt.Fprintf(t.w, "      ... and %s (use -o json for all)\n", plural(more, "more violation or warning"))
+		if more != "" {
+			fmt.Fprintf(t.w, "      ... and %s (use -o json for all)\n", more)
 		}
 	}
 	if len(r.Other) > 0 {
 		fmt.Fprintln(t.w)
 		for _, f := range r.Other {
 			fmt.Fprintln(t.w, "    "+findingLine(f, true))
+		}
+		if r.OtherOmitted > 0 {
+			fmt.Fprintf(t.w, "    ... and %s about other objects (use -o json for all)\n", plural(r.OtherOmitted, "more finding"))
 		}
 	}
 	fmt.Fprintln(t.w)
@@ -128,26 +139,25 @@ func (t *textReporter) listed(f conformance.Finding) bool {
 	return t.verbose || f.Verdict == nil
 }
 
-// countListed counts the violations and warnings among the listed
-// findings, as printed (at most maxFindings).
-func (t *textReporter) countListed(found []conformance.Finding) int {
-	n, shown := 0, 0
-	for _, f := range found {
-		if !t.listed(f) {
-			continue
-		}
-		if t.maxFindings >= 0 && shown >= t.maxFindings {
+// moreLine says what was counted for a Service but not listed, per
+// severity: "2 more violations, 1 more warning"; empty when nothing.
+// Verdict notices do not count as missing unless verbose, since the
+// VERDICT column shows them.
+func moreLine(counts, listed conformance.SeverityCounts, verbose, hasVerdict bool) string {
+	var parts []string
+	for _, sev := range conformance.Severities {
+		n := count(&counts, sev) - count(&listed, sev)
+		if sev == conformance.SeverityNotice && !verbose {
 			break
 		}
-		shown++
-		if f.Severity != conformance.SeverityNotice {
-			n++
+		if n > 0 {
+			parts = append(parts, plural(n, "more "+string(sev)))
 		}
 	}
-	return n
+	return strings.Join(parts, ", ")
 }
 
-func (t *textReporter) finish(total conformance.Summary, inputs int) {
+func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
 	s := &total
 	fmt.Fprintf(t.w, "Checked %s: %s of %s", plural(inputs, "input"), plural(s.Observations, "observation"), plural(s.Services, "Service"))
 	if s.Skipped > 0 {
@@ -158,18 +168,27 @@ func (t *textReporter) finish(total conformance.Summary, inputs int) {
 		fmt.Fprintln(t.w, "VERDICT is what a client or test concludes from the status (Ready, Pending, Skip, Fail);")
 		fmt.Fprintln(t.w, "CHECK counts what breaks the specification (violations) or should be fixed (warnings).")
 	}
-	printTotals(t.w, s)
+	printCheckTotals(t.w, s, interrupted)
 }
 
 // printTotals prints the verdict of a check, its counts and the rules
 // that have findings.
-func printTotals(w io.Writer, s *conformance.Summary) {
+func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false) }
+
+// printCheckTotals is printTotals for a check that may have been stopped
+// before the end of its inputs.
+func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted bool) {
+	if interrupted {
+		fmt.Fprintln(w, "INTERRUPTED: the check was stopped; this reports what was read until then.")
+	}
 	verdict := "PASS"
 	switch {
-	case s.InputErrors > 0:
-		verdict = "ERROR"
 	case s.Failed():
 		verdict = "FAIL"
+	case s.InputErrors > 0:
+		verdict = "ERROR"
+	case interrupted:
+		verdict = "INTERRUPTED"
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s", verdict, plural(s.Findings.Violations, "violation"),
 		plural(s.Findings.Warnings, "warning"), plural(s.Findings.Notices, "notice"))
@@ -194,6 +213,9 @@ func printTotals(w io.Writer, s *conformance.Summary) {
 }
 
 func count(c *conformance.SeverityCounts, s conformance.Severity) int {
+	if c == nil {
+		return 0
+	}
 	switch s {
 	case conformance.SeverityViolation:
 		return c.Violations
@@ -203,11 +225,9 @@ func count(c *conformance.SeverityCounts, s conformance.Severity) int {
 	return c.Notices
 }
 
+// serviceName names a Service, escaped: names come from the input.
 func serviceName(sr *conformance.ServiceReport) string {
-	if sr.Namespace == "" {
-		return sr.Name
-	}
-	return sr.Namespace + "/" + sr.Name
+	return conformance.ObjectRef{Namespace: sr.Namespace, Name: sr.Name}.String()
 }
 
 // condColumn renders one condition as "Status/Reason", "-" when absent.
@@ -215,9 +235,9 @@ func condColumn(sr *conformance.ServiceReport, t string) string {
 	for _, c := range sr.Conditions {
 		if c.Type == t {
 			if c.Reason == "" {
-				return c.Status
+				return input.Escape(c.Status)
 			}
-			return c.Status + "/" + c.Reason
+			return input.Escape(c.Status + "/" + c.Reason)
 		}
 	}
 	return "-"
@@ -239,9 +259,9 @@ func ingressColumn(sr *conformance.ServiceReport) string {
 	case 0:
 		return "-"
 	case 1:
-		return sr.Ingress[0]
+		return input.Escape(sr.Ingress[0])
 	}
-	return sr.Ingress[0] + " +" + strconv.Itoa(len(sr.Ingress)-1)
+	return input.Escape(sr.Ingress[0]) + " +" + strconv.Itoa(len(sr.Ingress)-1)
 }
 
 func verdictColumn(sr *conformance.ServiceReport) string {
@@ -272,17 +292,18 @@ func findingLine(f conformance.Finding, withObject bool) string {
 	fmt.Fprintf(&b, "%-9s  %-5s ", f.Severity, f.Rule)
 	if withObject {
 		if f.Object.Kind != "" {
-			b.WriteString(f.Object.Kind + " ")
+			b.WriteString(input.Escape(f.Object.Kind) + " ")
 		}
 		b.WriteString(f.Object.String() + ": ")
 	}
 	if f.Field != "" {
-		b.WriteString(f.Field + ": ")
+		b.WriteString(input.Escape(f.Field) + ": ")
 	}
-	b.WriteString(f.Message)
+	// Messages quote what the object holds: reasons, messages, names.
+	b.WriteString(input.Escape(f.Message))
 	var where []string
 	if f.Object.ResourceVersion != "" {
-		where = append(where, "resourceVersion "+f.Object.ResourceVersion)
+		where = append(where, "resourceVersion "+input.Escape(f.Object.ResourceVersion))
 	}
 	if f.Position != nil && f.Position.Line > 0 {
 		where = append(where, "line "+strconv.Itoa(f.Position.Line))
@@ -307,13 +328,19 @@ func plural(n int, what string) string {
 // then the input errors and the summary. It keeps nothing per Service, so
 // its memory does not grow with the input.
 type jsonReporter struct {
-	w      io.Writer
-	enc    *json.Encoder
-	first  bool
-	errors []string
+	w       io.Writer
+	enc     *json.Encoder
+	first   bool
+	errors  []string
+	omitted int
 }
 
+// maxJSONErrors bounds the input problems a JSON report lists; all are
+// counted. Each is also on standard error.
+const maxJSONErrors = 1000
+
 func newJSONReporter(w io.Writer) *jsonReporter {
+	w = &jsonEscaper{w: w}
 	io.WriteString(w, "{\"findings\": [\n")
 	return &jsonReporter{w: w, enc: json.NewEncoder(w), first: true}
 }
@@ -336,11 +363,17 @@ func (j *jsonReporter) findings(found []conformance.Finding) {
 	}
 }
 
-func (j *jsonReporter) inputError(err error) { j.errors = append(j.errors, err.Error()) }
+func (j *jsonReporter) inputError(err error) {
+	if len(j.errors) >= maxJSONErrors {
+		j.omitted++
+		return
+	}
+	j.errors = append(j.errors, err.Error())
+}
 
 func (j *jsonReporter) input(string, conformance.Report) {}
 
-func (j *jsonReporter) finish(total conformance.Summary, inputs int) {
+func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
 	io.WriteString(j.w, "],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}
@@ -349,9 +382,59 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int) {
 	j.w.Write(b)
 	io.WriteString(j.w, ",\n\"summary\": ")
 	b, _ = json.Marshal(struct {
-		Inputs int `json:"inputs"`
+		Inputs        int  `json:"inputs"`
+		ErrorsOmitted int  `json:"errorsOmitted,omitempty"`
+		Interrupted   bool `json:"interrupted,omitempty"`
 		conformance.Summary
-	}{inputs, total})
+	}{inputs, j.omitted, interrupted, total})
 	j.w.Write(b)
 	io.WriteString(j.w, "\n}\n")
+}
+
+// jsonEscaper writes JSON with what a terminal would interpret escaped:
+// encoding/json escapes C0 controls but leaves DEL, C1 controls and
+// Unicode format characters (bidirectional overrides) raw. Outside of
+// strings, JSON is ASCII, so every such rune is inside a string, where
+// \uXXXX means the same. Writes may split a rune: the partial rune is
+// held until the next write.
+type jsonEscaper struct {
+	w       io.Writer
+	pending []byte
+	buf     []byte
+}
+
+func (e *jsonEscaper) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(e.pending) > 0 {
+		p = append(e.pending, p...)
+		e.pending = nil
+	}
+	e.buf = e.buf[:0]
+	start := 0
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf && c != 0x7f {
+			i++
+			continue
+		}
+		if !utf8.FullRune(p[i:]) {
+			e.pending = append(e.pending, p[i:]...)
+			p = p[:i]
+			break
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if c == 0x7f || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			e.buf = append(e.buf, p[start:i]...)
+			for _, u := range utf16.Encode([]rune{r}) {
+				e.buf = fmt.Appendf(e.buf, `\u%04x`, u)
+			}
+			start = i + size
+		}
+		i += size
+	}
+	e.buf = append(e.buf, p[start:]...)
+	if _, err := e.w.Write(e.buf); err != nil {
+		return 0, err
+	}
+	return n, nil
 }

@@ -150,8 +150,11 @@ func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
 }
 
-func (r *htmlReporter) finish(total conformance.Summary, inputs int) {
+func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
 	r.hooks.done()
+	if interrupted {
+		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
+	}
 	_ = timeline.WriteHTML(r.w, timeline.Page{
 		Title:    "lbstatus check",
 		Sources:  r.sources,

@@ -1,0 +1,221 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// Tests of spec section 8, "Reading inputs": what the checker reads must
+// mean one thing, or it is not checked.
+
+func TestRead_DuplicateNamesCompareUnescaped(t *testing.T) {
+	for name, in := range map[string]string{
+		"escaped member":  `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{},"st\u0061tus":{"conditions":[]}}`,
+		"escaped nested":  `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","n\u0061me":"b"}}`,
+		"unknown member":  `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"x":{"y":1,"\u0079":2}}`,
+		"kind repeated":   `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"kind":"Service"}`,
+		"event, 2 object": `{"type":"ADDED","object":` + svcJSON("a") + `,"object":` + svcJSON("b") + `}`,
+		"event, 2 type":   `{"type":"ADDED","object":` + svcJSON("a") + `,"type":"DELETED"}`,
+		"List, 2 items":   `{"kind":"List","items":[` + svcJSON("a") + `],"items":[` + svcJSON("a") + `]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs, errs := decodeAll(t, strings.NewReader(in+"\n"+svcJSON("next")))
+			if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "duplicate member name") {
+				t.Fatalf("errors %v, want one about a duplicate name", errs)
+			}
+			// Nothing of the ambiguous object is handed out, not even as
+			// a skipped object of some kind.
+			if names(objs) != "next" {
+				t.Errorf("objects %q, want only the next one", names(objs))
+			}
+		})
+	}
+}
+
+// A List too large to read whole is read item by item; a second "items"
+// is an error, and its items are not read again.
+func TestRead_StreamedListWithItemsTwice(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 1000) + svcJSON("last")
+	in := `{"kind":"List","items":[` + items + `],"items":[` + items + `]}`
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(1024))
+	if len(objs) != 1001 {
+		t.Errorf("%d objects, want the 1001 of the first items", len(objs))
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate member name "items"`) {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+func TestRead_WatchEventMemberOrderIsFree(t *testing.T) {
+	for name, in := range map[string]string{
+		"type first": `{"type":"DELETED","object":` + svcJSON("a") + `}`,
+		"type last":  `{"object":` + svcJSON("a") + `,"type":"DELETED"}`,
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 0 || len(objs) != 1 || !objs[0].Deleted || objs[0].Ref.Name != "a" {
+			t.Errorf("%s: objects %+v, errors %v; want one deletion", name, objs, errs)
+		}
+	}
+}
+
+func TestRead_BookmarkAndErrorEvents(t *testing.T) {
+	in := `{"type":"ADDED","object":` + svcJSON("a") + `}
+{"type":"BOOKMARK","object":{"kind":"Service","apiVersion":"v1","metadata":{"resourceVersion":"12345"}}}
+{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (12345)","reason":"Expired","code":410}}
+{"type":"MODIFIED","object":` + svcJSON("b") + `}`
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,b" {
+		t.Errorf("objects %q: a bookmark is not an observation", names(objs))
+	}
+	if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "too old resource version") || errs[0].Position.Document != 3 {
+		t.Errorf("errors %v, want the ERROR event's message, at document 3", errs)
+	}
+}
+
+func TestRead_NestedContainers(t *testing.T) {
+	event := func(typ, name string) string { return `{"type":"` + typ + `","object":` + svcJSON(name) + `}` }
+	tests := []struct{ name, in, want, item string }{
+		{"array of watch events", "[" + event("ADDED", "a") + "," + event("MODIFIED", "b") + "]", "a,b", "items[1].object"},
+		{"List in a List", `{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"List","items":[` + svcJSON("b") + `]}]}`, "a,b", "items[1].items[0]"},
+		{"List in an array", `[{"kind":"ServiceList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}]`, "a,b", "items[0].items[1]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, errs := decodeAll(t, strings.NewReader(tc.in))
+			if len(errs) != 0 || names(objs) != tc.want {
+				t.Fatalf("objects %q, errors %v; want %q", names(objs), errs, tc.want)
+			}
+			if got := objs[len(objs)-1].Position.Item; got != tc.item {
+				t.Errorf("last item at %q, want %q", got, tc.item)
+			}
+			if p := objs[len(objs)-1].Position; p.Offset <= 0 || !strings.HasPrefix(tc.in[p.Offset:], "{") {
+				t.Errorf("offset %d does not point at the object", p.Offset)
+			}
+		})
+	}
+}
+
+// kubectl get services -A -o yaml of a large cluster is one YAML document:
+// its items are read one by one, the limit applies to each.
+func TestRead_YAMLListItemByItem(t *testing.T) {
+	const items = 5000
+	item := func(name string, pad int) string {
+		return "- apiVersion: v1\n  kind: Service\n  metadata:\n    name: " + name + "\n    annotations:\n      pad: \"" + strings.Repeat("p", pad) + "\"\n  spec:\n    type: LoadBalancer\n"
+	}
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nitems:\n")
+	for i := range items {
+		pad := 10
+		if i == 7 {
+			pad = 5000 // over the limit: skipped alone
+		}
+		b.WriteString(item(fmt.Sprintf("s%d", i), pad))
+	}
+	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	if b.Len() < 100*2048 {
+		t.Fatalf("the List is too small to prove anything: %d bytes", b.Len())
+	}
+	objs, errs := decodeAll(t, strings.NewReader(b.String()), MaxObjectBytes(2048))
+	if len(objs) != items-1 {
+		t.Errorf("%d objects, want %d", len(objs), items-1)
+	}
+	if len(errs) != 1 || errs[0].Fatal || errs[0].Position.Item != "items[7]" || errs[0].Position.Line != 3+7*8 {
+		t.Fatalf("errors %v, want item 7 over the limit at line %d", errs, 3+7*8)
+	}
+	last := objs[len(objs)-1]
+	if last.Ref.Name != fmt.Sprintf("s%d", items-1) || last.Position.Item != fmt.Sprintf("items[%d]", items-1) || last.Position.Line != 3+(items-1)*8 {
+		t.Errorf("last object %+v at %+v", last.Ref, last.Position)
+	}
+
+	// Items indented under "items:", and items of a kind-less ServiceList.
+	in := "kind: ServiceList\napiVersion: v1\nitems:\n  - metadata: {name: a}\n    spec: {type: LoadBalancer}\n  # a comment\n  - metadata:\n      name: b\n"
+	objs, errs = decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "a,b" {
+		t.Errorf("indented items: objects %q, errors %v", names(objs), errs)
+	}
+	// A PodList's items are not Services.
+	objs, _ = decodeAll(t, strings.NewReader("kind: PodList\nitems:\n- metadata: {name: p}\n"))
+	if names(objs) != "Pod:p" {
+		t.Errorf("PodList: objects %q", names(objs))
+	}
+	// A repeated key in a YAML item is as ambiguous as in JSON.
+	_, errs = decodeAll(t, strings.NewReader("kind: List\nitems:\n- kind: Service\n  kind: ConfigMap\n  metadata: {name: a}\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "duplicate") {
+		t.Errorf("duplicate key in an item: %v", errs)
+	}
+}
+
+func TestRead_Encodings(t *testing.T) {
+	utf16le := func(s string) []byte {
+		var b bytes.Buffer
+		b.Write([]byte{0xFF, 0xFE})
+		for _, u := range utf16.Encode([]rune(s)) {
+			b.Write([]byte{byte(u), byte(u >> 8)})
+		}
+		return b.Bytes()
+	}
+	utf16be := func(s string) []byte {
+		var b bytes.Buffer
+		b.Write([]byte{0xFE, 0xFF})
+		for _, u := range utf16.Encode([]rune(s)) {
+			b.Write([]byte{byte(u >> 8), byte(u)})
+		}
+		return b.Bytes()
+	}
+	yaml := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\napiVersion: v1\nmetadata: {name: b}\n"
+	for name, in := range map[string][]byte{
+		"UTF-16LE JSON":  utf16le(svcJSON("a") + svcJSON("b")),
+		"UTF-16BE YAML":  utf16be(yaml),
+		"CRLF YAML":      []byte(strings.ReplaceAll(yaml, "\n", "\r\n")),
+		"CRLF JSON":      []byte(svcJSON("a") + "\r\n" + svcJSON("b") + "\r\n"),
+		"BOM and spaces": []byte("\xEF\xBB\xBF\r\n  " + svcJSON("a") + svcJSON("b")),
+	} {
+		objs, errs := decodeAll(t, bytes.NewReader(in))
+		if len(errs) != 0 || names(objs) != "a,b" {
+			t.Errorf("%s: objects %q, errors %v", name, names(objs), errs)
+		}
+	}
+}
+
+// Every Workers setting gives the same objects in the same order.
+func TestRead_WorkersKeepInputOrder(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		if i%100 == 0 {
+			b.WriteString(`{"kind":"Service","apiVersion":"v1","metadata":{"name":"bad","name":"x"}}`)
+		}
+		b.WriteString(svcJSON(fmt.Sprintf("s%d", i)))
+	}
+	var want string
+	for _, w := range []Workers{1, 2, 7} {
+		objs, errs := decodeAll(t, strings.NewReader(b.String()), w)
+		got := fmt.Sprint(names(objs), len(errs))
+		if want == "" {
+			want = got
+		} else if got != want {
+			t.Errorf("Workers(%d) gives another sequence", w)
+		}
+		if len(objs) != 3000 || len(errs) != 30 {
+			t.Errorf("Workers(%d): %d objects, %d errors", w, len(objs), len(errs))
+		}
+	}
+}

@@ -1,0 +1,38 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestObserveObject_OddConditionsWithPosition(t *testing.T) {
+	// Well-formed JSON with odd conditions decodes; the checker judges
+	// them (C5), with the position.
+	in := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"odd"},"spec":{"type":"LoadBalancer"},"status":{"conditions":[{"type":"LoadBalancerServing","status":"Maybe","reason":"","lastTransitionTime":null}]}}`
+	d := NewDecoder(strings.NewReader(in), "in")
+	obj, err := d.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := NewChecker().ObserveObject(obj)
+	f := withRule(found, "C5")
+	if len(f) == 0 || f[0].Position == nil || f[0].Position.Source != "in" {
+		t.Fatalf("want C5 findings with a position, got:\n%s", dump(found))
+	}
+}
