@@ -31,10 +31,12 @@ limitations under the License.
 // on standard error, naming the file and the position) or the command line
 // is wrong; a bad input does not stop the others from being checked.
 //
-// watch lists and watches the Services of a cluster through a kubeconfig
-// (--kubeconfig, --context, -n/--namespace, -A/--all-namespaces), prints
-// each finding as it is made, survives watch expiry by listing again, and
-// prints a summary when interrupted.
+// watch lists and watches the Services of a cluster selected by kubectl's
+// cluster flags (cluster.go: --kubeconfig, --context, -n, -A,
+// --request-timeout, ...), prints each finding as it is made and checks each
+// observation (uid and resourceVersion) once. A broken watch resumes from
+// the last resourceVersion seen; an expired one lists again and prints a gap
+// record naming what it did not see. It prints a summary when interrupted.
 //
 // describe shows, per Service of a cluster, its load-balancer-relevant spec,
 // required features, conditions with ages, ingress, verdict, findings and

@@ -297,9 +297,6 @@ type listWatchSource struct {
 	what, server string
 	// requestTimeout bounds each list; zero is no bound.
 	requestTimeout time.Duration
-	// retry is the delay between attempts while the server is down; the
-	// zero value is retryFirst doubling up to retryCap.
-	retry wait.Backoff
 	// pause waits between attempts; nil is sleep. Tests record the delays.
 	pause func(ctx context.Context, d time.Duration)
 }
@@ -314,10 +311,10 @@ func (s *listWatchSource) wait(ctx context.Context, d time.Duration) {
 	sleep(ctx, d)
 }
 
+// newRetry returns the delays between attempts while the server is down:
+// retryFirst, doubling up to retryCap, each with up to a fifth more at
+// random so that many watchers do not come back in step.
 func (s *listWatchSource) newRetry() wait.Backoff {
-	if s.retry.Duration > 0 {
-		return s.retry
-	}
 	return wait.Backoff{Duration: retryFirst, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: retryCap}
 }
 

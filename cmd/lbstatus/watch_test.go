@@ -20,11 +20,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +36,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -366,5 +370,319 @@ func TestWatch_Errors(t *testing.T) {
 		if code := runContext(context.Background(), args, nil, &out, &errOut, fakeEnv(newFakeCluster())); code != exitInput || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
 		}
+	}
+}
+
+// servingWithoutIngress is a Service that violates L4 at every observation.
+func servingWithoutIngress(name, rv string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) {
+		s.UID = types.UID("uid-" + name)
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 2)
+	})
+}
+
+func ready(name, rv, ip string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) {
+		s.UID = types.UID("uid-" + name)
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 2)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
+	})
+}
+
+func pending(name, rv string) *v1.Service {
+	return service(name, rv, func(s *v1.Service) { s.UID = types.UID("uid-" + name) })
+}
+
+// 1 and 3: a list after 410 Gone hands back the unchanged Services; they are
+// not checked again, the violation is printed once, and one gap line names
+// the window and the Services created, changed and deleted in it.
+func TestWatch_RelistChecksEachObservationOnce(t *testing.T) {
+	cluster := newFakeCluster(servingWithoutIngress("web", "5"), pending("api", "6"), pending("old", "7"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, "violation  L4    Service default/web")
+
+	// A resync of the same state on the watch is not checked again either.
+	w.Modify(servingWithoutIngress("web", "5"))
+	w.Modify(ready("api", "12", "192.0.2.1"))
+	waitFor(t, stdout, "resourceVersion 12")
+
+	// While the watch is away: api changes, old goes, fresh comes; web stays.
+	cluster.set("40", servingWithoutIngress("web", "5"), ready("api", "30", "192.0.2.2"), pending("fresh", "31"))
+	w.Error(expired())
+	second := cluster.nextWatcher(t)
+	waitFor(t, stdout, "resourceVersion 31")
+
+	second.Modify(servingWithoutIngress("web", "41")) // a new state: checked
+	waitFor(t, stdout, "resourceVersion 41")
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	out := stdout.String()
+	if n := strings.Count(out, "violation  L4    Service default/web"); n != 2 {
+		t.Errorf("%d L4 lines, want 2 (resourceVersions 5 and 41, each once):\n%s", n, out)
+	}
+	if n := strings.Count(out, "LoadBalancerServing is True but status.loadBalancer.ingress is empty [resourceVersion 5]"); n != 1 {
+		t.Errorf("web@5 reported %d times, want once:\n%s", n, out)
+	}
+	wantGap := "gap        resourceVersions after 12 up to 40 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version)); 3 Services changed in it: default/api, default/fresh, default/old; states written and undone inside it were not seen"
+	if strings.Count(out, "gap        ") != 1 || !strings.Contains(out, wantGap) {
+		t.Errorf("want one gap line\n%s\ngot:\n%s", wantGap, out)
+	}
+	if !strings.Contains(out, "The watch had 1 gap: transient states inside it were not observed") {
+		t.Errorf("the summary does not count the gap:\n%s", out)
+	}
+	if !strings.Contains(out, "FAIL: 2 violations") {
+		t.Errorf("the summary does not count 2 distinct violations:\n%s", out)
+	}
+	// web@5, api@6, old@7, api@12, api@30, fresh@31, web@41; the deletion
+	// of old ends its trace (R3 at its end) and is no observation.
+	if !strings.Contains(out, "Watched 7 observations of 4 Services.") || !strings.Contains(out, "R3    Service default/old") {
+		t.Errorf("observations counted twice or lost:\n%s", out)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,40" {
+		t.Errorf("watched from %s, want 10 then the new list's 40", got)
+	}
+}
+
+// 3: -o json carries the gap as a record of its own, and the summary counts
+// gaps.
+func TestWatch_GapJSON(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	w := cluster.nextWatcher(t)
+	cluster.set("20", pending("web", "19"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	waitFor(t, stdout, `"gap"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	var gap, summary int
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var l struct {
+			Gap     *watchGap `json:"gap"`
+			Summary *struct {
+				Gaps         int `json:"gaps"`
+				Observations int `json:"observations"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if l.Gap != nil {
+			gap++
+			want := watchGap{From: "10", To: "20", Changed: 1, Services: []string{"default/web"}, Reason: l.Gap.Reason}
+			if !strings.Contains(l.Gap.Reason, "410 Gone") || fmt.Sprint(*l.Gap) != fmt.Sprint(want) {
+				t.Errorf("gap %+v, want %+v with a 410 reason", *l.Gap, want)
+			}
+		}
+		if l.Summary != nil {
+			summary++
+			if l.Summary.Gaps != 1 || l.Summary.Observations != 2 {
+				t.Errorf("summary %+v, want 1 gap and 2 observations", *l.Summary)
+			}
+		}
+	}
+	if gap != 1 || summary != 1 {
+		t.Errorf("%d gap and %d summary records, want 1 each:\n%s", gap, summary, stdout)
+	}
+}
+
+// 4: while the server is down, the watch retries at a growing interval that
+// stops at retryCap (so it resumes within about 2 s of the server being
+// back, and a server still down sees one request every 2 s or so); after a
+// watch that worked, the interval starts small again.
+func TestWatch_RetryDelays(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = slices.Repeat([]error{refused}, 8)
+	_, stderr, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+
+	cluster.mu.Lock()
+	delays := slices.Clone(cluster.delays)
+	cluster.watchErrs = []error{refused}
+	cluster.mu.Unlock()
+	if len(delays) != 8 {
+		t.Fatalf("delays %v, want one per failed watch", delays)
+	}
+	for i, d := range delays {
+		low := min(retryFirst<<i, retryCap)
+		if d < low || d > low*13/10 {
+			t.Errorf("delay %d is %s, want %s to %s", i, d, low, low*13/10)
+		}
+	}
+
+	w.Modify(pending("web", "6")) // a watch that works...
+	w.Stop()                      // ...then breaks
+	cluster.nextWatcher(t)
+	cluster.mu.Lock()
+	after := cluster.delays[len(delays):]
+	cluster.mu.Unlock()
+	if len(after) != 1 || after[0] > retryFirst*13/10 {
+		t.Errorf("delays after a working watch %v, want one of about %s", after, retryFirst)
+	}
+	stop()
+	log := stderr.String()
+	if strings.Count(log, "lost the watch on https://fake.example (dial tcp 127.0.0.1:6443: connect: connection refused)") != 2 ||
+		strings.Count(log, "watching again from resourceVersion") != 2 {
+		t.Errorf("want each outage said once when lost and once when resumed:\n%s", log)
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for server and returns its path.
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: %q}
+users:
+- name: test
+  user: {token: secret}
+contexts:
+- name: test
+  context: {cluster: test, user: test, namespace: default}
+current-context: test
+`, server), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
+}
+
+// silentServer accepts requests and never answers them; arrived is
+// signalled for each.
+func silentServer(t *testing.T) (srv *httptest.Server, arrived chan struct{}) {
+	arrived = make(chan struct{}, 10)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, arrived
+}
+
+// 2: a server that never answers the first list is exit 2 after
+// --request-timeout, with one line naming the server and what timed out.
+func TestWatch_SilentServerTimesOut(t *testing.T) {
+	srv, _ := silentServer(t)
+	var out, errOut bytes.Buffer
+	code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "200ms"},
+		nil, &out, &errOut, defaultEnv())
+	want := "lbstatus: listing Services on " + srv.URL + ": no answer within 200ms (--request-timeout)\n"
+	if code != exitInput || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errOut.String(), want)
+	}
+}
+
+// 2: an interrupt while the first list waits ends the command (exit 2: the
+// cluster was never read), without waiting for the request timeout.
+func TestWatch_InterruptDuringFirstList(t *testing.T) {
+	srv, arrived := silentServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	var out, errOut bytes.Buffer
+	code := runContext(ctx, []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "1h"},
+		nil, &out, &errOut, defaultEnv())
+	want := "lbstatus: interrupted while listing Services on " + srv.URL + "\n"
+	if code != exitInput || errOut.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}
+
+// The real path through the typed client: a watch refused with 410 Gone
+// (an HTTP error, as an apiserver without a watch cache answers) makes the
+// command list again and report the gap.
+func TestWatch_KubeconfigExpired(t *testing.T) {
+	var lists, watches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			rv := fmt.Sprint(10 * (lists.Add(1)))
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": rv},
+				"items": []any{pending("web", rv)},
+			})
+			return
+		}
+		if watches.Add(1) == 1 {
+			w.WriteHeader(http.StatusGone)
+			json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+				"reason": "Expired", "code": 410, "message": "too old resource version: 10 (15)"})
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stdout, "gap        resourceVersions after 10 up to 20 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version: 10 (15))); 1 Service changed in it: default/web")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+}
+
+// replaySource delivers fixed events, then waits for the end.
+type replaySource []serviceEvent
+
+func (replaySource) describe() string { return "a replay" }
+
+func (r replaySource) run(ctx context.Context, _ io.Writer, handle func(serviceEvent)) error {
+	for _, ev := range r {
+		handle(ev)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// 1: whatever the source, an observation delivered again (same uid and
+// resourceVersion) is not checked again; a new uid under the same name is.
+func TestWatch_SameObservationCheckedOnce(t *testing.T) {
+	web := servingWithoutIngress("web", "5")
+	recreated := servingWithoutIngress("web", "5")
+	recreated.UID = "uid-web-2"
+	src := replaySource{{svc: web}, {svc: web.DeepCopy()}, {svc: recreated}, {svc: recreated.DeepCopy()}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }})
+	waitFor(t, stdout, "violation")
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	out := stdout.String()
+	if n := strings.Count(out, "violation  L4"); n != 2 || !strings.Contains(out, "Watched 2 observations of 2 Services.") {
+		t.Errorf("%d L4 lines, want 2 (one per uid):\n%s", n, out)
+	}
+}
+
+// A watch that ends resumes from the last resourceVersion it saw, a
+// bookmark's included, without listing again: nothing was missed, so there
+// is no gap.
+func TestWatch_ResumesFromLastResourceVersion(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	w.Modify(servingWithoutIngress("web", "11"))
+	w.Action(watch.Bookmark, &v1.Service{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "15"}})
+	waitFor(t, stdout, "resourceVersion 11")
+	w.Stop() // the server ends the watch
+	cluster.nextWatcher(t)
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,15" || cluster.lists.Load() != 1 {
+		t.Errorf("watched from %s after %d lists, want 10 then the bookmark's 15, after 1 list", got, cluster.lists.Load())
+	}
+	if out := stdout.String(); strings.Contains(out, "gap") || !strings.Contains(out, "Watched 2 observations of 1 Service.") {
+		t.Errorf("a gap, or the bookmark counted as an observation:\n%s", out)
 	}
 }
