@@ -37,6 +37,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 const describeUsage = `Usage: lbstatus describe [flags] [svc/NAME|NAME]...
@@ -179,7 +180,7 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 			svc, err := client.Get(rctx, name, metav1.GetOptions{})
 			cancel()
 			if err != nil {
-				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %v\n", d.conn.namespace, name, err)
+				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %s\n", input.Escape(d.conn.namespace), input.Escape(name), oneLine(err.Error()))
 				failed = true
 				continue
 			}
@@ -191,7 +192,7 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 	list, err := client.List(rctx, metav1.ListOptions{})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %v\n", d.conn.host, err)
+		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), oneLine(err.Error()))
 		return nil, true
 	}
 	found := map[string]bool{}
@@ -205,7 +206,7 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 	}
 	for _, name := range names {
 		if !found[name] {
-			fmt.Fprintf(stderr, "lbstatus: Service %s: not found in any namespace\n", name)
+			fmt.Fprintf(stderr, "lbstatus: Service %s: not found in any namespace\n", input.Escape(name))
 			failed = true
 		}
 	}
@@ -221,7 +222,7 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	// own tabwriter each, so that a long condition type does not push
 	// every value to the right.
 	line := func(indent int, label string, value any) {
-		fmt.Fprintf(w, "%-*s%v\n", labelWidth, strings.Repeat("  ", indent)+label+":", value)
+		fmt.Fprintf(w, "%-*s%s\n", labelWidth, strings.Repeat("  ", indent)+input.Escape(label)+":", input.Escape(fmt.Sprint(value)))
 	}
 	spec := &svc.Spec.ServiceSpec
 	typ := cmp.Or(string(spec.Type), string(corev1.ServiceTypeClusterIP))
@@ -291,7 +292,7 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 				}
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t, c.Status, orDash(c.Reason), d.age(c.LastTransitionTime), oneLine(c.Message))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t, input.Escape(string(c.Status)), input.Escape(orDash(c.Reason)), d.age(c.LastTransitionTime), oneLine(c.Message))
 		}
 		tw.Flush()
 	}
@@ -322,7 +323,7 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 			if f.Field != "" {
 				msg = f.Field + ": " + msg
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Severity, f.Rule, msg)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Severity, f.Rule, oneLine(msg))
 		}
 		tw.Flush()
 	}
@@ -337,7 +338,7 @@ func (d *describer) events(ctx context.Context, w io.Writer, svc *v1.Service) {
 	list, err := d.conn.client.CoreV1().Events(svc.Namespace).List(rctx, metav1.ListOptions{FieldSelector: selector.String()})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(w, "%-*scannot be listed: %v\n", labelWidth, "Events:", err)
+		fmt.Fprintf(w, "%-*scannot be listed: %s\n", labelWidth, "Events:", oneLine(err.Error()))
 		return
 	}
 	var events []*corev1.Event
@@ -371,7 +372,7 @@ func (d *describer) events(ctx context.Context, w io.Writer, svc *v1.Service) {
 			age += " (x" + strconv.Itoa(int(ev.Count)) + ")"
 		}
 		from := cmp.Or(ev.Source.Component, ev.ReportingController, "-")
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", orDash(ev.Type), orDash(ev.Reason), age, from, oneLine(ev.Message))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", oneLine(orDash(ev.Type)), oneLine(orDash(ev.Reason)), age, oneLine(from), oneLine(ev.Message))
 	}
 }
 
@@ -444,7 +445,8 @@ func ptrValue[T any](p *T) T {
 func orNone(s string) string { return cmp.Or(s, "<none>") }
 func orDash(s string) string { return cmp.Or(s, "-") }
 
-// oneLine keeps a message on its table row.
+// oneLine keeps a message on its table row, and escapes what would drive
+// the terminal: messages come from the provider and other controllers.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return input.Escape(strings.Join(strings.Fields(s), " "))
 }

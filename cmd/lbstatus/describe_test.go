@@ -259,3 +259,24 @@ func TestRun_DescribeDispatch(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestDescribe_EscapesInput: messages, reasons and Events written by
+// controllers cannot drive the terminal of whoever runs describe.
+func TestDescribe_EscapesInput(t *testing.T) {
+	svc := describeService("shop", "web", corev1.ServiceTypeLoadBalancer)
+	svc.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving\x1b[2J", "up\x1b]0;pwned\x07", time.Minute),
+	}
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: "e"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "web"},
+		Type:           "Warning", Reason: "X\x1b[31m", Message: "red\u202e", LastTimestamp: ago(time.Minute),
+	}
+	code, out, _ := runDescribeFake(t, fake.NewClientset(svc, ev), "-n", "shop", "web")
+	if code != exitOK || strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("exit %d; control characters reach the terminal:\n%q", code, out)
+	}
+	if !strings.Contains(out, `Serving\x1b[2J`) || !strings.Contains(out, `X\x1b[31m`) {
+		t.Errorf("the escaped values are missing:\n%s", out)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // row is one line of a Service's timeline: an observation where something
@@ -128,7 +129,9 @@ func laneTitle(name string) string {
 // whose columns are the lanes and whose rows are the observations where
 // something happened, time flowing down. A lane's cell shows its new state
 // where it changed and "|" where it goes on unchanged. Below each table
-// come the findings in full. Nil or empty services writes a line saying
+// come the findings in full. What the input says (names, reasons,
+// messages) is escaped as check's text output escapes it (input.Escape),
+// so that it cannot drive the terminal. Nil or empty services writes a line saying
 // there is nothing to show. The only error is the writer's.
 func WriteText(w io.Writer, services []*Service) error {
 	ew := &errWriter{w: w}
@@ -146,12 +149,12 @@ func WriteText(w io.Writer, services []*Service) error {
 }
 
 func writeService(w io.Writer, s *Service) {
-	fmt.Fprintf(w, "\n%s: %s", s.Ref(), plural(s.Observations, "observation"))
+	fmt.Fprintf(w, "\n%s: %s", input.Escape(s.Ref()), plural(s.Observations, "observation"))
 	switch {
 	case s.FirstVersion != "" && s.FirstVersion != s.LastVersion:
-		fmt.Fprintf(w, ", resourceVersion %s to %s", s.FirstVersion, s.LastVersion)
+		fmt.Fprintf(w, ", resourceVersion %s to %s", input.Escape(s.FirstVersion), input.Escape(s.LastVersion))
 	case s.LastVersion != "":
-		fmt.Fprintf(w, ", resourceVersion %s", s.LastVersion)
+		fmt.Fprintf(w, ", resourceVersion %s", input.Escape(s.LastVersion))
 	}
 	fmt.Fprintln(w)
 	if n := dropped(s); n > 0 {
@@ -192,6 +195,9 @@ func writeService(w io.Writer, s *Service) {
 		cols = append(cols, spec, strings.Join(pins, ","))
 		// Every cell ends in a tab, the last ones too: tabwriter aligns
 		// only cells that a tab terminates.
+		for i, c := range cols {
+			cols[i] = input.Escape(c)
+		}
 		fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
 	}
 	tw.Flush()
@@ -207,7 +213,7 @@ func writeService(w io.Writer, s *Service) {
 		fmt.Fprintf(w, "    (%s not kept)\n", plural(s.DroppedFindings, "earlier finding"))
 	}
 	for _, p := range s.Findings {
-		fmt.Fprintf(w, "    %s  %s\n", pinPlace(p), findingText(p.Finding))
+		fmt.Fprintf(w, "    %s  %s\n", pinPlace(p), input.Escape(findingText(p.Finding)))
 	}
 }
 

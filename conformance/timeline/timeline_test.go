@@ -254,3 +254,26 @@ func TestWriteText_WriterError(t *testing.T) {
 		t.Error("WriteText to a failing writer returned nil")
 	}
 }
+
+// TestWriteText_EscapesInput: a reason, a name or a message that would
+// drive the terminal is printed escaped.
+func TestWriteText_EscapesInput(t *testing.T) {
+	svc := lbService("evil\x1b[2J", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Status.Conditions[0].Reason = "Serving\x1b]0;title\x07"
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "bad \u202e text",
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: svc.Name}}})
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("control characters reach the terminal:\n%q", out)
+	}
+	for _, want := range []string{`evil\x1b[2J`, `Serving\x1b]0;title\a`, `\u202e`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+}
