@@ -27,11 +27,11 @@ import (
 // Serving). The new time is the clock's current time (WithClock) truncated
 // to whole seconds, and at least one second after the previous value, so
 // the bump is visible on the wire even within the same second (G5) and
-// never goes backwards (C7). ObservedGeneration, when given, is written too.
+// never goes backwards (C7). WithObservedGeneration, when given, is written too.
 //
 // An absent condition is not created: there is nothing to bump, and Bump
 // reports false. A nil conds is a no-op that reports false.
-func Bump[T ConditionType](conds *[]metav1.Condition, t T, opts ...Option) bool {
+func Bump[T ConditionType](conds *[]metav1.Condition, t T, opts ...SetOption) bool {
 	if conds == nil {
 		return false
 	}
@@ -39,8 +39,8 @@ func Bump[T ConditionType](conds *[]metav1.Condition, t T, opts ...Option) bool 
 	if c == nil {
 		return false
 	}
-	_, gen, hasGen := clockAndGeneration(opts)
-	c.LastTransitionTime = transitionTime(c.LastTransitionTime, opts)
+	clk, gen, hasGen := setOptions(opts)
+	c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, clk.Now())
 	if hasGen {
 		c.ObservedGeneration = gen
 	}

@@ -106,14 +106,32 @@ type Refusal struct {
 	Message string
 }
 
-// Decision is the answer of Decide. Refusals is set for ActionRefuse,
-// Degraded (possibly empty) for ActionProvision; Reason says why a Service
-// is ignored.
+// IgnoreReason says why Decide ignores a Service. A provider cleans up
+// after each of them alike (Reconcile does): the conditions and the
+// ingress it wrote go (L9, P1).
+type IgnoreReason string
+
+const (
+	// IgnoreNoService: there is no Service (nil).
+	IgnoreNoService IgnoreReason = "NoService"
+	// IgnoreNotLoadBalancer: the Service is not of type LoadBalancer (any
+	// more, L9).
+	IgnoreNotLoadBalancer IgnoreReason = "NotLoadBalancer"
+	// IgnoreForeignClass: the Service's loadBalancerClass, or its lack of
+	// one, is not the provider's (P1).
+	IgnoreForeignClass IgnoreReason = "ForeignClass"
+)
+
+// Decision is the answer of Decide. Ignored is set for ActionIgnore,
+// Refusals for ActionRefuse, Degraded (possibly empty) for
+// ActionProvision.
 type Decision struct {
 	Action Action
-	// Reason is a lower-case fragment saying why the Service is ignored;
-	// empty for other actions.
-	Reason string
+	// Ignored says why the Service is ignored; empty for other actions.
+	Ignored IgnoreReason
+	// Detail is a lower-case fragment saying what made the Service
+	// ignored (its type, its class); empty for other actions.
+	Detail string
 	// Refusals are the reasons to refuse, in the order of the specification:
 	// P2a, P2b, P2c, then required features (R1, R2), then P3 choices.
 	Refusals []Refusal
@@ -124,8 +142,12 @@ type Decision struct {
 }
 
 // Message returns the message for Serving=False/Unsupported: the refusal
-// messages joined by "; ". Empty when there are none.
+// messages joined by "; "; for an ignored Service, Detail. Empty when
+// there are none.
 func (d Decision) Message() string {
+	if d.Action == ActionIgnore {
+		return d.Detail
+	}
 	msgs := make([]string, 0, len(d.Refusals))
 	for _, r := range d.Refusals {
 		msgs = append(msgs, r.Message)
@@ -142,19 +164,23 @@ func (d Decision) Message() string {
 // with the degradations of P3 and P4. Required features come from
 // v1.RequiredFeatures: the spec field, else the annotation fallback. A
 // required feature is never degraded: it is refused instead. A nil svc is
-// ignored.
-func Decide(svc *v1.Service, caps Capabilities) Decision {
+// ignored with IgnoreNoService.
+func Decide[S Object](svc S, caps Capabilities) Decision {
+	return decide(view(svc), caps)
+}
+
+func decide(svc *v1.Service, caps Capabilities) Decision {
 	if svc == nil {
-		return Decision{Action: ActionIgnore, Reason: "no service"}
+		return Decision{Action: ActionIgnore, Ignored: IgnoreNoService, Detail: "there is no service"}
 	}
 	spec := &svc.Spec.ServiceSpec
 	if spec.Type != corev1.ServiceTypeLoadBalancer {
-		return Decision{Action: ActionIgnore, Reason: fmt.Sprintf("type is %q, not LoadBalancer", spec.Type)}
+		return Decision{Action: ActionIgnore, Ignored: IgnoreNotLoadBalancer, Detail: fmt.Sprintf("type is %q, not LoadBalancer", spec.Type)}
 	}
 	if class := ptr.Deref(spec.LoadBalancerClass, ""); class == "" && !caps.DefaultClass {
-		return Decision{Action: ActionIgnore, Reason: "the provider does not handle services without a loadBalancerClass"}
+		return Decision{Action: ActionIgnore, Ignored: IgnoreForeignClass, Detail: "the provider does not handle services without a loadBalancerClass"}
 	} else if class != "" && !slices.Contains(caps.Classes, class) {
-		return Decision{Action: ActionIgnore, Reason: fmt.Sprintf("the provider does not handle loadBalancerClass %q", class)}
+		return Decision{Action: ActionIgnore, Ignored: IgnoreForeignClass, Detail: fmt.Sprintf("the provider does not handle loadBalancerClass %q", class)}
 	}
 
 	var d Decision
@@ -203,16 +229,16 @@ func Decide(svc *v1.Service, caps Capabilities) Decision {
 		refuse("P2", "", "allocateLoadBalancerNodePorts false is not supported: the provider needs node ports")
 	}
 
-	if AsksFor(svc, v1.LoadBalancerFeatureSessionAffinity) && !caps.SessionAffinity {
+	if asksFor(svc, v1.LoadBalancerFeatureSessionAffinity) && !caps.SessionAffinity {
 		short = append(short, v1.LoadBalancerFeatureSessionAffinity)
 	}
-	if AsksFor(svc, v1.LoadBalancerFeatureLoadBalancerIP) && !caps.LoadBalancerIP {
+	if asksFor(svc, v1.LoadBalancerFeatureLoadBalancerIP) && !caps.LoadBalancerIP {
 		short = append(short, v1.LoadBalancerFeatureLoadBalancerIP)
 	}
-	if AsksFor(svc, v1.LoadBalancerFeatureExternalTrafficPolicy) && !caps.PreserveSourceIP {
+	if asksFor(svc, v1.LoadBalancerFeatureExternalTrafficPolicy) && !caps.PreserveSourceIP {
 		short = append(short, v1.LoadBalancerFeatureExternalTrafficPolicy)
 	}
-	if AsksFor(svc, v1.LoadBalancerFeatureLoadBalancerSourceRanges) && !caps.LoadBalancerSourceRanges {
+	if asksFor(svc, v1.LoadBalancerFeatureLoadBalancerSourceRanges) && !caps.LoadBalancerSourceRanges {
 		short = append(short, v1.LoadBalancerFeatureLoadBalancerSourceRanges)
 	}
 
@@ -286,7 +312,11 @@ func describeShort(f v1.LoadBalancerFeature) string {
 // service.beta.kubernetes.io/load-balancer-source-ranges annotation. A
 // Degraded reason for a feature the Service does not ask for breaks P5. Nil
 // svc and unknown features give false.
-func AsksFor(svc *v1.Service, f v1.LoadBalancerFeature) bool {
+func AsksFor[S Object](svc S, f v1.LoadBalancerFeature) bool {
+	return asksFor(view(svc), f)
+}
+
+func asksFor(svc *v1.Service, f v1.LoadBalancerFeature) bool {
 	if svc == nil {
 		return false
 	}

@@ -177,10 +177,10 @@ func TestDecide(t *testing.T) {
 			if !slices.Equal(d.Degraded, tc.degraded) {
 				t.Errorf("degraded = %v, want %v", d.Degraded, tc.degraded)
 			}
-			if (d.Action == ActionRefuse) != (d.Message() != "") {
+			if d.Action != ActionIgnore && (d.Action == ActionRefuse) != (d.Message() != "") {
 				t.Errorf("message %q for action %s", d.Message(), d.Action)
 			}
-			if d.Action == ActionIgnore && d.Reason == "" {
+			if d.Action == ActionIgnore && (d.Ignored == "" || d.Detail == "") {
 				t.Error("ignored without a reason")
 			}
 		})
@@ -188,7 +188,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDecide_NilService(t *testing.T) {
-	if d := Decide(nil, fullCapabilities()); d.Action != ActionIgnore {
+	if d := Decide[*v1.Service](nil, fullCapabilities()); d.Action != ActionIgnore {
 		t.Errorf("Decide(nil) = %+v, want Ignore", d)
 	}
 }
@@ -225,7 +225,7 @@ func TestAsksFor_P5(t *testing.T) {
 			t.Errorf("%s: AsksFor false for a Service that asks", tc.feature)
 		}
 	}
-	if AsksFor(nil, v1.LoadBalancerFeaturePorts) || AsksFor(lbService(dualStack), "Teleport") {
+	if AsksFor[*v1.Service](nil, v1.LoadBalancerFeaturePorts) || AsksFor(lbService(dualStack), "Teleport") {
 		t.Error("nil Service or unknown feature must not ask")
 	}
 	if AsksFor(lbService(func(s *v1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv4Protocol} }), v1.LoadBalancerFeatureIPFamilies) {

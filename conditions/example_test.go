@@ -17,33 +17,39 @@ limitations under the License.
 package conditions_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	testingclock "k8s.io/utils/clock/testing"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 )
 
-// A provider that cannot do session affinity takes a Service that asks for
-// it from "seen" to "serving, degraded in session affinity" with three
-// calls: Decide, Seen and Succeeded. Each transition comes with the apply
+// The provider transitions, one call per event, on client-go's Service: a
+// provider that cannot do session affinity takes a Service that asks for it
+// from "seen" to "serving, degraded in session affinity" with three calls:
+// Decide, Seen and Succeeded. Each transition comes with the apply
 // configuration to send with Services(ns).ApplyStatus and the provider's
-// field manager.
+// field manager. Reconcile does the same in one call per reconcile.
 func Example_provider() {
 	clk := testingclock.NewFakePassiveClock(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC))
-	svc := &v1.Service{
+	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Generation: 1},
-		Spec: v1.ServiceSpec{ServiceSpec: corev1.ServiceSpec{
+		Spec: corev1.ServiceSpec{
 			Type:            corev1.ServiceTypeLoadBalancer,
 			Ports:           []corev1.ServicePort{{Port: 443, Protocol: corev1.ProtocolTCP}},
 			IPFamilies:      []corev1.IPFamily{corev1.IPv4Protocol},
 			SessionAffinity: corev1.ServiceAffinityClientIP,
-		}},
+		},
 	}
 	caps := conditions.Capabilities{
 		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
@@ -61,8 +67,8 @@ func Example_provider() {
 	if err != nil {
 		panic(err)
 	}
-	printApply(tr)
-	svc.Status = tr.Status // what ApplyStatus returns
+	printApply(tr.Apply)
+	svc = tr.Service // what ApplyStatus returns
 
 	// 3. The load balancer is up, without session affinity.
 	clk.SetTime(clk.Now().Add(42 * time.Second))
@@ -71,8 +77,8 @@ func Example_provider() {
 	if err != nil {
 		panic(err)
 	}
-	printApply(tr)
-	svc.Status = tr.Status
+	printApply(tr.Apply)
+	svc = tr.Service
 
 	fmt.Println(conditions.Evaluate(svc, v1.LoadBalancerFeatureSessionAffinity))
 	fmt.Println(conditions.Evaluate(svc, ""))
@@ -90,11 +96,11 @@ func Example_provider() {
 }
 
 // printApply prints an apply configuration as JSON, one condition a line.
-func printApply(tr conditions.Transition) {
-	conds := tr.Apply.Status.Conditions
-	tr.Apply.Status.Conditions = nil
-	head, _ := json.Marshal(tr.Apply)
-	tr.Apply.Status.Conditions = conds
+func printApply(apply *corev1ac.ServiceApplyConfiguration) {
+	conds := apply.Status.Conditions
+	apply.Status.Conditions = nil
+	head, _ := json.Marshal(apply)
+	apply.Status.Conditions = conds
 	// Reopen the status object to list the conditions one per line.
 	s := string(head)
 	s = s[:len(s)-2]
@@ -115,7 +121,7 @@ func printApply(tr conditions.Transition) {
 
 // A test suite asks whether to skip a test of session affinity in one call.
 func ExampleEvaluate() {
-	svc := &v1.Service{Status: v1.ServiceStatus{
+	svc := &corev1.Service{Status: corev1.ServiceStatus{
 		LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}},
 		Conditions: []metav1.Condition{
 			{Type: "LoadBalancerServing", Status: "True", Reason: "Serving"},
@@ -129,4 +135,127 @@ func ExampleEvaluate() {
 	}
 	// Output:
 	// skip: the load balancer is degraded in feature SessionAffinity (SessionAffinityNotSupported)
+}
+
+// A whole provider loop on client-go's types, one Reconcile per reconcile:
+// the provider keeps, per Service, the Service it last acted on and its
+// load balancer, and writes at most one server-side apply each time. The
+// clientset here is client-go's fake; a real provider runs the same code
+// from an informer's work queue.
+func ExampleReconcile() {
+	ctx := context.Background()
+	clk := testingclock.NewFakePassiveClock(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC))
+	services := fake.NewClientset(&corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec: corev1.ServiceSpec{
+			Type:            corev1.ServiceTypeLoadBalancer,
+			Ports:           []corev1.ServicePort{{Port: 443, Protocol: corev1.ProtocolTCP}},
+			SessionAffinity: corev1.ServiceAffinityClientIP,
+		},
+	}).CoreV1().Services("shop")
+	caps := conditions.Capabilities{
+		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
+		Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
+		DefaultClass:  true,
+		KnownFeatures: v1.LoadBalancerFeatures,
+	}
+
+	// What the provider keeps across reconciles (nil and Absent after a
+	// restart: Reconcile then moves Provisioning once, so no L6 bump is
+	// lost).
+	var acted *corev1.Service
+	var lb conditions.LoadBalancer
+
+	reconcile := func() {
+		svc, err := services.Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			panic(err)
+		}
+		// The provider's own work: bring the load balancer in line with
+		// the spec. Made up here: provisioning takes one reconcile.
+		switch d := conditions.Decide(svc, caps); {
+		case d.Action != conditions.ActionProvision:
+			lb = conditions.LoadBalancer{} // delete it, if any
+		case lb.State == conditions.LoadBalancerAbsent:
+			lb = conditions.LoadBalancer{State: conditions.LoadBalancerProvisioning}
+		default:
+			lb = conditions.LoadBalancer{State: conditions.LoadBalancerReady, Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}}
+		}
+		r, err := conditions.Reconcile(svc, caps, acted, lb, conditions.WithClock(clk))
+		if err != nil {
+			panic(err)
+		}
+		if r.Apply != nil {
+			if _, err := services.ApplyStatus(ctx, r.Apply, metav1.ApplyOptions{FieldManager: "example-lb", Force: true}); err != nil {
+				panic(err)
+			}
+		}
+		acted = svc
+		fmt.Printf("%s, write %v:", r.Decision.Action, r.Apply != nil)
+		for _, c := range r.Service.Status.Conditions {
+			fmt.Printf(" %s=%s/%s@%s", strings.TrimPrefix(c.Type, "LoadBalancer"), c.Status, c.Reason, c.LastTransitionTime.Format("04:05"))
+		}
+		fmt.Println()
+	}
+
+	reconcile() // first sight: provisioning (L1)
+	clk.SetTime(clk.Now().Add(30 * time.Second))
+	reconcile() // ready, degraded in session affinity
+	reconcile() // nothing new: no write
+
+	// The user changes the port; the load balancer is updated in place.
+	svc, _ := services.Get(ctx, "web", metav1.GetOptions{})
+	svc.Spec.Ports[0].Port = 8443
+	if _, err := services.Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		panic(err)
+	}
+	clk.SetTime(clk.Now().Add(5 * time.Second))
+	reconcile() // Provisioning and Serving move (L6), in the same write
+
+	// The Service stops being a LoadBalancer: the conditions go (L9).
+	svc, _ = services.Get(ctx, "web", metav1.GetOptions{})
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	if _, err := services.Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		panic(err)
+	}
+	reconcile()
+	// Output:
+	// Provision, write true: Provisioning=True/Provisioning@06:07 Serving=False/Provisioning@06:07
+	// Provision, write true: Provisioning=False/Complete@06:37 Serving=True/Serving@06:37 Degraded=True/SessionAffinityNotSupported@06:37
+	// Provision, write false: Provisioning=False/Complete@06:37 Serving=True/Serving@06:37 Degraded=True/SessionAffinityNotSupported@06:37
+	// Provision, write true: Provisioning=False/Complete@06:42 Serving=True/Serving@06:42 Degraded=True/SessionAffinityNotSupported@06:37
+	// Ignore, write true:
+}
+
+// An e2e test waits for the verdict of the Service it created, fails on a
+// *FailError, and skips on T1 with ShouldSkip: no per-provider timeouts or
+// skip lists.
+func ExampleWait() {
+	services := fake.NewClientset(&corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "e2e"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer},
+		Status: corev1.ServiceStatus{
+			LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}},
+			Conditions: []metav1.Condition{
+				{Type: "LoadBalancerServing", Status: "True", Reason: "Serving"},
+				{Type: "LoadBalancerProvisioning", Status: "False", Reason: "Complete"},
+				{Type: "LoadBalancerDegraded", Status: "True", Reason: "SessionAffinityNotSupported"},
+			},
+		},
+	}).CoreV1().Services("e2e")
+
+	svc, verdict, err := conditions.Wait(context.Background(), services, "web", v1.LoadBalancerFeatureSessionAffinity,
+		conditions.WithDeadlinesFromCreation())
+	var fail *conditions.FailError
+	if errors.As(err, &fail) {
+		fmt.Println("fail:", fail.Verdict.Reason)
+		return
+	}
+	if skip, why := conditions.ShouldSkip(svc, v1.LoadBalancerFeatureSessionAffinity); skip {
+		fmt.Println("skip:", why)
+	}
+	fmt.Println(verdict.Result)
+	// Output:
+	// skip: the load balancer is degraded in feature SessionAffinity (SessionAffinityNotSupported)
+	// Skip
 }

@@ -161,7 +161,8 @@ type sequence struct {
 	t       *testing.T
 	in      *seqStream
 	clk     *seqClock
-	opts    []Option
+	opts    []TransitionOption
+	setOpts []SetOption
 	caps    Capabilities
 	feature v1.LoadBalancerFeature
 	svc     *v1.Service // as stored
@@ -236,7 +237,7 @@ func runSequence(t *testing.T, data []byte) []v1.ServiceStatus {
 	svc.Status.Conditions = []metav1.Condition{foreign}
 
 	s := &sequence{
-		t: t, in: in, clk: clk, opts: []Option{WithClock(clk)}, caps: caps, feature: feature,
+		t: t, in: in, clk: clk, opts: []TransitionOption{WithClock(clk)}, setOpts: []SetOption{WithClock(clk)}, caps: caps, feature: feature,
 		svc: svc, foreign: foreign,
 		// A list in the states Set must cope with: no time at all, a
 		// fraction of a second, a time ahead of the clock.
@@ -495,7 +496,7 @@ func (s *sequence) checkDecision(d Decision) {
 
 // apply writes a successful transition's status, as the apiserver stores
 // it, and checks it; a failed call must have left the Service alone.
-func (s *sequence) apply(what string, tr Transition, err error) {
+func (s *sequence) apply(what string, tr Transition[*v1.Service], err error) {
 	s.t.Helper()
 	s.history = append(s.history, what)
 	if err != nil {
@@ -503,10 +504,10 @@ func (s *sequence) apply(what string, tr Transition, err error) {
 		return
 	}
 	prev := s.svc.DeepCopy()
-	if changed := !apiequality.Semantic.DeepEqual(prev.Status, tr.Status); changed != tr.Changed {
+	if changed := !apiequality.Semantic.DeepEqual(prev.Status, tr.Service.Status); changed != tr.Changed {
 		s.fatalf("Changed = %v, but the status did%s change", tr.Changed, map[bool]string{true: "", false: " not"}[changed])
 	}
-	s.svc.Status = tr.Status
+	s.svc.Status = tr.Service.Status
 	s.checkApply(tr)
 	s.checkStatus()
 	s.checkStep(prev)
@@ -515,7 +516,7 @@ func (s *sequence) apply(what string, tr Transition, err error) {
 
 // checkApply checks that the apply configuration carries exactly the KEP
 // conditions and the ingress of the status (G4).
-func (s *sequence) checkApply(tr Transition) {
+func (s *sequence) checkApply(tr Transition[*v1.Service]) {
 	s.t.Helper()
 	if tr.Apply == nil {
 		return
@@ -524,7 +525,7 @@ func (s *sequence) checkApply(tr Transition) {
 		s.fatalf("the apply configuration names %v/%v or has no status", tr.Apply.Namespace, tr.Apply.Name)
 	}
 	var want []metav1.Condition
-	for _, c := range tr.Status.Conditions {
+	for _, c := range tr.Service.Status.Conditions {
 		if isKEPType(c.Type) {
 			want = append(want, c)
 		}
@@ -543,14 +544,14 @@ func (s *sequence) checkApply(tr Transition) {
 	if lb := tr.Apply.Status.LoadBalancer; lb != nil {
 		n = len(lb.Ingress)
 		for i, in := range lb.Ingress {
-			if i >= len(tr.Status.LoadBalancer.Ingress) || ptr.Deref(in.IP, "") != tr.Status.LoadBalancer.Ingress[i].IP ||
-				ptr.Deref(in.Hostname, "") != tr.Status.LoadBalancer.Ingress[i].Hostname {
+			if i >= len(tr.Service.Status.LoadBalancer.Ingress) || ptr.Deref(in.IP, "") != tr.Service.Status.LoadBalancer.Ingress[i].IP ||
+				ptr.Deref(in.Hostname, "") != tr.Service.Status.LoadBalancer.Ingress[i].Hostname {
 				s.fatalf("the apply configuration's ingress %d differs from the status's", i)
 			}
 		}
 	}
-	if n != len(tr.Status.LoadBalancer.Ingress) {
-		s.fatalf("the apply configuration has %d ingress points, the status %d", n, len(tr.Status.LoadBalancer.Ingress))
+	if n != len(tr.Service.Status.LoadBalancer.Ingress) {
+		s.fatalf("the apply configuration has %d ingress points, the status %d", n, len(tr.Service.Status.LoadBalancer.Ingress))
 	}
 }
 
@@ -707,10 +708,10 @@ func (s *sequence) lowLevel(op byte) {
 			// Ignored by Set: it owns lastTransitionTime.
 			LastTransitionTime: metav1.NewTime(s.clk.now.Add(-time.Hour)),
 		}
-		opts := s.opts
+		opts := s.setOpts
 		gen := s.in.next()
 		if gen%2 == 1 {
-			opts = append(slices.Clone(opts), ObservedGeneration(int64(gen)))
+			opts = append(slices.Clone(opts), WithObservedGeneration(int64(gen)))
 		}
 		changed := Set(&s.scratch, c, opts...)
 		s.history = append(s.history, fmt.Sprintf("Set(%s=%s/%s)", typ, c.Status, c.Reason))
@@ -737,7 +738,7 @@ func (s *sequence) lowLevel(op byte) {
 			s.checkMoved(old, got, now)
 		}
 	case opBump:
-		ok := Bump(&s.scratch, typ, s.opts...)
+		ok := Bump(&s.scratch, typ, s.setOpts...)
 		s.history = append(s.history, fmt.Sprintf("Bump(%s)", typ))
 		if ok != (old != nil) {
 			s.fatalf("Bump reported %v for a condition that is %v", ok, old)

@@ -17,37 +17,119 @@ limitations under the License.
 package conditions
 
 import (
-	"cmp"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
-
-	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// Option configures a call of this package. An option that does not apply to
-// a call is ignored, so one list of options can be shared by a provider's
-// calls. Options are applied in order; the last one of a kind wins. The
-// options are the named types and functions of this package; a nil Option
-// is ignored.
-type Option interface {
-	// isOption marks the types of this package. Options are read with a
-	// type switch rather than a method call so that passing them does not
-	// make them escape to the heap: Set and Bump with options allocate
-	// nothing when the clock is clock.RealClock or a pointer.
-	isOption()
+// Options come in one family per kind of call, so that an option that does
+// not apply to a call does not compile:
+//
+//   - SetOption for Set and Bump: WithClock, WithObservedGeneration;
+//   - TransitionOption for Reconcile and the provider transitions (Seen,
+//     Succeeded, ...): WithClock, WithRelevantAnnotations;
+//   - ChangeOption for ChangedFields: WithRelevantAnnotations;
+//   - WaitOption for Wait: WithClock, WithConditionsTimeout,
+//     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress.
+//
+// Every option is made by a function; an option that belongs to several
+// families (WithClock) returns a type that is a member of each. Options are
+// applied in order, and the last one of a kind wins; a nil option is
+// ignored. Each family is an interface with an unexported method, read
+// with a type switch: a method call would make the options escape to the
+// heap, and Set with options would allocate.
+
+// SetOption is an option of Set and Bump.
+type SetOption interface{ setOption() }
+
+// TransitionOption is an option of Reconcile and the provider transitions.
+type TransitionOption interface{ transitionOption() }
+
+// ChangeOption is an option of ChangedFields.
+type ChangeOption interface{ changeOption() }
+
+// WaitOption is an option of Wait.
+type WaitOption interface{ waitOption() }
+
+// ClockOption is the result of WithClock: a SetOption, a TransitionOption
+// and a WaitOption.
+type ClockOption struct{ c clock.PassiveClock }
+
+// WithClock takes the current time from c instead of the real clock. Wait
+// also runs its deadlines on c when c is a clock.Clock; with a
+// clock.PassiveClock only, Wait's deadlines run on the real clock. A nil c
+// selects the real clock.
+func WithClock(c clock.PassiveClock) ClockOption { return ClockOption{c} }
+
+// GenerationOption is the result of WithObservedGeneration, a SetOption.
+type GenerationOption struct{ gen int64 }
+
+// WithObservedGeneration makes Set and Bump write gen as the condition's
+// observedGeneration, normally the object's metadata.generation (G6).
+// Without it, Set writes the condition's own ObservedGeneration and Bump
+// leaves it alone. The provider transitions always use the Service's
+// metadata.generation and take no such option.
+func WithObservedGeneration(gen int64) GenerationOption { return GenerationOption{gen} }
+
+// AnnotationsOption is the result of WithRelevantAnnotations: a
+// TransitionOption and a ChangeOption.
+type AnnotationsOption struct{ keys []string }
+
+// WithRelevantAnnotations names the annotation keys a provider reads, whose
+// changes are load-balancer-relevant like the spec fields of G3 (L6). No
+// keys add nothing.
+func WithRelevantAnnotations(keys ...string) AnnotationsOption { return AnnotationsOption{keys} }
+
+// WaitTimeoutOption is the result of WithConditionsTimeout and
+// WithProvisionTimeout, a WaitOption.
+type WaitTimeoutOption struct {
+	d         time.Duration
+	provision bool
 }
 
-// options is the result of applying a list of Option.
-type options struct {
-	clock              clock.PassiveClock
-	observedGeneration int64
-	hasGeneration      bool
-	annotations        []string
-	conditionsTimeout  time.Duration
-	provisionTimeout   time.Duration
-	progress           Progress
+// WithConditionsTimeout sets the first deadline of L8: how long a KEP-aware
+// provider has to write its first conditions. Zero or negative selects
+// DefaultConditionsTimeout.
+func WithConditionsTimeout(d time.Duration) WaitTimeoutOption { return WaitTimeoutOption{d: d} }
+
+// WithProvisionTimeout sets the second deadline of L8: how long the verdict
+// has to become final. Zero or negative selects DefaultProvisionTimeout.
+func WithProvisionTimeout(d time.Duration) WaitTimeoutOption {
+	return WaitTimeoutOption{d: d, provision: true}
 }
+
+// FromCreationOption is the result of WithDeadlinesFromCreation, a
+// WaitOption.
+type FromCreationOption struct{}
+
+// WithDeadlinesFromCreation runs the deadlines of L8 from the Service's
+// metadata.creationTimestamp, as L8 says, instead of from the start of
+// Wait: a suite that created the Service a while ago does not give the
+// provider extra time. Until Wait has seen the Service, the deadlines run
+// from its start; a creationTimestamp in the future (clock skew) counts as
+// the start of Wait.
+func WithDeadlinesFromCreation() FromCreationOption { return FromCreationOption{} }
+
+// ProgressOption is the result of WithProgress, a WaitOption.
+type ProgressOption struct {
+	f func(svc *corev1.Service, v Verdict)
+}
+
+// WithProgress makes Wait call f with every observation of the Service and
+// its verdict, on Wait's goroutine, before Wait returns a final one. A suite
+// logs its progress with it. A nil f does nothing.
+func WithProgress(f func(svc *corev1.Service, v Verdict)) ProgressOption { return ProgressOption{f} }
+
+func (ClockOption) setOption()              {}
+func (ClockOption) transitionOption()       {}
+func (ClockOption) waitOption()             {}
+func (GenerationOption) setOption()         {}
+func (AnnotationsOption) transitionOption() {}
+func (AnnotationsOption) changeOption()     {}
+func (WaitTimeoutOption) waitOption()       {}
+func (FromCreationOption) waitOption()      {}
+func (ProgressOption) waitOption()          {}
 
 // Defaults of the two deadlines of L8, used by Wait.
 const (
@@ -55,78 +137,86 @@ const (
 	// provider to write its first conditions: the e2e suites'
 	// KubeProxyEndpointLagTimeout.
 	DefaultConditionsTimeout = 30 * time.Second
-	// DefaultProvisionTimeout is how long Wait waits, from its start, for a
-	// final verdict: the e2e suites' load-balancer create timeout.
+	// DefaultProvisionTimeout is how long Wait waits for a final verdict:
+	// the e2e suites' load-balancer create timeout.
 	DefaultProvisionTimeout = 15 * time.Minute
 )
 
-func makeOptions(opts []Option) options {
-	o := options{
+// clockOf returns the clock chosen by a ClockOption, else the real clock.
+func clockOf(c ClockOption) clock.PassiveClock {
+	if c.c == nil {
+		return clock.RealClock{}
+	}
+	return c.c
+}
+
+// transitionOptions is the result of applying a list of TransitionOption.
+type transitionOptions struct {
+	clock       clock.PassiveClock
+	annotations []string
+}
+
+func makeTransitionOptions(opts []TransitionOption) transitionOptions {
+	o := transitionOptions{clock: clock.RealClock{}}
+	for _, opt := range opts {
+		switch opt := opt.(type) {
+		case ClockOption:
+			o.clock = clockOf(opt)
+		case AnnotationsOption:
+			o.annotations = opt.keys
+		}
+	}
+	return o
+}
+
+// annotationsOf returns the keys of the last AnnotationsOption in opts.
+func annotationsOf(opts []ChangeOption) []string {
+	var keys []string
+	for _, opt := range opts {
+		if a, ok := opt.(AnnotationsOption); ok {
+			keys = a.keys
+		}
+	}
+	return keys
+}
+
+// waitOptions is the result of applying a list of WaitOption.
+type waitOptions struct {
+	clock             clock.PassiveClock
+	conditionsTimeout time.Duration
+	provisionTimeout  time.Duration
+	fromCreation      bool
+	progress          func(*corev1.Service, Verdict)
+}
+
+func makeWaitOptions(opts []WaitOption) waitOptions {
+	o := waitOptions{
 		clock:             clock.RealClock{},
 		conditionsTimeout: DefaultConditionsTimeout,
 		provisionTimeout:  DefaultProvisionTimeout,
 	}
 	for _, opt := range opts {
 		switch opt := opt.(type) {
-		case clockOption:
-			o.clock = opt.c
-			if o.clock == nil {
-				o.clock = clock.RealClock{}
+		case ClockOption:
+			o.clock = clockOf(opt)
+		case WaitTimeoutOption:
+			d := opt.d
+			if d <= 0 {
+				d = DefaultConditionsTimeout
+				if opt.provision {
+					d = DefaultProvisionTimeout
+				}
 			}
-		case ObservedGeneration:
-			o.observedGeneration, o.hasGeneration = int64(opt), true
-		case RelevantAnnotations:
-			o.annotations = opt
-		case ConditionsTimeout:
-			o.conditionsTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultConditionsTimeout)
-		case ProvisionTimeout:
-			o.provisionTimeout = cmp.Or(max(time.Duration(opt), 0), DefaultProvisionTimeout)
-		case Progress:
-			o.progress = opt
+			if opt.provision {
+				o.provisionTimeout = d
+			} else {
+				o.conditionsTimeout = d
+			}
+		case FromCreationOption:
+			o.fromCreation = true
+		case ProgressOption:
+			o.progress = opt.f
 		}
 	}
 	return o
 }
-
-// WithClock returns an Option that takes the current time from c instead of
-// the real clock. Wait also uses c for its deadlines when c implements
-// clock.Clock; with a clock.PassiveClock only, Wait's deadlines run on the
-// real clock. A nil c selects the real clock.
-func WithClock(c clock.PassiveClock) Option { return clockOption{c} }
-
-type clockOption struct{ c clock.PassiveClock }
-
-// ObservedGeneration is an Option for Set and Bump: the observedGeneration
-// to write, normally the object's metadata.generation (G6). Without it, Set
-// writes the condition's own ObservedGeneration and Bump leaves it alone.
-// The provider transitions always use the Service's metadata.generation and
-// ignore this option.
-type ObservedGeneration int64
-
-// RelevantAnnotations is an Option for ChangedFields and SpecUpdated: the
-// annotation keys a provider reads, whose changes are load-balancer-relevant
-// like the spec fields of G3. Empty adds nothing.
-type RelevantAnnotations []string
-
-// ConditionsTimeout is an Option for Wait: the first deadline of L8, how
-// long after Wait starts a KEP-aware provider has to write its first
-// conditions. Zero or negative selects DefaultConditionsTimeout.
-type ConditionsTimeout time.Duration
-
-// ProvisionTimeout is an Option for Wait: the second deadline of L8, how
-// long after Wait starts the verdict has to become final once the
-// conditions have appeared. Zero or negative selects
-// DefaultProvisionTimeout.
-type ProvisionTimeout time.Duration
-
-// Progress is an Option for Wait: a function called with every observation
-// of the Service and its verdict, on Wait's goroutine, before Wait returns
-// a final one. A suite logs its progress with it. Nil does nothing.
-type Progress func(svc *v1.Service, v Verdict)
-
-func (clockOption) isOption()         {}
-func (ObservedGeneration) isOption()  {}
-func (RelevantAnnotations) isOption() {}
-func (ConditionsTimeout) isOption()   {}
-func (ProvisionTimeout) isOption()    {}
-func (Progress) isOption()            {}

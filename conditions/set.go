@@ -34,84 +34,58 @@ import (
 // (G5). An existing condition whose status stays keeps its
 // lastTransitionTime (unless it had none), and gets c's reason, message and
 // observedGeneration; use Bump to move lastTransitionTime without a status
-// change (L6). ObservedGeneration, when given, replaces
+// change (L6). WithObservedGeneration, when given, replaces
 // c.ObservedGeneration (G6).
 //
 // A new condition is appended; when *conds has spare capacity, nothing is
 // allocated.
-func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...Option) bool {
-	return set(conds, &c, &opts)
-}
-
-// set is Set on a pointer to its (copied) condition and options: Set
-// inlines to this call. opts is needed only on the paths that read the
-// clock; held through a pointer, it stays in memory rather than being saved
-// and restored around each string comparison of the common path.
-func set(conds *[]metav1.Condition, c *metav1.Condition, opts *[]Option) bool {
+func Set(conds *[]metav1.Condition, c metav1.Condition, opts ...SetOption) bool {
 	if conds == nil {
 		return false
 	}
-	if len(*opts) > 0 {
-		if _, gen, ok := clockAndGeneration(*opts); ok {
-			c.ObservedGeneration = gen
-		}
+	clk, gen, hasGen := setOptions(opts)
+	if hasGen {
+		c.ObservedGeneration = gen
 	}
 	existing := Get(*conds, c.Type)
 	if existing == nil {
-		*conds = append(*conds, *c)
-		added := &(*conds)[len(*conds)-1]
-		added.LastTransitionTime = transitionTime(metav1.Time{}, *opts)
+		c.LastTransitionTime = nextTransitionTime(metav1.Time{}, clk.Now())
+		*conds = append(*conds, c)
 		return true
 	}
 	if existing.Status != c.Status || existing.LastTransitionTime.IsZero() {
 		// A flip, or a condition stored without a time: the condition is
 		// c's from now on.
+		// Field by field: a whole-struct copy into the slice costs more
+		// than the fields that change.
+		existing.LastTransitionTime = nextTransitionTime(existing.LastTransitionTime, clk.Now())
 		existing.Status, existing.Reason, existing.Message = c.Status, c.Reason, c.Message
 		existing.ObservedGeneration = c.ObservedGeneration
-		existing.LastTransitionTime = transitionTime(existing.LastTransitionTime, *opts)
 		return true
 	}
 	changed := false
 	if existing.Reason != c.Reason {
-		existing.Reason = c.Reason
-		changed = true
+		existing.Reason, changed = c.Reason, true
 	}
 	if existing.Message != c.Message {
-		existing.Message = c.Message
-		changed = true
+		existing.Message, changed = c.Message, true
 	}
 	if existing.ObservedGeneration != c.ObservedGeneration {
-		existing.ObservedGeneration = c.ObservedGeneration
-		changed = true
+		existing.ObservedGeneration, changed = c.ObservedGeneration, true
 	}
 	return changed
 }
 
-// transitionTime returns the lastTransitionTime that follows prev by the
-// clock of opts. The real clock, the default, is read with wallSeconds:
-// the wire keeps whole seconds of wall time, so nothing else of the clock
-// is needed.
-func transitionTime(prev metav1.Time, opts []Option) metav1.Time {
-	clk, _, _ := clockAndGeneration(opts)
-	if _, ok := clk.(clock.RealClock); ok {
-		return nextTransitionTime(prev, time.Unix(wallSeconds(), 0))
-	}
-	return nextTransitionTime(prev, clk.Now())
-}
-
-// clockAndGeneration reads the options of Set and Bump. They are read here
-// rather than with makeOptions: with a clock that only flows to a Now call
-// through this small result, passing options allocates nothing.
-func clockAndGeneration(opts []Option) (clk clock.PassiveClock, gen int64, hasGen bool) {
+// setOptions reads the options of Set and Bump. A type switch, unlike a
+// method call, lets the options stay on the caller's stack.
+func setOptions(opts []SetOption) (clk clock.PassiveClock, gen int64, hasGen bool) {
 	clk = clock.RealClock{}
 	for _, opt := range opts {
 		switch opt := opt.(type) {
-		case clockOption:
-			if opt.c != nil {
-				clk = opt.c
-			}
-		case ObservedGeneration:
-			gen, hasGen = int64(opt), true
+		case ClockOption:
+			clk = clockOf(opt)
+		case GenerationOption:
+			gen, hasGen = opt.gen, true
 		}
 	}
 	return clk, gen, hasGen
@@ -132,11 +106,3 @@ func nextTransitionTime(prev metav1.Time, now time.Time) metav1.Time {
 	}
 	return metav1.Time{Time: time.Unix(sec, 0).In(now.Location())}
 }
-
-// fixedClock is a clock.PassiveClock stopped at one instant: a provider
-// transition reads the real clock once and writes every condition with
-// that time.
-type fixedClock struct{ t time.Time }
-
-func (f fixedClock) Now() time.Time                   { return f.t }
-func (f fixedClock) Since(ts time.Time) time.Duration { return f.t.Sub(ts) }

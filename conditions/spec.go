@@ -39,14 +39,14 @@ import (
 // features (spec.requiredLoadBalancerFeatures or its annotation fallback,
 // v1.RequiredFeaturesAnnotation). See ChangedFields for the comparison
 // rules; provider-declared annotations need ChangedFields with
-// RelevantAnnotations. Two nil Services are equal; nil and non-nil differ.
-func SpecChanged(old, new *v1.Service) bool {
-	return len(ChangedFields(old, new)) > 0
+// WithRelevantAnnotations. Two nil Services are equal; nil and non-nil differ.
+func SpecChanged[S Object](old, new S) bool {
+	return len(changedFields(view(old), view(new), nil)) > 0
 }
 
 // ChangedFields returns the JSON paths of the load-balancer-relevant fields
 // (G3, see SpecChanged) that differ between old and new, in a fixed order,
-// plus the annotations named by RelevantAnnotations. Nil and non-nil give
+// plus the annotations named by WithRelevantAnnotations. Nil and non-nil give
 // ["spec"]; two nil Services give nil.
 //
 // Values the apiserver defaults compare equal to their default, so that a
@@ -61,14 +61,17 @@ func SpecChanged(old, new *v1.Service) bool {
 // Required features compare as sets across their two sources, so moving
 // them from the annotation to the spec field is no change; an annotation
 // that does not parse differs from every one that does.
-func ChangedFields(old, new *v1.Service, opts ...Option) []string {
+func ChangedFields[S Object](old, new S, opts ...ChangeOption) []string {
+	return changedFields(view(old), view(new), annotationsOf(opts))
+}
+
+func changedFields(old, new *v1.Service, relevantAnnotations []string) []string {
 	if old == nil && new == nil {
 		return nil
 	}
 	if old == nil || new == nil {
 		return []string{"spec"}
 	}
-	o := makeOptions(opts)
 	spec := field.NewPath("spec")
 	annotations := field.NewPath("metadata", "annotations")
 	a, b := &old.Spec.ServiceSpec, &new.Spec.ServiceSpec
@@ -94,7 +97,7 @@ func ChangedFields(old, new *v1.Service, opts ...Option) []string {
 	add(ptr.Deref(a.AllocateLoadBalancerNodePorts, true) != ptr.Deref(b.AllocateLoadBalancerNodePorts, true), spec.Child("allocateLoadBalancerNodePorts"))
 	add(ptr.Deref(a.TrafficDistribution, "") != ptr.Deref(b.TrafficDistribution, ""), spec.Child("trafficDistribution"))
 	add(requiredFeaturesDiffer(old, new), spec.Child("requiredLoadBalancerFeatures"))
-	for _, key := range o.annotations {
+	for _, key := range relevantAnnotations {
 		ov, ook := old.Annotations[key]
 		nv, nok := new.Annotations[key]
 		add(ov != nv || ook != nok, annotations.Key(key))

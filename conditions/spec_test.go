@@ -159,18 +159,18 @@ func TestSpecChanged_G3_OrderInsensitiveSets(t *testing.T) {
 func TestSpecChanged_G3_DeclaredAnnotations(t *testing.T) {
 	old := lbService()
 	updated := lbService(func(s *v1.Service) { s.Annotations = map[string]string{"vendor.example/lb-sku": "premium"} })
-	got := ChangedFields(old, updated, RelevantAnnotations{"vendor.example/lb-sku"})
+	got := ChangedFields(old, updated, WithRelevantAnnotations("vendor.example/lb-sku"))
 	if want := []string{"metadata.annotations[vendor.example/lb-sku]"}; !slices.Equal(got, want) {
 		t.Errorf("ChangedFields = %q, want %q", got, want)
 	}
 	empty := lbService(func(s *v1.Service) { s.Annotations = map[string]string{"vendor.example/lb-sku": ""} })
-	if ChangedFields(old, empty, RelevantAnnotations{"vendor.example/lb-sku"}) == nil {
+	if ChangedFields(old, empty, WithRelevantAnnotations("vendor.example/lb-sku")) == nil {
 		t.Error("an annotation added with an empty value is a change")
 	}
 }
 
 func TestSpecChanged_Nil(t *testing.T) {
-	if SpecChanged(nil, nil) {
+	if SpecChanged[*v1.Service](nil, nil) {
 		t.Error("nil, nil reported a change")
 	}
 	if !SpecChanged(nil, lbService()) || !SpecChanged(lbService(), nil) {

@@ -96,7 +96,7 @@ type model struct {
 // machine is one run of the state machine.
 type machine struct {
 	clk     *testingclock.FakePassiveClock
-	opts    []Option
+	opts    []TransitionOption
 	caps    Capabilities
 	feature v1.LoadBalancerFeature // under test, for the verdicts
 
@@ -119,6 +119,8 @@ func stateMachine(t *rapid.T) {
 		"user changes spec":         m.userChangesSpec,
 		"clock steps":               m.clockSteps,
 		"watch observes":            m.watchObserves,
+		"provider reconciles":       m.providerReconciles,
+		"provider restarts":         func(*rapid.T) { m.seen = nil },
 		"provider observes":         func(t *rapid.T) { m.observe(t) },
 		"provider sees":             m.providerSees,
 		"provider starts":           m.providerStarts,
@@ -135,7 +137,7 @@ func newMachine(t *rapid.T) *machine {
 	clk := testingclock.NewFakePassiveClock(start)
 	m := &machine{
 		clk:     clk,
-		opts:    []Option{WithClock(clk), RelevantAnnotations{vendorSKU}},
+		opts:    []TransitionOption{WithClock(clk), WithRelevantAnnotations(vendorSKU)},
 		caps:    genCapabilities().Draw(t, "capabilities"),
 		feature: rapid.SampledFrom(append([]v1.LoadBalancerFeature{""}, v1.LoadBalancerFeatures...)).Draw(t, "feature under test"),
 		model:   model{phase: phaseNone},
@@ -326,17 +328,17 @@ func (m *machine) clockSteps(t *rapid.T) {
 
 // write stores the status of a transition, as an UpdateStatus or
 // ApplyStatus would, after checking the step from the current status.
-func (m *machine) write(t *rapid.T, tr Transition, err error, what string) {
+func (m *machine) write(t *rapid.T, tr Transition[*v1.Service], err error, what string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	checkApply(t, m.svc, tr)
-	if want := !apiequality.Semantic.DeepEqual(m.svc.Status, tr.Status); tr.Changed != want {
+	if want := !apiequality.Semantic.DeepEqual(m.svc.Status, tr.Service.Status); tr.Changed != want {
 		t.Fatalf("%s: Changed = %v, want %v", what, tr.Changed, want)
 	}
 	next := m.svc.DeepCopy()
-	next.Status = tr.Status
+	next.Status = tr.Service.Status
 	checkStep(t, m.svc, next, what)
 
 	// L4 on first provisioning: the ingress is filled in the same write as
@@ -385,7 +387,7 @@ func checkStep(t *rapid.T, prev, next *v1.Service, what string) {
 func (m *machine) observe(t *rapid.T) Decision {
 	d := Decide(m.svc, m.caps)
 	if m.seen != nil || HasKEPConditions(m.svc.Status.Conditions) {
-		changed := SpecChanged(m.seen, m.svc) || len(ChangedFields(m.seen, m.svc, m.opts...)) > 0
+		changed := SpecChanged(m.seen, m.svc) || len(ChangedFields(m.seen, m.svc, WithRelevantAnnotations(vendorSKU))) > 0
 		before := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 		tr, err := SpecUpdated(m.seen, m.svc, m.opts...)
 		m.expectSpecUpdated(changed)
@@ -423,6 +425,113 @@ func (m *machine) expectSpecUpdated(changed bool) {
 		m.model.degraded = keep
 		if requiredDegraded && m.model.phase.serving() {
 			m.model.phase, m.model.degraded = phaseProvisioning, nil
+		}
+	}
+}
+
+// genLoadBalancer draws what the provider knows of its load balancer for
+// decision d: any state, with an ingress and a subset of the decided
+// degradations when Ready.
+func genLoadBalancer(d Decision, serving bool, current []corev1.LoadBalancerIngress) *rapid.Generator[LoadBalancer] {
+	return rapid.Custom(func(t *rapid.T) LoadBalancer {
+		lb := LoadBalancer{State: rapid.SampledFrom([]LoadBalancerState{
+			LoadBalancerAbsent, LoadBalancerProvisioning, LoadBalancerReady, LoadBalancerReady, LoadBalancerFailed,
+		}).Draw(t, "load balancer")}
+		switch lb.State {
+		case LoadBalancerProvisioning:
+			lb.KeepServing = ServingDuringProvisioning(rapid.Bool().Draw(t, "keep serving"))
+		case LoadBalancerReady:
+			lb.Ingress = genIngress().Draw(t, "ingress")
+			if serving && rapid.Bool().Draw(t, "same ingress") {
+				lb.Ingress = current
+			}
+			if rapid.IntRange(0, 3).Draw(t, "does better than decided") == 3 {
+				lb.Degraded = rapid.SliceOfDistinct(rapid.SampledFrom(append([]v1.LoadBalancerFeature{""}, d.Degraded...)), rapid.ID).Draw(t, "degraded")
+				lb.Degraded = slices.DeleteFunc(lb.Degraded, func(f v1.LoadBalancerFeature) bool { return f == "" })
+				if lb.Degraded == nil {
+					lb.Degraded = []v1.LoadBalancerFeature{}
+				}
+			}
+		case LoadBalancerFailed:
+			lb.Message = rapid.SampledFrom([]string{"", "quota exceeded"}).Draw(t, "message")
+		}
+		return lb
+	})
+}
+
+// providerReconciles is a whole provider reconcile in one call: Reconcile
+// with the Service the provider last acted on (nil after a restart) and a
+// drawn state of its load balancer. Its one write must match the model,
+// carry the L6 bump of any relevant change, and stamp every condition
+// it moves once: at the clock's second, or one second past the old value
+// (G5), never further ahead.
+func (m *machine) providerReconciles(t *rapid.T) {
+	d := Decide(m.svc, m.caps)
+	lb := genLoadBalancer(d, m.model.phase.serving(), m.model.ingress).Draw(t, "state")
+	before := m.svc.DeepCopy()
+	r, err := Reconcile(m.svc, m.caps, m.seen, lb, m.opts...)
+	if err != nil {
+		t.Fatalf("Reconcile(%+v): %v", lb, err)
+	}
+	if r.Decision.Action != d.Action || r.Decision.Ignored != d.Ignored {
+		t.Fatalf("Reconcile decided %+v, Decide %+v", r.Decision, d)
+	}
+
+	// The model.
+	conds := m.svc.Status.Conditions
+	known := Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil
+	changed := false
+	switch {
+	case d.Action == ActionIgnore:
+		if HasKEPConditions(conds) && (m.seen == nil || Decide(m.seen, m.caps).Action != ActionIgnore) {
+			m.model = model{phase: phaseNone}
+		}
+	default:
+		changed = known && (m.seen == nil || len(ChangedFields(m.seen, m.svc, WithRelevantAnnotations(vendorSKU))) > 0)
+		if changed {
+			m.expectSpecUpdated(true)
+		}
+		switch {
+		case d.Action == ActionRefuse:
+			m.model = model{phase: phaseRefused}
+		case lb.State == LoadBalancerReady:
+			degraded := lb.Degraded
+			if degraded == nil {
+				degraded = d.Degraded
+			}
+			m.model = model{phase: phaseServing, degraded: sortFeatures(degraded), ingress: lb.Ingress}
+		case lb.State == LoadBalancerFailed:
+			m.model = model{phase: phaseFailed}
+		case lb.State == LoadBalancerProvisioning && lb.KeepServing == KeepServing && m.model.phase.serving():
+			m.model.phase = phaseReprovisioning
+		default:
+			m.model.phase, m.model.degraded = phaseProvisioning, nil
+		}
+	}
+
+	if r.Apply == nil {
+		if r.Changed || !apiequality.Semantic.DeepEqual(r.Service.Status, m.svc.Status) {
+			t.Fatalf("Reconcile: no write, but the status changed")
+		}
+	} else {
+		m.write(t, Transition[*v1.Service]{Service: r.Service, Apply: r.Apply, Changed: r.Changed}, nil, "Reconcile")
+	}
+	m.seen = before
+
+	now := m.clk.Now()
+	for _, c := range m.svc.Status.Conditions {
+		old := Get(before.Status.Conditions, c.Type)
+		if !isKEPType(c.Type) || old == nil || old.LastTransitionTime.Equal(&c.LastTransitionTime) {
+			continue
+		}
+		if want := nextTransitionTime(old.LastTransitionTime, now); !c.LastTransitionTime.Equal(&want) {
+			t.Fatalf("G5: Reconcile moved %s from %v to %v at %v, want %v", c.Type, old.LastTransitionTime, c.LastTransitionTime, now, want)
+		}
+	}
+	if changed {
+		p0 := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+		if p := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning); p0 != nil && p != nil && !p.LastTransitionTime.After(p0.LastTransitionTime.Time) {
+			t.Fatalf("L6: a relevant change left Provisioning at %v", p.LastTransitionTime)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -29,25 +30,47 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// Transition is the result of one provider event: the complete new status
-// of the Service and the same status as a server-side-apply configuration,
-// written in one request so that a watcher never sees half of it (G4).
-type Transition struct {
-	// Status is the complete new status: the Service's status with the
-	// three KEP-4631 conditions and the ingress updated, other conditions
-	// kept. Write it with UpdateStatus, or use Apply.
-	Status v1.ServiceStatus
-	// Apply is the same change for Services(ns).ApplyStatus: name,
-	// namespace and a status holding only what this package owns, the
-	// KEP-4631 conditions present in Status and the ingress. Server-side
-	// apply removes what the same field manager applied before and left out
-	// now (a removed Degraded condition, a cleared ingress); the field
-	// manager is the caller's choice (metav1.ApplyOptions). Nil when there
-	// is nothing to write: an ignored Service (P1).
+// Transition is the result of one provider event: the Service with its
+// complete new status, and the same status as a server-side-apply
+// configuration, written in one request so that a watcher never sees half
+// of it (G4).
+type Transition[S Object] struct {
+	// Service is the Service with the complete new status, of the caller's
+	// type: the three KEP-4631 conditions and the ingress updated, other
+	// conditions kept. Its metadata and spec are shared with the Service
+	// the transition was made from; only the status is new. Write it with
+	// UpdateStatus, or use Apply. Nil when the transition failed.
+	Service S
+	// Apply is the same change as a
+	// *k8s.io/client-go/applyconfigurations/core/v1.ServiceApplyConfiguration
+	// for Services(ns).ApplyStatus: name, namespace and a status holding
+	// only what this package owns, the KEP-4631 conditions present in the
+	// new status and the ingress. Server-side apply removes what the same
+	// field manager applied before and left out now (a removed Degraded
+	// condition, a cleared ingress); the field manager is the caller's
+	// choice (metav1.ApplyOptions). Nil when there is nothing to write: an
+	// ignored Service (P1), and for Reconcile any unchanged status.
 	Apply *corev1ac.ServiceApplyConfiguration
-	// Changed reports whether Status differs from the Service's status; a
-	// provider may skip the write when it is false.
+	// Changed reports whether the new status differs from the Service's
+	// status; a provider may skip the write when it is false.
 	Changed bool
+}
+
+// outcome is a transition in the project's type, before it is returned in
+// the caller's.
+type outcome struct {
+	status  v1.ServiceStatus
+	apply   *corev1ac.ServiceApplyConfiguration
+	changed bool
+}
+
+// transitionOf returns r as a Transition of the caller's type; on error,
+// the zero Transition.
+func transitionOf[S Object](svc S, r outcome, err error) (Transition[S], error) {
+	if err != nil {
+		return Transition[S]{}, err
+	}
+	return Transition[S]{Service: withNewStatus(svc, r.status), Apply: r.apply, Changed: r.changed}, nil
 }
 
 // ServingDuringProvisioning says whether a load balancer keeps serving
@@ -84,25 +107,43 @@ var (
 type draft struct {
 	svc    *v1.Service
 	status v1.ServiceStatus
-	clock  fixedClock
+	now    time.Time
 	// floor is the latest lastTransitionTime of the KEP conditions before
-	// the transition. A condition that moves or appears never lands before
-	// it, so that a condition removed and written again (Degraded, when
+	// the transition. A condition that appears never lands before it, so
+	// that a condition removed and written again (Degraded, when
 	// serving stops and resumes) does not come back with an earlier time
 	// when the clock has gone backwards (C7). Every transition that removes
 	// Degraded also moves Serving or Provisioning, which keeps the floor.
 	floor metav1.Time
 }
 
-func newDraft(svc *v1.Service, opts []Option) *draft {
-	o := makeOptions(opts)
-	d := &draft{svc: svc, status: *svc.Status.DeepCopy(), clock: fixedClock{o.clock.Now()}}
+func newDraft(svc *v1.Service, o transitionOptions) *draft {
+	d := &draft{svc: svc, status: *svc.Status.DeepCopy(), now: o.clock.Now()}
 	for _, c := range svc.Status.Conditions {
 		if isKEPType(c.Type) && c.LastTransitionTime.After(d.floor.Time) {
 			d.floor = c.LastTransitionTime
 		}
 	}
 	return d
+}
+
+// stamp is the lastTransitionTime a condition of type t gets when it moves
+// in this write. It is computed from the time the condition had before the
+// write, never from one the draft already moved, so that a condition
+// touched by several steps of one write (a bump for a spec change, then a
+// flip) moves once: to the clock's second, or one second past its old
+// value when the clock has not passed it (G5). Only a condition that is new
+// in this write can land on the floor, ahead of the clock.
+func (d *draft) stamp(t string) metav1.Time {
+	var prev metav1.Time
+	if c := Get(d.svc.Status.Conditions, t); c != nil {
+		prev = c.LastTransitionTime
+	}
+	s := nextTransitionTime(prev, d.now)
+	if prev.IsZero() && s.Before(&d.floor) {
+		s = d.floor
+	}
+	return s
 }
 
 func (d *draft) set(t v1.LoadBalancerConditionType, status metav1.ConditionStatus, reason v1.LoadBalancerConditionReason, message string) {
@@ -114,50 +155,60 @@ func (d *draft) set(t v1.LoadBalancerConditionType, status metav1.ConditionStatu
 	})
 }
 
-// setCondition is Set with the draft's clock and floor.
+// setCondition is Set with the draft's stamp: a new condition, or one
+// whose status changes, moves; otherwise only reason and message follow.
 func (d *draft) setCondition(c metav1.Condition) {
-	var before metav1.Time
-	if old := Get(d.status.Conditions, c.Type); old != nil {
-		before = old.LastTransitionTime
-	}
 	c.ObservedGeneration = d.svc.Generation
-	Set(&d.status.Conditions, c, WithClock(d.clock))
-	if now := Get(d.status.Conditions, c.Type); !now.LastTransitionTime.Equal(&before) && now.LastTransitionTime.Before(&d.floor) {
-		now.LastTransitionTime = d.floor
+	old := Get(d.status.Conditions, c.Type)
+	switch {
+	case old == nil:
+		c.LastTransitionTime = d.stamp(c.Type)
+		d.status.Conditions = append(d.status.Conditions, c)
+	case old.Status != c.Status || old.LastTransitionTime.IsZero():
+		c.LastTransitionTime = d.stamp(c.Type)
+		*old = c
+	default:
+		old.Reason, old.Message = c.Reason, c.Message
 	}
 }
 
+// bump moves the condition of type t without changing its status (L6).
 func (d *draft) bump(t v1.LoadBalancerConditionType) {
 	if c := Get(d.status.Conditions, t); c != nil {
-		c.LastTransitionTime = nextTransitionTime(c.LastTransitionTime, d.clock.t)
-		if c.LastTransitionTime.Before(&d.floor) {
-			c.LastTransitionTime = d.floor
-		}
+		c.LastTransitionTime = d.stamp(c.Type)
 	}
+}
+
+// moved reports whether the condition of type t has a lastTransitionTime
+// other than the one it had before the write (or is new).
+func (d *draft) moved(t v1.LoadBalancerConditionType) bool {
+	now := Get(d.status.Conditions, t)
+	old := Get(d.svc.Status.Conditions, t)
+	return now != nil && (old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime))
 }
 
 func (d *draft) remove(t v1.LoadBalancerConditionType) { Remove(&d.status.Conditions, t) }
 
-// transition finishes the draft. Every KEP condition gets the Service's
+// result finishes the draft. Every KEP condition gets the Service's
 // generation: the whole status describes what the provider made of that
 // generation (G6).
-func (d *draft) transition() Transition {
+func (d *draft) result() outcome {
 	for i := range d.status.Conditions {
 		if c := &d.status.Conditions[i]; isKEPType(c.Type) {
 			c.ObservedGeneration = d.svc.Generation
 		}
 	}
-	return Transition{
-		Status:  d.status,
-		Apply:   applyConfiguration(d.svc, d.status),
-		Changed: !apiequality.Semantic.DeepEqual(d.svc.Status, d.status),
+	return outcome{
+		status:  d.status,
+		apply:   applyConfiguration(d.svc, d.status),
+		changed: !apiequality.Semantic.DeepEqual(d.svc.Status, d.status),
 	}
 }
 
 // unchanged is the transition that writes nothing new.
-func unchanged(svc *v1.Service) Transition {
+func unchanged(svc *v1.Service) outcome {
 	status := *svc.Status.DeepCopy()
-	return Transition{Status: status, Apply: applyConfiguration(svc, status)}
+	return outcome{status: status, apply: applyConfiguration(svc, status)}
 }
 
 func truncate(message string) string {
@@ -185,38 +236,43 @@ func checkLoadBalancer(svc *v1.Service) error {
 // Serving=False/Provisioning. For ActionIgnore it writes nothing (P1): the
 // Transition has the unchanged status and a nil Apply.
 //
-// A provider that restarts sees its Services again: when Serving or
-// Provisioning is already present, Seen with ActionProvision changes
-// nothing, and the provider goes on with the event that matches what it
-// does next (Succeeded for a load balancer that already exists, the third
-// combination of L1). The ingress is left as it is.
+// Seen is for a first sight only: when Serving or Provisioning is already
+// present (a provider that restarted sees its Services again), Seen with
+// ActionProvision leaves the status as it is and reports Changed false.
+// Reconcile handles first sights and restarts in one call.
 //
 // Errors, with the status unchanged: nil svc, a Service that is not of type
 // LoadBalancer (unless ignored), a decision without a known action.
-func Seen(svc *v1.Service, d Decision, opts ...Option) (Transition, error) {
+func Seen[S Object](svc S, d Decision, opts ...TransitionOption) (Transition[S], error) {
+	r, err := seen(view(svc), d, makeTransitionOptions(opts))
+	return transitionOf(svc, r, err)
+}
+
+func seen(svc *v1.Service, d Decision, o transitionOptions) (outcome, error) {
 	if svc == nil {
-		return Transition{}, errNilService
+		return outcome{}, errNilService
 	}
 	switch d.Action {
 	case ActionIgnore:
-		return Transition{Status: *svc.Status.DeepCopy()}, nil
-	case ActionRefuse:
-		return Failed(svc, v1.LoadBalancerReasonUnsupported, d.Message(), opts...)
-	case ActionProvision:
+		return outcome{status: *svc.Status.DeepCopy()}, nil
+	case ActionRefuse, ActionProvision:
 	default:
-		return Transition{}, fmt.Errorf("decision has unknown action %q", d.Action)
+		return outcome{}, fmt.Errorf("decision has unknown action %q", d.Action)
 	}
 	if err := checkLoadBalancer(svc); err != nil {
-		return Transition{}, err
+		return outcome{}, err
 	}
 	conds := svc.Status.Conditions
-	if Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil {
+	if d.Action == ActionProvision && (Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil) {
 		return unchanged(svc), nil
 	}
-	dr := newDraft(svc, opts)
-	dr.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-	dr.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-	return dr.transition(), nil
+	dr := newDraft(svc, o)
+	if d.Action == ActionRefuse {
+		dr.failed(v1.LoadBalancerReasonUnsupported, d.Message())
+	} else {
+		dr.provisioning(StopServing)
+	}
+	return dr.result(), nil
 }
 
 // ProvisioningStarted records that a time-consuming provisioning step has
@@ -231,19 +287,24 @@ func Seen(svc *v1.Service, d Decision, opts ...Option) (Transition, error) {
 //
 // Errors, with the status unchanged: nil svc, a Service that is not of type
 // LoadBalancer.
-func ProvisioningStarted(svc *v1.Service, serving ServingDuringProvisioning, opts ...Option) (Transition, error) {
-	if err := checkLoadBalancer(svc); err != nil {
-		return Transition{}, err
+func ProvisioningStarted[S Object](svc S, serving ServingDuringProvisioning, opts ...TransitionOption) (Transition[S], error) {
+	v := view(svc)
+	if err := checkLoadBalancer(v); err != nil {
+		return Transition[S]{}, err
 	}
-	dr := newDraft(svc, opts)
-	dr.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-	if serving == KeepServing && IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
-		dr.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServingPrevious)
-	} else {
-		dr.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-		dr.remove(v1.LoadBalancerConditionDegraded)
+	dr := newDraft(v, makeTransitionOptions(opts))
+	dr.provisioning(serving)
+	return transitionOf(svc, dr.result(), nil)
+}
+
+func (d *draft) provisioning(serving ServingDuringProvisioning) {
+	d.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning, msgProvisioning)
+	if serving == KeepServing && IsTrue(d.status.Conditions, v1.LoadBalancerConditionServing) {
+		d.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServingPrevious)
+		return
 	}
-	return dr.transition(), nil
+	d.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning, msgProvisioning)
+	d.remove(v1.LoadBalancerConditionDegraded)
 }
 
 // Succeeded records a load balancer that serves the latest spec of the
@@ -263,39 +324,52 @@ func ProvisioningStarted(svc *v1.Service, serving ServingDuringProvisioning, opt
 // LoadBalancer, an empty ingress (L4), a degraded feature that is unknown
 // (C3), listed twice, not asked for by the Service (P5, see AsksFor), or
 // required by it (R1, P6: refuse with Failed instead).
-func Succeeded(svc *v1.Service, ingress []corev1.LoadBalancerIngress, degraded []v1.LoadBalancerFeature, opts ...Option) (Transition, error) {
+func Succeeded[S Object](svc S, ingress []corev1.LoadBalancerIngress, degraded []v1.LoadBalancerFeature, opts ...TransitionOption) (Transition[S], error) {
+	v := view(svc)
+	if err := checkSucceeded(v, ingress, degraded); err != nil {
+		return Transition[S]{}, err
+	}
+	dr := newDraft(v, makeTransitionOptions(opts))
+	dr.succeeded(ingress, degraded, false)
+	return transitionOf(svc, dr.result(), nil)
+}
+
+func checkSucceeded(svc *v1.Service, ingress []corev1.LoadBalancerIngress, degraded []v1.LoadBalancerFeature) error {
 	if err := checkLoadBalancer(svc); err != nil {
-		return Transition{}, err
+		return err
 	}
 	if len(ingress) == 0 {
-		return Transition{}, errors.New("ingress is empty: Serving=True needs at least one ingress point (L4)")
+		return errors.New("ingress is empty: Serving=True needs at least one ingress point (L4)")
 	}
-	if err := checkDegraded(svc, degraded); err != nil {
-		return Transition{}, err
-	}
-	dr := newDraft(svc, opts)
-	old := svc.Status.Conditions
+	return checkDegraded(svc, degraded)
+}
+
+// succeeded writes the serving state. Serving's lastTransitionTime moves
+// when the load balancer's behaviour changed (L6): a reprovisioning ended,
+// the ingress or the degradations changed, or, with updated, the load
+// balancer was updated in place for a new spec.
+func (d *draft) succeeded(ingress []corev1.LoadBalancerIngress, degraded []v1.LoadBalancerFeature, updated bool) {
+	old := d.svc.Status.Conditions
 	wasServing := IsTrue(old, v1.LoadBalancerConditionServing)
 	wasProvisioning := IsTrue(old, v1.LoadBalancerConditionProvisioning)
 	oldDegraded := DegradedReasons(old)
 
-	dr.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, msgComplete)
-	dr.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServing)
-	dr.status.LoadBalancer.Ingress = slices.Clone(ingress)
-	for i := range dr.status.LoadBalancer.Ingress {
-		dr.status.LoadBalancer.Ingress[i] = *ingress[i].DeepCopy()
+	d.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, msgComplete)
+	d.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServing)
+	d.status.LoadBalancer.Ingress = make([]corev1.LoadBalancerIngress, len(ingress))
+	for i := range ingress {
+		ingress[i].DeepCopyInto(&d.status.LoadBalancer.Ingress[i])
 	}
 	if c, ok := degradedCondition(degraded); ok {
-		dr.setCondition(c)
+		d.setCondition(c)
 	} else {
-		dr.remove(v1.LoadBalancerConditionDegraded)
+		d.remove(v1.LoadBalancerConditionDegraded)
 	}
-	if wasServing && (wasProvisioning ||
-		!apiequality.Semantic.DeepEqual(svc.Status.LoadBalancer.Ingress, dr.status.LoadBalancer.Ingress) ||
-		!slices.Equal(oldDegraded, DegradedReasons(dr.status.Conditions))) {
-		dr.bump(v1.LoadBalancerConditionServing)
+	if wasServing && (updated || wasProvisioning ||
+		!apiequality.Semantic.DeepEqual(d.svc.Status.LoadBalancer.Ingress, d.status.LoadBalancer.Ingress) ||
+		!slices.Equal(oldDegraded, DegradedReasons(d.status.Conditions))) {
+		d.bump(v1.LoadBalancerConditionServing)
 	}
-	return dr.transition(), nil
 }
 
 // checkDegraded returns an error for a degradation the helpers must not
@@ -308,7 +382,7 @@ func checkDegraded(svc *v1.Service, degraded []v1.LoadBalancerFeature) error {
 			return fmt.Errorf("degraded feature %q is not known (C3)", f)
 		case slices.Contains(degraded[:i], f):
 			return fmt.Errorf("degraded feature %s is listed twice", f)
-		case !AsksFor(svc, f):
+		case !asksFor(svc, f):
 			return fmt.Errorf("degraded feature %s is not asked for by the service (P5)", f)
 		case slices.Contains(required, f):
 			return fmt.Errorf("degraded feature %s is required by the service: refuse instead (R1)", f)
@@ -327,41 +401,43 @@ func checkDegraded(svc *v1.Service, degraded []v1.LoadBalancerFeature) error {
 //
 // Errors, with the status unchanged: nil svc, a Service that is not of type
 // LoadBalancer, a reason other than Unsupported and Infrastructure.
-func Failed(svc *v1.Service, reason v1.LoadBalancerConditionReason, message string, opts ...Option) (Transition, error) {
-	if err := checkLoadBalancer(svc); err != nil {
-		return Transition{}, err
+func Failed[S Object](svc S, reason v1.LoadBalancerConditionReason, message string, opts ...TransitionOption) (Transition[S], error) {
+	v := view(svc)
+	if err := checkLoadBalancer(v); err != nil {
+		return Transition[S]{}, err
 	}
-	switch reason {
-	case v1.LoadBalancerReasonUnsupported:
-		if message == "" {
+	if reason != v1.LoadBalancerReasonUnsupported && reason != v1.LoadBalancerReasonInfrastructure {
+		return Transition[S]{}, fmt.Errorf("reason %q is not Unsupported or Infrastructure", reason)
+	}
+	dr := newDraft(v, makeTransitionOptions(opts))
+	dr.failed(reason, message)
+	return transitionOf(svc, dr.result(), nil)
+}
+
+func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
+	if message == "" {
+		message = msgInfrastructure
+		if reason == v1.LoadBalancerReasonUnsupported {
 			message = msgUnsupported
 		}
-	case v1.LoadBalancerReasonInfrastructure:
-		if message == "" {
-			message = msgInfrastructure
-		}
-	default:
-		return Transition{}, fmt.Errorf("reason %q is not Unsupported or Infrastructure", reason)
 	}
-	dr := newDraft(svc, opts)
-	dr.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, msgComplete)
-	dr.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, reason, message)
-	dr.remove(v1.LoadBalancerConditionDegraded)
-	dr.status.LoadBalancer.Ingress = nil
-	return dr.transition(), nil
+	d.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, msgComplete)
+	d.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, reason, message)
+	d.remove(v1.LoadBalancerConditionDegraded)
+	d.status.LoadBalancer.Ingress = nil
 }
 
 // SpecUpdated records that the provider has seen new, an update of old.
-// When a load-balancer-relevant field changed (ChangedFields, with the
-// RelevantAnnotations option for the provider's own annotations), it bumps
+// When a load-balancer-relevant field changed (ChangedFields, with
+// WithRelevantAnnotations for the provider's own annotations), it bumps
 // the lastTransitionTime of Provisioning even if its status stays (L6), and
 // brings the rest in line with the new spec:
 //
 //   - degradations the new spec no longer asks for are dropped (P5);
 //   - if the load balancer serves while degraded in a feature the new spec
-//     asks for and requires (P6), Serving goes False/Provisioning, Provisioning True and
-//     Degraded is removed: the provider has to decide again, and will
-//     normally refuse (R1).
+//     asks for and requires (P6), Serving goes False/Provisioning,
+//     Provisioning True and Degraded is removed: the provider has to decide
+//     again, and will normally refuse (R1).
 //
 // A new spec that is no longer of type LoadBalancer is NotLoadBalancer
 // (L9). Without relevant changes only observedGeneration follows
@@ -370,26 +446,37 @@ func Failed(svc *v1.Service, reason v1.LoadBalancerConditionReason, message stri
 // the provider has written any condition (Seen comes first) nothing
 // changes. A nil old counts as a change.
 //
+// A spec change that ends in an outcome (served, refused, failed) is one
+// call of Reconcile, which writes the bump and the outcome together.
+//
 // Errors, with the status unchanged: nil new.
-func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
-	if new == nil {
-		return Transition{}, errNilService
+func SpecUpdated[S Object](old, new S, opts ...TransitionOption) (Transition[S], error) {
+	n := view(new)
+	if n == nil {
+		return Transition[S]{}, errNilService
 	}
-	if new.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		return NotLoadBalancer(new, opts...)
+	o := makeTransitionOptions(opts)
+	if n.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		dr := newDraft(n, o)
+		dr.notLoadBalancer()
+		return transitionOf(new, dr.result(), nil)
 	}
-	conds := new.Status.Conditions
-	if Get(conds, v1.LoadBalancerConditionProvisioning) == nil {
-		return unchanged(new), nil
+	if Get(n.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
+		return transitionOf(new, unchanged(n), nil)
 	}
-	dr := newDraft(new, opts)
-	if len(ChangedFields(old, new, opts...)) == 0 {
-		return dr.transition(), nil // at most observedGeneration moves
+	dr := newDraft(n, o)
+	if len(changedFields(view(old), n, o.annotations)) > 0 {
+		dr.specUpdated()
 	}
-	before := Get(conds, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+	return transitionOf(new, dr.result(), nil)
+}
 
+// specUpdated is SpecUpdated on a relevant change: degradations follow the
+// new spec, and Provisioning moves (L6).
+func (d *draft) specUpdated() {
+	conds := d.svc.Status.Conditions
 	if IsTrue(conds, v1.LoadBalancerConditionDegraded) {
-		required, _, _ := v1.RequiredFeatures(new)
+		required, _, _ := v1.RequiredFeatures(d.svc)
 		var keep []v1.LoadBalancerFeature
 		known, requiredDegraded := true, false
 		for _, r := range DegradedReasons(conds) {
@@ -398,7 +485,7 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 				known = false
 				break
 			}
-			if !AsksFor(new, f) {
+			if !asksFor(d.svc, f) {
 				continue // no longer degraded: the spec does not ask for it
 			}
 			keep = append(keep, f)
@@ -408,24 +495,18 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 		}
 		switch {
 		case requiredDegraded && IsTrue(conds, v1.LoadBalancerConditionServing):
-			dr.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-			dr.set(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-			dr.remove(v1.LoadBalancerConditionDegraded)
+			d.provisioning(StopServing)
 		case !known:
 			// A provider-specific reason: not ours to rewrite.
 		default:
 			if c, ok := degradedCondition(keep); ok {
-				dr.setCondition(c)
+				d.setCondition(c)
 			} else {
-				dr.remove(v1.LoadBalancerConditionDegraded)
+				d.remove(v1.LoadBalancerConditionDegraded)
 			}
 		}
 	}
-	// L6: unless a status flip above already moved it.
-	if Get(dr.status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime.Equal(&before) {
-		dr.bump(v1.LoadBalancerConditionProvisioning)
-	}
-	return dr.transition(), nil
+	d.bump(v1.LoadBalancerConditionProvisioning)
 }
 
 // NotLoadBalancer records that svc is no longer of type LoadBalancer (or
@@ -436,14 +517,19 @@ func SpecUpdated(old, new *v1.Service, opts ...Option) (Transition, error) {
 // removes what this field manager applied before.
 //
 // Errors: nil svc. The Service's type is not checked.
-func NotLoadBalancer(svc *v1.Service, opts ...Option) (Transition, error) {
-	if svc == nil {
-		return Transition{}, errNilService
+func NotLoadBalancer[S Object](svc S, opts ...TransitionOption) (Transition[S], error) {
+	v := view(svc)
+	if v == nil {
+		return Transition[S]{}, errNilService
 	}
-	dr := newDraft(svc, opts)
-	dr.remove(v1.LoadBalancerConditionServing)
-	dr.remove(v1.LoadBalancerConditionProvisioning)
-	dr.remove(v1.LoadBalancerConditionDegraded)
-	dr.status.LoadBalancer.Ingress = nil
-	return dr.transition(), nil
+	dr := newDraft(v, makeTransitionOptions(opts))
+	dr.notLoadBalancer()
+	return transitionOf(svc, dr.result(), nil)
+}
+
+func (d *draft) notLoadBalancer() {
+	d.remove(v1.LoadBalancerConditionServing)
+	d.remove(v1.LoadBalancerConditionProvisioning)
+	d.remove(v1.LoadBalancerConditionDegraded)
+	d.status.LoadBalancer.Ingress = nil
 }

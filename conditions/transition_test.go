@@ -44,7 +44,7 @@ type testingT interface {
 
 // applied returns what the apply configuration of tr would write, read back
 // as a core/v1 Service.
-func applied(t testingT, tr Transition) *corev1.Service {
+func applied(t testingT, tr Transition[*v1.Service]) *corev1.Service {
 	t.Helper()
 	data, err := json.Marshal(tr.Apply)
 	if err != nil {
@@ -70,8 +70,8 @@ func ownedPart(conds []metav1.Condition, lb corev1.LoadBalancerStatus) ([]metav1
 }
 
 // checkApply fails unless tr.Apply holds exactly the owned part of
-// tr.Status, for the Service's name and namespace (G4).
-func checkApply(t testingT, svc *v1.Service, tr Transition) {
+// tr.Service.Status, for the Service's name and namespace (G4).
+func checkApply(t testingT, svc *v1.Service, tr Transition[*v1.Service]) {
 	t.Helper()
 	got := applied(t, tr)
 	if got.Name != svc.Name || got.Namespace != svc.Namespace || got.Kind != "Service" || got.APIVersion != "v1" {
@@ -80,7 +80,7 @@ func checkApply(t testingT, svc *v1.Service, tr Transition) {
 	if !apiequality.Semantic.DeepEqual(got.Spec, corev1.ServiceSpec{}) || len(got.Labels) != 0 {
 		t.Errorf("apply configuration carries more than status")
 	}
-	wc, wi := ownedPart(tr.Status.Conditions, tr.Status.LoadBalancer)
+	wc, wi := ownedPart(tr.Service.Status.Conditions, tr.Service.Status.LoadBalancer)
 	if !apiequality.Semantic.DeepEqual(got.Status.Conditions, wc) || !apiequality.Semantic.DeepEqual(got.Status.LoadBalancer.Ingress, wi) {
 		t.Errorf("apply configuration differs from the status it stands for:\n%s", cmp.Diff(
 			struct {
@@ -95,14 +95,14 @@ func checkApply(t testingT, svc *v1.Service, tr Transition) {
 }
 
 // step applies tr to svc, as a status write would, after checking it.
-func step(t *testing.T, svc *v1.Service, tr Transition, err error) *v1.Service {
+func step(t *testing.T, svc *v1.Service, tr Transition[*v1.Service], err error) *v1.Service {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("transition failed: %v", err)
 	}
 	checkApply(t, svc, tr)
 	out := svc.DeepCopy()
-	out.Status = tr.Status
+	out.Status = tr.Service.Status
 	return out
 }
 
@@ -158,7 +158,7 @@ func TestSeen_P1_IgnoredWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Apply != nil || tr.Changed || !apiequality.Semantic.DeepEqual(tr.Status, svc.Status) {
+	if tr.Apply != nil || tr.Changed || !apiequality.Semantic.DeepEqual(tr.Service.Status, svc.Status) {
 		t.Errorf("ignored Service got a write: %+v", tr)
 	}
 }
@@ -178,7 +178,7 @@ func TestSeen_RestartLeavesExistingConditions(t *testing.T) {
 }
 
 func TestSeen_Errors(t *testing.T) {
-	if _, err := Seen(nil, Decision{Action: ActionProvision}); err == nil {
+	if _, err := Seen[*v1.Service](nil, Decision{Action: ActionProvision}); err == nil {
 		t.Error("nil Service: no error")
 	}
 	if _, err := Seen(lbService(), Decision{}); err == nil {
@@ -323,8 +323,8 @@ func TestProvisioningStarted_L7(t *testing.T) {
 }
 
 // then is step for a transition call written inline.
-func then(t *testing.T, svc *v1.Service) func(Transition, error) *v1.Service {
-	return func(tr Transition, err error) *v1.Service {
+func then(t *testing.T, svc *v1.Service) func(Transition[*v1.Service], error) *v1.Service {
+	return func(tr Transition[*v1.Service], err error) *v1.Service {
 		t.Helper()
 		return step(t, svc, tr, err)
 	}
@@ -355,7 +355,7 @@ func TestFailed_C5_MessageCutToLimit(t *testing.T) {
 	serving := lbService()
 	long := strings.Repeat("x", 40000)
 	tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, long)
-	if err != nil || len(Get(tr.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
+	if err != nil || len(Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
 		t.Errorf("a long message must be cut to %d bytes (C5)", maxMessageLen)
 	}
 }
@@ -393,7 +393,7 @@ func TestSpecUpdated_L6_DeclaredAnnotation(t *testing.T) {
 	if tr, _ := SpecUpdated(svc, updated); tr.Changed {
 		t.Error("an undeclared annotation bumped Provisioning")
 	}
-	if tr, _ := SpecUpdated(svc, updated, RelevantAnnotations{"vendor.example/sku"}); !tr.Changed {
+	if tr, _ := SpecUpdated(svc, updated, WithRelevantAnnotations("vendor.example/sku")); !tr.Changed {
 		t.Error("a declared annotation did not bump Provisioning")
 	}
 }
@@ -445,7 +445,7 @@ func TestNotLoadBalancer_L9(t *testing.T) {
 	svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
 	updated := svc.DeepCopy()
 	updated.Spec.Type = corev1.ServiceTypeClusterIP
-	for name, tr := range map[string]Transition{
+	for name, tr := range map[string]Transition[*v1.Service]{
 		"NotLoadBalancer": mustTr(t)(NotLoadBalancer(updated)),
 		"SpecUpdated":     mustTr(t)(SpecUpdated(svc, updated)),
 	} {
@@ -462,8 +462,8 @@ func TestNotLoadBalancer_L9(t *testing.T) {
 	}
 }
 
-func mustTr(t *testing.T) func(Transition, error) Transition {
-	return func(tr Transition, err error) Transition {
+func mustTr(t *testing.T) func(Transition[*v1.Service], error) Transition[*v1.Service] {
+	return func(tr Transition[*v1.Service], err error) Transition[*v1.Service] {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -499,13 +499,23 @@ func TestTransitions_C1_C3_C4_OnlyTableReasonsNeverPortsError(t *testing.T) {
 			}
 		}
 	}
-	for _, tr := range []func(*v1.Service) (Transition, error){
-		func(s *v1.Service) (Transition, error) { return Seen(s, Decide(s, fullCapabilities()), WithClock(clk)) },
-		func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, all, WithClock(clk)) },
-		func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, KeepServing, WithClock(clk)) },
-		func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, all[:1], WithClock(clk)) },
-		func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, StopServing, WithClock(clk)) },
-		func(s *v1.Service) (Transition, error) {
+	for _, tr := range []func(*v1.Service) (Transition[*v1.Service], error){
+		func(s *v1.Service) (Transition[*v1.Service], error) {
+			return Seen(s, Decide(s, fullCapabilities()), WithClock(clk))
+		},
+		func(s *v1.Service) (Transition[*v1.Service], error) {
+			return Succeeded(s, ingress, all, WithClock(clk))
+		},
+		func(s *v1.Service) (Transition[*v1.Service], error) {
+			return ProvisioningStarted(s, KeepServing, WithClock(clk))
+		},
+		func(s *v1.Service) (Transition[*v1.Service], error) {
+			return Succeeded(s, ingress, all[:1], WithClock(clk))
+		},
+		func(s *v1.Service) (Transition[*v1.Service], error) {
+			return ProvisioningStarted(s, StopServing, WithClock(clk))
+		},
+		func(s *v1.Service) (Transition[*v1.Service], error) {
 			return Failed(s, v1.LoadBalancerReasonInfrastructure, "boom", WithClock(clk))
 		},
 	} {
@@ -517,12 +527,12 @@ func TestTransitions_C1_C3_C4_OnlyTableReasonsNeverPortsError(t *testing.T) {
 
 func TestTransition_ErrorsLeaveNothingToWrite(t *testing.T) {
 	notLB := lbService(func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP })
-	for name, f := range map[string]func() (Transition, error){
-		"ProvisioningStarted nil": func() (Transition, error) { return ProvisioningStarted(nil, KeepServing) },
-		"ProvisioningStarted":     func() (Transition, error) { return ProvisioningStarted(notLB, KeepServing) },
-		"Succeeded":               func() (Transition, error) { return Succeeded(notLB, ingress, nil) },
-		"Failed":                  func() (Transition, error) { return Failed(notLB, v1.LoadBalancerReasonUnsupported, "") },
-		"NotLoadBalancer nil":     func() (Transition, error) { return NotLoadBalancer(nil) },
+	for name, f := range map[string]func() (Transition[*v1.Service], error){
+		"ProvisioningStarted nil": func() (Transition[*v1.Service], error) { return ProvisioningStarted[*v1.Service](nil, KeepServing) },
+		"ProvisioningStarted":     func() (Transition[*v1.Service], error) { return ProvisioningStarted(notLB, KeepServing) },
+		"Succeeded":               func() (Transition[*v1.Service], error) { return Succeeded(notLB, ingress, nil) },
+		"Failed":                  func() (Transition[*v1.Service], error) { return Failed(notLB, v1.LoadBalancerReasonUnsupported, "") },
+		"NotLoadBalancer nil":     func() (Transition[*v1.Service], error) { return NotLoadBalancer[*v1.Service](nil) },
 	} {
 		tr, err := f()
 		if err == nil || tr.Apply != nil {
@@ -577,17 +587,17 @@ func TestTransitions_L3_FourCombinations(t *testing.T) {
 	svc := lbService()
 	for _, step := range []struct {
 		name        string
-		transition  func(*v1.Service) (Transition, error)
+		transition  func(*v1.Service) (Transition[*v1.Service], error)
 		combination string
 		result      Result
 	}{
-		{"provisioning, not serving", func(s *v1.Service) (Transition, error) { return Seen(s, Decide(s, fullCapabilities())) },
+		{"provisioning, not serving", func(s *v1.Service) (Transition[*v1.Service], error) { return Seen(s, Decide(s, fullCapabilities())) },
 			"P=T/Provisioning S=F/Provisioning D=-", ResultPending},
-		{"serving the latest spec", func(s *v1.Service) (Transition, error) { return Succeeded(s, ingress, nil) },
+		{"serving the latest spec", func(s *v1.Service) (Transition[*v1.Service], error) { return Succeeded(s, ingress, nil) },
 			"P=F/Complete S=T/Serving D=-", ResultReady},
-		{"reprovisioning while serving an older spec", func(s *v1.Service) (Transition, error) { return ProvisioningStarted(s, KeepServing) },
+		{"reprovisioning while serving an older spec", func(s *v1.Service) (Transition[*v1.Service], error) { return ProvisioningStarted(s, KeepServing) },
 			"P=T/Provisioning S=T/Serving D=-", ResultPending},
-		{"error, not serving and not expected to", func(s *v1.Service) (Transition, error) {
+		{"error, not serving and not expected to", func(s *v1.Service) (Transition[*v1.Service], error) {
 			return Failed(s, v1.LoadBalancerReasonInfrastructure, "the cloud said no")
 		}, "P=F/Complete S=F/Infrastructure D=-", ResultFail},
 	} {

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -82,13 +83,33 @@ func (v Verdict) String() string {
 //
 // A nil svc is Pending. An unknown feature is never named by a Degraded
 // reason, so it cannot cause a skip.
-func Evaluate(svc *v1.Service, feature v1.LoadBalancerFeature) Verdict {
-	v := Verdict{Feature: feature}
-	if svc == nil {
-		v.Result, v.Rule, v.Reason = ResultPending, "T4", "there is no service yet"
-		return v
+func Evaluate[S Object](svc S, feature v1.LoadBalancerFeature) Verdict {
+	switch s := any(svc).(type) {
+	case *v1.Service:
+		if s != nil {
+			return evaluate(s.Status.Conditions, s.Status.LoadBalancer.Ingress, feature)
+		}
+	case *corev1.Service:
+		if s != nil {
+			return evaluate(s.Status.Conditions, s.Status.LoadBalancer.Ingress, feature)
+		}
 	}
-	conds := svc.Status.Conditions
+	return Verdict{Result: ResultPending, Rule: "T4", Reason: "there is no service yet", Feature: feature}
+}
+
+// ShouldSkip is the one call of an e2e test for feature (or "" for none)
+// on a Service it created (T1): true when the provider refused the
+// Service (Serving=False/Unsupported) or is degraded in feature, with the
+// reason to log; otherwise false, with the verdict's reason, so that a
+// test may log why it goes on. T5: call it once, when the Service's
+// verdict is final (Wait returns it). A nil svc is not skipped.
+func ShouldSkip(svc *corev1.Service, feature v1.LoadBalancerFeature) (bool, string) {
+	v := Evaluate(svc, feature)
+	return v.Result == ResultSkip, v.Reason
+}
+
+func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, feature v1.LoadBalancerFeature) Verdict {
+	v := Verdict{Feature: feature}
 	serving := Get(conds, v1.LoadBalancerConditionServing)
 	provisioning := Get(conds, v1.LoadBalancerConditionProvisioning)
 
@@ -109,7 +130,7 @@ func Evaluate(svc *v1.Service, feature v1.LoadBalancerFeature) Verdict {
 		return v
 	}
 	if serving != nil && serving.Status == metav1.ConditionTrue && provisioningFalse {
-		if len(svc.Status.LoadBalancer.Ingress) == 0 {
+		if len(ingress) == 0 {
 			v.Result, v.Rule = ResultPending, "T4"
 			v.Reason = "Serving is True but status.loadBalancer.ingress is empty (L4)"
 			return v

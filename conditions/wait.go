@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/utils/clock"
@@ -37,42 +36,83 @@ import (
 )
 
 var (
-	// ErrNoKEPProvider is returned by Wait when neither LoadBalancerServing
-	// nor LoadBalancerProvisioning appeared before the first deadline of L8:
-	// no KEP-aware provider handles the Service. A provider that predates
-	// the KEP may still serve it; the Service Wait returns tells.
+	// ErrNoKEPProvider is the error a FailError of Wait wraps when neither
+	// LoadBalancerServing nor LoadBalancerProvisioning appeared before the
+	// first deadline of L8: no KEP-aware provider handles the Service. A
+	// provider that predates the KEP may still serve it; the Service Wait
+	// returns tells.
 	ErrNoKEPProvider = errors.New("no KEP-aware provider handles the service")
-	// ErrProvisionTimeout is returned by Wait when the conditions appeared
-	// but the verdict was still Pending at the second deadline of L8.
+	// ErrProvisionTimeout is the error a FailError of Wait wraps when the
+	// conditions appeared but the verdict was still Pending at the second
+	// deadline of L8.
 	ErrProvisionTimeout = errors.New("the load balancer was not provisioned in time")
+	// ErrInfrastructure is the error a FailError of Wait wraps when the
+	// provider reported a failure in its infrastructure (T2).
+	ErrInfrastructure = errors.New("provisioning failed in the provider's infrastructure")
 	// ErrServiceDeleted is returned by Wait when the Service is deleted
 	// before the verdict is final.
 	ErrServiceDeleted = errors.New("the service was deleted")
 )
 
-// Wait watches the Service namespace/name through client until its verdict
-// for feature ("" for none) is final (Ready, Skip or Fail, see Evaluate),
-// and returns the last Service it saw with that verdict. It relies on
-// client-go's UntilWithSync: a watch that ends, fails or expires is resumed
-// or relisted, so Wait survives apiserver restarts and "resource version
-// too old". The Service need not exist yet when Wait starts.
+// FailError is the error of every Fail verdict of Wait (T2): a failure in
+// the provider's infrastructure or a deadline of L8. Find it with
+// errors.As; errors.Is tells the cause (ErrInfrastructure,
+// ErrNoKEPProvider, ErrProvisionTimeout).
+type FailError struct {
+	// Namespace and Name are the Service's.
+	Namespace, Name string
+	// Verdict is the Fail verdict, rule T2, with its reason.
+	Verdict Verdict
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "service namespace/name: verdict".
+func (e *FailError) Error() string {
+	return fmt.Sprintf("service %s/%s: %s", e.Namespace, e.Name, e.Verdict)
+}
+
+// Unwrap returns the cause.
+func (e *FailError) Unwrap() error { return e.Err }
+
+// ServiceListWatcher is what Wait needs of a client: to list and watch the
+// Services of one namespace. client-go's typed client
+// (kubernetes.Interface.CoreV1().Services(namespace)) and its fake
+// implement it as they are; any other client (controller-runtime's
+// client.WithWatch, say) needs a few lines of adapter.
+type ServiceListWatcher interface {
+	List(ctx context.Context, opts metav1.ListOptions) (*corev1.ServiceList, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// Wait watches the Service name through services (a client of one
+// namespace) until its verdict for feature ("" for none) is final (Ready,
+// Skip or Fail, see Evaluate), and returns the last Service it saw with that
+// verdict. It relies on client-go's UntilWithSync: a watch that ends, fails
+// or expires is resumed or relisted, so Wait survives apiserver restarts and
+// "resource version too old". The Service need not exist yet when Wait
+// starts.
 //
-// The deadlines of L8 run from Wait's start: ConditionsTimeout (default
-// 30 s) for LoadBalancerServing or LoadBalancerProvisioning to appear, else
-// ErrNoKEPProvider; ProvisionTimeout (default 15 minutes) for the verdict
-// to become final, else ErrProvisionTimeout. On either, the verdict is Fail
-// by rule T2 and the error wraps the sentinel. The clock of WithClock
-// drives the deadlines when it is a clock.Clock. Progress sees every
-// observation.
+// Every Fail is an error, a *FailError carrying the verdict: the provider
+// failed in its infrastructure (ErrInfrastructure), or a deadline of L8
+// passed. The deadlines run from Wait's start, or with
+// WithDeadlinesFromCreation from the Service's creationTimestamp:
+// WithConditionsTimeout (default 30 s) for LoadBalancerServing or
+// LoadBalancerProvisioning to appear, else ErrNoKEPProvider;
+// WithProvisionTimeout (default 15 minutes) for the verdict to become
+// final, else ErrProvisionTimeout. The clock of WithClock drives the
+// deadlines when it is a clock.Clock. WithProgress sees every observation.
+// Ready and Skip return a nil error: a test goes on, or skips (ShouldSkip).
 //
 // Other errors: ErrServiceDeleted; the context's error, with the last
-// verdict, when ctx ends first; a nil client. The returned Service is nil
+// verdict, when ctx ends first; a nil services. The returned Service is nil
 // when none was seen.
-func Wait(ctx context.Context, client kubernetes.Interface, namespace, name string, feature v1.LoadBalancerFeature, opts ...Option) (*v1.Service, Verdict, error) {
-	if client == nil {
-		return nil, Evaluate(nil, feature), errors.New("client is nil")
+func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
+	verdict := Evaluate[*corev1.Service](nil, feature)
+	if services == nil {
+		return nil, verdict, errors.New("services client is nil")
 	}
-	o := makeOptions(opts)
+	o := makeWaitOptions(opts)
 	clk, ok := o.clock.(clock.Clock)
 	if !ok {
 		clk = clock.RealClock{}
@@ -81,12 +121,12 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	waitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var seenConditions atomic.Bool
-	go deadlines(waitCtx, cancel, clk, o.conditionsTimeout, o.provisionTimeout, &seenConditions)
+	origin := make(chan time.Time, 1)
+	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin)
 
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	services := client.CoreV1().Services(namespace)
-	// The wrapper keeps what the client says about watch-list support, so
-	// that a client without it (the fake clientset) gets a plain list.
+	// A plain list and watch: one Service gains nothing from watch-list
+	// streams, and fakes do not serve them.
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 			options.FieldSelector = selector
@@ -96,43 +136,58 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 			options.FieldSelector = selector
 			return services.Watch(ctx, options)
 		},
-	}, client)
+	}, plainListWatch{})
 
-	var last *v1.Service
-	verdict := Evaluate(nil, feature)
+	var last *corev1.Service
+	namespace := ""
 	_, err := watchtools.UntilWithSync(waitCtx, lw, &corev1.Service{}, nil, func(event watch.Event) (bool, error) {
 		svc, ok := event.Object.(*corev1.Service)
-		if !ok || svc.Name != name || svc.Namespace != namespace {
+		if !ok || svc.Name != name {
 			return false, nil
 		}
 		if event.Type == watch.Deleted {
 			return false, ErrServiceDeleted
 		}
-		last = v1.FromCore(svc)
-		conds := last.Status.Conditions
-		if Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil {
+		if last == nil {
+			namespace = svc.Namespace
+			if o.fromCreation && !svc.CreationTimestamp.IsZero() {
+				origin <- svc.CreationTimestamp.Time
+			}
+		}
+		last = svc
+		if Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) != nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) != nil {
 			seenConditions.Store(true)
 		}
-		verdict = Evaluate(last, feature)
+		verdict = Evaluate(svc, feature)
 		if o.progress != nil {
-			o.progress(last, verdict)
+			o.progress(svc, verdict)
 		}
 		return verdict.Result.IsFinal(), nil
 	})
+	fail := func(cause error, v Verdict) error {
+		return &FailError{Namespace: namespace, Name: name, Verdict: v, Err: cause}
+	}
 	if err == nil {
+		if verdict.Result == ResultFail {
+			return last, verdict, fail(ErrInfrastructure, verdict)
+		}
 		return last, verdict, nil
+	}
+	since := "the start of the wait"
+	if o.fromCreation && last != nil {
+		since = "the service's creation"
 	}
 	switch cause := context.Cause(waitCtx); {
 	case errors.Is(err, ErrServiceDeleted):
-		return last, verdict, err
+		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
 	case errors.Is(cause, ErrNoKEPProvider):
-		return last, Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
-				Reason: fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s (L8)", o.conditionsTimeout)},
-			fmt.Errorf("service %s/%s: %w within %s", namespace, name, ErrNoKEPProvider, o.conditionsTimeout)
+		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
+			Reason: fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", o.conditionsTimeout, since)}
+		return last, verdict, fail(ErrNoKEPProvider, verdict)
 	case errors.Is(cause, ErrProvisionTimeout):
-		return last, Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
-				Reason: fmt.Sprintf("the verdict was still pending after %s (L8): %s", o.provisionTimeout, verdict.Reason)},
-			fmt.Errorf("service %s/%s: %w: still pending after %s", namespace, name, ErrProvisionTimeout, o.provisionTimeout)
+		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
+			Reason: fmt.Sprintf("the verdict was still pending %s after %s (L8): %s", o.provisionTimeout, since, verdict.Reason)}
+		return last, verdict, fail(ErrProvisionTimeout, verdict)
 	case ctx.Err() != nil:
 		return last, verdict, ctx.Err()
 	default:
@@ -140,18 +195,39 @@ func Wait(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	}
 }
 
+// plainListWatch tells client-go's reflector not to use watch-list
+// streams.
+type plainListWatch struct{}
+
+func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
+
 // deadlines cancels ctx with ErrNoKEPProvider or ErrProvisionTimeout when
-// the corresponding deadline of L8 passes, and returns when ctx ends.
-func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, conditionsTimeout, provisionTimeout time.Duration, seen *atomic.Bool) {
-	first := clk.NewTimer(conditionsTimeout)
+// the corresponding deadline of L8 passes, and returns when ctx ends. The
+// deadlines run from the start, or from a time received on origin (the
+// Service's creation) when that is earlier.
+func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time) {
+	start := clk.Now()
+	first := clk.NewTimer(o.conditionsTimeout)
 	defer first.Stop()
-	second := clk.NewTimer(provisionTimeout)
+	second := clk.NewTimer(o.provisionTimeout)
 	defer second.Stop()
+	firstDone := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case t := <-origin:
+			if t.Before(start) {
+				now := clk.Now()
+				if !firstDone {
+					first.Stop()
+					first.Reset(max(t.Add(o.conditionsTimeout).Sub(now), 0))
+				}
+				second.Stop()
+				second.Reset(max(t.Add(o.provisionTimeout).Sub(now), 0))
+			}
 		case <-first.C():
+			firstDone = true
 			if !seen.Load() {
 				cancel(ErrNoKEPProvider)
 				return

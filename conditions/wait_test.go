@@ -20,6 +20,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +40,7 @@ import (
 
 // waitResult is what Wait returned.
 type waitResult struct {
-	svc     *v1.Service
+	svc     *corev1.Service
 	verdict Verdict
 	err     error
 }
@@ -46,13 +48,13 @@ type waitResult struct {
 // startWait runs Wait in the background. Every observation is sent to the
 // returned channel, so a test knows what Wait has seen before it moves the
 // clock.
-func startWait(t *testing.T, ctx context.Context, cs *fake.Clientset, feature v1.LoadBalancerFeature, opts ...Option) (<-chan waitResult, <-chan Verdict) {
+func startWait(t *testing.T, ctx context.Context, cs *fake.Clientset, feature v1.LoadBalancerFeature, opts ...WaitOption) (<-chan waitResult, <-chan Verdict) {
 	t.Helper()
 	observed := make(chan Verdict, 100)
 	done := make(chan waitResult, 1)
-	opts = append(opts, Progress(func(_ *v1.Service, v Verdict) { observed <- v }))
+	opts = append(opts, WithProgress(func(_ *corev1.Service, v Verdict) { observed <- v }))
 	go func() {
-		svc, v, err := Wait(ctx, cs, "default", "web", feature, opts...)
+		svc, v, err := Wait(ctx, cs.CoreV1().Services("default"), "web", feature, opts...)
 		done <- waitResult{svc, v, err}
 	}()
 	return done, observed
@@ -82,8 +84,8 @@ func nextObservation(t *testing.T, observed <-chan Verdict) Verdict {
 
 // provide plays a provider that writes a transition through server-side
 // apply, as a real one would.
-func provide(t *testing.T, cs *fake.Clientset) func(Transition, error) *v1.Service {
-	return func(tr Transition, err error) *v1.Service {
+func provide(t *testing.T, cs *fake.Clientset) func(Transition[*v1.Service], error) *v1.Service {
+	return func(tr Transition[*v1.Service], err error) *v1.Service {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -160,8 +162,46 @@ func TestWait_T2_Infrastructure(t *testing.T) {
 	done, _ := startWait(t, context.Background(), cs, "")
 	waitWatch(1)
 	provide(t, cs)(Failed(lbService(), v1.LoadBalancerReasonInfrastructure, "quota exceeded"))
-	if r := result(t, done); r.err != nil || r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
+	r := result(t, done)
+	if r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
 		t.Fatalf("Wait = %v, %v; want Fail by T2", r.verdict, r.err)
+	}
+	// Every Fail is an error that carries its verdict.
+	var fe *FailError
+	if !errors.As(r.err, &fe) || !errors.Is(r.err, ErrInfrastructure) || fe.Verdict != r.verdict || !strings.Contains(fe.Error(), "quota exceeded") {
+		t.Fatalf("err = %v, want a *FailError wrapping ErrInfrastructure with the verdict", r.err)
+	}
+}
+
+// WithDeadlinesFromCreation: a Service created 25 seconds before Wait
+// starts has 5 seconds left of the default 30 for its conditions (L8).
+func TestWait_L8_DeadlinesFromCreation(t *testing.T) {
+	for _, fromCreation := range []bool{false, true} {
+		t.Run(fmt.Sprint("fromCreation=", fromCreation), func(t *testing.T) {
+			clk := testingclock.NewFakeClock(t0)
+			cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-25 * time.Second)) }))
+			waitWatch := watching(t, cs)
+			opts := []WaitOption{WithClock(clk)}
+			if fromCreation {
+				opts = append(opts, WithDeadlinesFromCreation())
+			}
+			done, observed := startWait(t, context.Background(), cs, "", opts...)
+			waitWatch(1)
+			nextObservation(t, observed)
+			waitForTimers(t, clk, 2)
+			clk.Step(5 * time.Second)
+			select {
+			case r := <-done:
+				var fe *FailError
+				if !fromCreation || !errors.Is(r.err, ErrNoKEPProvider) || !errors.As(r.err, &fe) || fe.Verdict.Result != ResultFail {
+					t.Fatalf("Wait returned %v, %v after 5 s", r.verdict, r.err)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if fromCreation {
+					t.Fatal("Wait did not fail 30 s after the Service's creation")
+				}
+			}
+		})
 	}
 }
 
@@ -191,8 +231,9 @@ func TestWait_L8_NoKEPProvider(t *testing.T) {
 	waitForTimers(t, clk, 2)
 	clk.Step(DefaultConditionsTimeout)
 	r := result(t, done)
-	if !errors.Is(r.err, ErrNoKEPProvider) {
-		t.Fatalf("err = %v, want ErrNoKEPProvider", r.err)
+	var fe *FailError
+	if !errors.Is(r.err, ErrNoKEPProvider) || !errors.As(r.err, &fe) || fe.Verdict != r.verdict {
+		t.Fatalf("err = %v, want a *FailError wrapping ErrNoKEPProvider", r.err)
 	}
 	if r.verdict.Result != ResultFail || r.verdict.Rule != "T2" {
 		t.Errorf("verdict %v, want Fail by T2", r.verdict)
@@ -206,7 +247,7 @@ func TestWait_L8_ConditionsInTimeThenProvisionTimeout(t *testing.T) {
 	clk := testingclock.NewFakeClock(t0)
 	cs := fake.NewClientset(coreService())
 	waitWatch := watching(t, cs)
-	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), ConditionsTimeout(10*time.Second), ProvisionTimeout(time.Minute))
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithConditionsTimeout(10*time.Second), WithProvisionTimeout(time.Minute))
 	waitWatch(1)
 	nextObservation(t, observed)
 	provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
@@ -302,7 +343,7 @@ func TestWait_ContextCanceled(t *testing.T) {
 }
 
 func TestWait_NilClient(t *testing.T) {
-	if _, _, err := Wait(context.Background(), nil, "default", "web", ""); err == nil {
+	if _, _, err := Wait(context.Background(), nil, "web", ""); err == nil {
 		t.Error("nil client: no error")
 	}
 }

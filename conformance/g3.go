@@ -257,5 +257,5 @@ func (c *Checker) specChanges(st *serviceState, svc *v1.Service) []string {
 		// unreadable, say everything changed rather than nothing.
 		return []string{"spec"}
 	}
-	return conditions.ChangedFields(old, svc, conditions.RelevantAnnotations(c.opts.relevantAnnotations))
+	return conditions.ChangedFields(old, svc, conditions.WithRelevantAnnotations(c.opts.relevantAnnotations...))
 }

@@ -100,7 +100,7 @@ func TestCheck_L6_ChangeDetectionAgreesWithConditions(t *testing.T) {
 		c := NewChecker(RelevantAnnotations{key})
 		st := &serviceState{spec: string(c.encodeG3(old))}
 		got := c.specChanges(st, cur)
-		want := conditions.ChangedFields(old, cur, conditions.RelevantAnnotations{key})
+		want := conditions.ChangedFields(old, cur, conditions.WithRelevantAnnotations(key))
 		if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
 			t.Fatalf("changed fields %v, ChangedFields says %v", got, want)
 		}

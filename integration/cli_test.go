@@ -38,8 +38,8 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // TestCLIWatch_ReportsBrokenProvider runs `lbstatus watch` against the

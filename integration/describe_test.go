@@ -30,7 +30,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // runCLI runs the lbstatus binary and returns its exit status and output.

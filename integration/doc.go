@@ -29,5 +29,6 @@ limitations under the License.
 // The module is separate from the root module so that the root never
 // depends on controller-runtime; a replace directive ties it to the
 // checkout it lives in. The package itself is empty: everything is in the
-// tests and in internal/provider, the reference provider they drive.
+// tests; the reference provider they drive is package provider of the
+// root module.
 package integration

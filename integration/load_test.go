@@ -39,8 +39,8 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // loadCapabilities is the provider of the load tests: IPv4 only, TCP and
@@ -62,6 +62,10 @@ type loadScenario struct {
 	services  int
 	mutations int
 	bugs      provider.Bugs
+	// restart stops the provider after a third of the mutations, makes
+	// another third while no provider runs, and starts a new provider,
+	// which remembers nothing, for the rest.
+	restart bool
 }
 
 // loadResult is what a load scenario observed.
@@ -115,6 +119,27 @@ func TestProvider_UnderLoad_L6BugIsCaught(t *testing.T) {
 	}
 }
 
+// TestProvider_UnderLoad_RestartKeepsL6: the provider is stopped in the
+// middle of the load, specs change while it is down, and a new provider
+// that remembers nothing takes over. conditions.Reconcile, given no
+// acted-on Service, moves Provisioning for every Service it finds with
+// conditions, so no spec change goes unacknowledged (L6) and nothing else
+// breaks.
+func TestProvider_UnderLoad_RestartKeepsL6(t *testing.T) {
+	res := runLoad(t, loadScenario{services: 60, mutations: 240, restart: true})
+	if t.Failed() {
+		return
+	}
+	if v := res.violations(t); len(v) > 0 {
+		logFindings(t, v, 20)
+		t.Errorf("the checker reports %d violations on the watch stream of a restarted provider", len(v))
+	}
+	if w := byRule(res.findings, "L6", conformance.SeverityWarning); len(w) > 0 {
+		logFindings(t, w, 10)
+		t.Errorf("%d spec changes were never acknowledged across the restart (L6)", len(w))
+	}
+}
+
 // violations logs the counts of the checker's findings and returns its
 // violations.
 func (r loadResult) violations(t *testing.T) []conformance.Finding {
@@ -140,14 +165,17 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 	client := clientset(t, "lbstatus-load-mutator")
 	str := watchServices(t, client, ns)
 
-	p := provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
-		Capabilities:   loadCapabilities,
-		Namespace:      ns,
-		Workers:        4,
-		ProvisionDelay: 20 * time.Millisecond,
-		Bugs:           sc.bugs,
-	})
-	runProvider(t, p)
+	newProvider := func() *provider.Provider {
+		return provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+			Capabilities:   loadCapabilities,
+			Namespace:      ns,
+			Workers:        4,
+			ProvisionDelay: 20 * time.Millisecond,
+			Bugs:           sc.bugs,
+		})
+	}
+	p := newProvider()
+	stop := startProvider(t, p)
 
 	start := time.Now()
 	names := make([]string, sc.services)
@@ -168,9 +196,27 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 		return err
 	})
 	created := time.Since(start)
-	parallel(t, 4, sc.mutations, seed+1, func(r *rand.Rand, _ int) error {
-		return mutate(client, ns, names[r.IntN(len(names))], r)
-	})
+	mutations := func(n int, seed uint64, keepType bool) {
+		parallel(t, 4, n, seed, func(r *rand.Rand, _ int) error {
+			return mutate(client, ns, names[r.IntN(len(names))], r, keepType)
+		})
+	}
+	if sc.restart {
+		mutations(sc.mutations/3, seed+1, false)
+		stop()
+		t.Logf("provider stopped after %d writes", p.Stats().Writes)
+		// No type changes while no provider runs: the apiserver clears
+		// the ingress of a Service that stops being a LoadBalancer, and
+		// the conditions wait for a provider to remove them (L9), so a
+		// watcher would see Serving=True without ingress (L4) that no
+		// provider could have prevented.
+		mutations(sc.mutations/3, seed+2, true)
+		p = newProvider()
+		startProvider(t, p)
+		mutations(sc.mutations-2*(sc.mutations/3), seed+3, false)
+	} else {
+		mutations(sc.mutations, seed+1, false)
+	}
 	mutated := time.Since(start)
 	if t.Failed() {
 		return loadResult{}
@@ -199,7 +245,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 			// change the final state does not show, such as a required
 			// feature the provider supports, or one undone by the next,
 			// still owes its L6 bump.)
-			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !views[svc.Name].Settled(v1.FromCore(svc)) {
+			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !views[svc.Name].Settled(svc) {
 				problems = append(problems, svc.Name+": the provider has not acted on the latest spec yet")
 			}
 		}
@@ -224,7 +270,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 			svc := &final.Items[i]
 			if last := behind[svc.Name]; last != nil {
 				t.Logf("%s: converged at resourceVersion %s:\n%s\nlast watched at %s:\n%s", svc.Name, svc.ResourceVersion, dump(v1.FromCore(svc)), last.ResourceVersion, dump(last))
-				t.Logf("%s: the provider last acted on:\n%s", svc.Name, dump(p.View(ns, svc.Name).Acted))
+				t.Logf("%s: the provider last acted on:\n%s", svc.Name, dump(v1.FromCore(p.View(ns, svc.Name).Acted)))
 				t.Logf("%s: observations:\n%s", svc.Name, str.historyOf(svc.Name))
 			}
 		}
@@ -255,15 +301,24 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 // runProvider runs p until the test ends.
 func runProvider(t *testing.T, p *provider.Provider) {
 	t.Helper()
+	startProvider(t, p)
+}
+
+// startProvider runs p until the test ends or stop is called, whichever
+// comes first; stop returns once p has stopped.
+func startProvider(t *testing.T, p *provider.Provider) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("provider: %v", err)
 		}
 	})
+	t.Cleanup(stop)
+	return stop
 }
 
 // parallel runs n jobs on the given number of goroutines, each with a
@@ -344,8 +399,11 @@ func setAffinity(svc *corev1.Service, a corev1.ServiceAffinity) {
 
 // mutate makes one random change to the spec of a Service, as a user
 // would: read, change, update, again on a conflict.
-func mutate(client kubernetes.Interface, ns, name string, r *rand.Rand) error {
+func mutate(client kubernetes.Interface, ns, name string, r *rand.Rand, keepType bool) error {
 	kind := r.IntN(20)
+	if keepType {
+		kind = r.IntN(16)
+	}
 	choice := r.Int()
 	backoff := wait.Backoff{Steps: 100, Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Cap: 200 * time.Millisecond}
 	return retry.OnError(backoff, apierrors.IsConflict, func() error {

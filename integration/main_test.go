@@ -75,7 +75,7 @@ func run(m *testing.M) int {
 	api := env.ControlPlane.GetAPIServer()
 	// 10.0.0.0/24, envtest's default, holds 254 ClusterIPs: fewer than the
 	// Services the tests create.
-	api.Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
+	api.Configure().Set("service-cluster-ip-range", "10.0.0.0/16,fd00:10::/108")
 	// Stock authorization is enough: the tests use the admin user.
 	api.Configure().Set("authorization-mode", "RBAC")
 

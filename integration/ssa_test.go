@@ -33,7 +33,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 const (
@@ -63,7 +63,7 @@ func TestSSA_ConditionsMergeAcrossFieldManagers(t *testing.T) {
 
 	// The provider's first sight (L1): Provisioning=True, Serving=False.
 	svc := getService(t, client, ns, name)
-	applyTransition(t, client, conditions.Seen, svc)
+	applyTransition(t, client, conditions.Seen[*corev1.Service], svc)
 
 	// Another controller adds its own condition.
 	applyDNS(t, client, ns, name, metav1.ConditionTrue, "Published", false)
@@ -123,7 +123,7 @@ func TestSSA_ForceApplyTakesOnlyOwnConditions(t *testing.T) {
 	})
 
 	svc := getService(t, client, ns, name)
-	applyTransition(t, client, conditions.Seen, svc)
+	applyTransition(t, client, conditions.Seen[*corev1.Service], svc)
 	svc = getService(t, client, ns, name)
 	tr, err := conditions.Succeeded(svc, provider.Ingress(svc, ssaCapabilities), []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity})
 	if err != nil {
@@ -181,13 +181,13 @@ func TestSSA_ForceApplyTakesOnlyOwnConditions(t *testing.T) {
 	// The Service stops being a LoadBalancer: the provider removes what
 	// it wrote, and only that.
 	svc = getService(t, client, ns, name)
-	core := v1.ToCore(svc)
+	core := svc.DeepCopy()
 	core.Spec.Type = corev1.ServiceTypeClusterIP
 	updated, err := client.CoreV1().Services(ns).Update(ctx, core, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatalf("change type: %v", err)
 	}
-	tr, err = conditions.NotLoadBalancer(v1.FromCore(updated))
+	tr, err = conditions.NotLoadBalancer(updated)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,18 +219,18 @@ func createLoadBalancer(t *testing.T, client kubernetes.Interface, ns, name stri
 	return name
 }
 
-func getService(t *testing.T, client kubernetes.Interface, ns, name string) *v1.Service {
+func getService(t *testing.T, client kubernetes.Interface, ns, name string) *corev1.Service {
 	t.Helper()
 	svc, err := client.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get service %s: %v", name, err)
 	}
-	return v1.FromCore(svc)
+	return svc
 }
 
 // applyTransition decides with ssaCapabilities and applies the transition
 // as the provider.
-func applyTransition(t *testing.T, client kubernetes.Interface, event func(*v1.Service, conditions.Decision, ...conditions.Option) (conditions.Transition, error), svc *v1.Service) {
+func applyTransition(t *testing.T, client kubernetes.Interface, event func(*corev1.Service, conditions.Decision, ...conditions.TransitionOption) (conditions.Transition[*corev1.Service], error), svc *corev1.Service) {
 	t.Helper()
 	tr, err := event(svc, conditions.Decide(svc, ssaCapabilities))
 	if err != nil {
@@ -239,7 +239,7 @@ func applyTransition(t *testing.T, client kubernetes.Interface, event func(*v1.S
 	applyStatus(t, client, tr, providerManager, true)
 }
 
-func applyStatus(t *testing.T, client kubernetes.Interface, tr conditions.Transition, manager string, force bool) {
+func applyStatus(t *testing.T, client kubernetes.Interface, tr conditions.Transition[*corev1.Service], manager string, force bool) {
 	t.Helper()
 	if tr.Apply == nil {
 		t.Fatal("the transition has nothing to apply")
@@ -270,7 +270,7 @@ func applyDNS(t *testing.T, client kubernetes.Interface, ns, name string, status
 
 // assertConditions checks that svc has exactly the conditions of want,
 // type -> "status/reason".
-func assertConditions(t *testing.T, svc *v1.Service, want map[string]string) {
+func assertConditions(t *testing.T, svc *corev1.Service, want map[string]string) {
 	t.Helper()
 	got := map[string]string{}
 	for _, c := range svc.Status.Conditions {
@@ -290,7 +290,7 @@ func assertConditions(t *testing.T, svc *v1.Service, want map[string]string) {
 
 // assertOwned checks which condition types manager owns fields of in the
 // status subresource.
-func assertOwned(t *testing.T, svc *v1.Service, manager string, want []string) {
+func assertOwned(t *testing.T, svc *corev1.Service, manager string, want []string) {
 	t.Helper()
 	var got []string
 	for typ := range ownedConditionFields(t, svc, manager) {
@@ -307,7 +307,7 @@ func assertOwned(t *testing.T, svc *v1.Service, manager string, want []string) {
 // status.conditions that manager owns through the status subresource,
 // read from managedFields (FieldsV1: f:status / f:conditions /
 // k:{"type":...} / f:<field>).
-func ownedConditionFields(t *testing.T, svc *v1.Service, manager string) map[string][]string {
+func ownedConditionFields(t *testing.T, svc *corev1.Service, manager string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for _, mf := range svc.ManagedFields {

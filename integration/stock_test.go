@@ -36,9 +36,9 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
 	"github.com/lbstatus/lbstatus/conformance"
+	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // unknownField is how kube-apiserver names the field it does not have.
@@ -79,7 +79,7 @@ func TestStockCluster_R5_RequiredFeaturesPrunedByDefault(t *testing.T) {
 	if err := json.Unmarshal(raw, &created); err != nil {
 		t.Fatal(err)
 	}
-	stored := getService(t, client, ns, svc.Name)
+	stored := v1.FromCore(getService(t, client, ns, svc.Name))
 	for what, s := range map[string]*v1.Service{"the create response": &created, "a later read": stored} {
 		if got := s.Spec.RequiredLoadBalancerFeatures; len(got) > 0 {
 			t.Errorf("%s has requiredLoadBalancerFeatures %v; a stock apiserver prunes it", what, got)
@@ -182,7 +182,7 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 		!strings.Contains(serving.Message, "required feature SessionAffinity") {
 		t.Errorf("annotation: %v, %v, Serving %+v; want Skip on a refusal naming the required feature", verdict, err, serving)
 	}
-	got, source, errs := v1.RequiredFeatures(svc)
+	got, source, errs := v1.RequiredFeatures(v1.FromCore(svc))
 	if !slices.Equal(got, required) || source != v1.RequiredFeaturesSourceAnnotation || len(errs) > 0 {
 		t.Errorf("annotation read back: %v from %q (%v), want %v from the annotation", got, source, errs, required)
 	}

@@ -28,7 +28,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 // waitCapabilities serves TCP on IPv4 and degrades session affinity.
@@ -113,12 +113,14 @@ func TestWait_Verdicts(t *testing.T) {
 		t.Parallel()
 		client, ns, _ := waitSetup(t, provider.Options{
 			ProvisionDelay: 500 * time.Millisecond,
-			Fail:           func(*v1.Service) string { return "quota exceeded for load balancers" },
+			Fail:           func(*corev1.Service) string { return "quota exceeded for load balancers" },
 		})
 		name := createLoadBalancer(t, client, ns, "quota", nil)
 		svc, verdict, err := waitFor(t, client, ns, name, "", longConditionsTimeout, longProvisionTimeout)
-		if err != nil || verdict.Result != conditions.ResultFail || verdict.Rule != "T2" || !strings.Contains(verdict.Reason, "quota exceeded") {
-			t.Fatalf("Wait: %v, %v; want Fail (T2) with the provider's message", verdict, err)
+		var fail *conditions.FailError
+		if !errors.As(err, &fail) || !errors.Is(err, conditions.ErrInfrastructure) || fail.Verdict != verdict ||
+			verdict.Result != conditions.ResultFail || verdict.Rule != "T2" || !strings.Contains(verdict.Reason, "quota exceeded") {
+			t.Fatalf("Wait: %v, %v; want Fail (T2) with the provider's message, as a *conditions.FailError", verdict, err)
 		}
 		if !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) {
 			t.Errorf("Fail before provisioning ended: %v", svc.Status.Conditions)
@@ -181,12 +183,12 @@ func waitSetup(t *testing.T, opts provider.Options) (kubernetes.Interface, strin
 // waitFor runs conditions.Wait with the given deadlines, bounded by a
 // context that ends well after both, so a Wait that misses its deadlines
 // fails the test instead of hanging it.
-func waitFor(t *testing.T, client kubernetes.Interface, ns, name string, feature v1.LoadBalancerFeature, conditionsTimeout, provisionTimeout time.Duration) (*v1.Service, conditions.Verdict, error) {
+func waitFor(t *testing.T, client kubernetes.Interface, ns, name string, feature v1.LoadBalancerFeature, conditionsTimeout, provisionTimeout time.Duration) (*corev1.Service, conditions.Verdict, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*max(conditionsTimeout, provisionTimeout))
 	defer cancel()
-	svc, verdict, err := conditions.Wait(ctx, client, ns, name, feature,
-		conditions.ConditionsTimeout(conditionsTimeout), conditions.ProvisionTimeout(provisionTimeout))
+	svc, verdict, err := conditions.Wait(ctx, client.CoreV1().Services(ns), name, feature,
+		conditions.WithConditionsTimeout(conditionsTimeout), conditions.WithProvisionTimeout(provisionTimeout))
 	if ctx.Err() != nil {
 		t.Fatalf("Wait missed its deadlines: %v, %v", verdict, err)
 	}

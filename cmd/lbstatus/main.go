@@ -42,6 +42,7 @@ Usage:
   lbstatus watch [flags]               check a live cluster's Services as they change
   lbstatus describe [flags] [svc/NAME]...  show Services' conditions, verdict, findings and Events
   lbstatus explain [RULE]              print a rule's text (all rules without RULE)
+  lbstatus conformance [flags]         run the conformance suite against a cluster's provider
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed, or bad usage.
@@ -93,6 +94,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runWatch(ctx, args[1:], stdout, stderr, e)
 	case "explain":
 		return runExplain(args[1:], stdout, stderr)
+	case "conformance":
+		return runConformance(ctx, args[1:], stdout, stderr)
 	case "describe":
 		return runDescribe(ctx, args[1:], stdout, stderr, defaultDescribeEnv())
 	case "help", "-h", "--help":

@@ -19,10 +19,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"golang.org/x/term"
 )
 
 // Progress of a long check on a terminal: one status line on standard
@@ -45,12 +42,6 @@ type progress struct {
 	objects int64
 	bytes   int64
 	shown   bool // a status line is on the terminal
-}
-
-// isTerminal reports whether w is a terminal: an *os.File on a TTY.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newProgress returns a progress that draws on w, or nil when w is not a

@@ -70,7 +70,7 @@ func (m MaxPoints) apply(t *Timeline) {
 type RelevantAnnotations []string
 
 func (a RelevantAnnotations) apply(t *Timeline) {
-	t.changeOpts = []conditions.Option{conditions.RelevantAnnotations(slices.Clone(a))}
+	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(slices.Clone(a)...)}
 }
 
 // Timeline records, per Service, what happened over a trace: the
@@ -87,7 +87,7 @@ func (a RelevantAnnotations) apply(t *Timeline) {
 // A Timeline is not safe for concurrent use.
 type Timeline struct {
 	maxPoints  int
-	changeOpts []conditions.Option
+	changeOpts []conditions.ChangeOption
 	services   map[key]*Service
 	// seq counts every observation given to the Timeline, all Services
 	// together: input order.

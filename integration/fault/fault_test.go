@@ -32,7 +32,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
-	"github.com/lbstatus/lbstatus/integration/internal/provider"
+	"github.com/lbstatus/lbstatus/provider"
 )
 
 func isGap(l line) bool { return l.Gap != nil }

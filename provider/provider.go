@@ -27,12 +27,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -69,18 +69,33 @@ type Options struct {
 	// Fail, when not nil, is asked at the end of each provisioning; a
 	// non-empty answer makes the provisioning fail in the infrastructure
 	// (Serving=False/Infrastructure) with that message.
-	Fail func(svc *v1.Service) string
+	Fail func(svc *corev1.Service) string
 	// Bugs are deliberate mistakes; none by default.
 	Bugs Bugs
+	// Pool, when not nil, gives each served Service its addresses: one
+	// per IP family the load balancer serves, kept while it serves, never
+	// handed out twice, and recovered from the Services' status when Run
+	// starts. A family with no free address fails the provisioning in the
+	// infrastructure (Serving=False/Infrastructure). Nil: one made-up
+	// IPv4 address per Service (Ingress).
+	Pool *Pool
+	// NoLatencies stops the recording of write latencies in Stats, for a
+	// provider that runs for long: the list would grow without bound.
+	NoLatencies bool
+	// Faults makes the provider obey the fault annotations of a Service
+	// (FailAnnotation, DelayAnnotation, DegradeAnnotation,
+	// StopWritingAnnotation); off by default.
+	Faults bool
 }
 
 // Bugs are deliberate mistakes a Provider can make, so that tests can show
 // that the conformance checker catches them. The zero value makes none.
 type Bugs struct {
 	// SkipProvisioningBump: on a load-balancer-relevant spec change the
-	// provider does not call conditions.SpecUpdated, so an in-place update
-	// of a serving load balancer, or a refusal, is written without moving
-	// Provisioning's lastTransitionTime (breaks L6).
+	// provider tells conditions.Reconcile it had already acted on the new
+	// spec, so an in-place update of a serving load balancer, or a
+	// refusal, is written without moving Provisioning's
+	// lastTransitionTime (breaks L6).
 	SkipProvisioningBump bool
 }
 
@@ -118,16 +133,26 @@ type Provider struct {
 	stats   Stats
 }
 
-// record is what the provider remembers of a Service.
+// record is what the provider remembers of a Service: the two inputs of
+// conditions.Reconcile it cannot read from the Service.
 type record struct {
-	// svc is the Service as the provider last acted on it: the spec its
+	// acted is the Service as the provider last acted on it: the spec its
 	// status describes.
-	svc *v1.Service
-	// ready is when the provisioning under way ends; zero when none is.
-	ready time.Time
+	acted *corev1.Service
 	// changes is the count of spec changes (Provider.changes) the
 	// provider had seen when it acted.
 	changes uint64
+	// lb is the provider's (made-up) load balancer.
+	lb loadBalancer
+}
+
+// loadBalancer is the provider's made-up load balancer of one Service.
+type loadBalancer struct {
+	state conditions.LoadBalancerState
+	// ready is when the provisioning under way ends.
+	ready time.Time
+	// message says what failed.
+	message string
 }
 
 // New returns a Provider that reads and writes Services through client.
@@ -162,7 +187,7 @@ type View struct {
 	// Acted is the Service as the provider last acted on it: the spec its
 	// status describes. Nil when the provider has not acted on it yet, or
 	// no longer handles it (deleted, not a LoadBalancer, not its class).
-	Acted *v1.Service
+	Acted *corev1.Service
 	// ChangePending says that a load-balancer-relevant spec change was
 	// delivered after the provider last acted: it owes an
 	// acknowledgement (L6).
@@ -177,8 +202,8 @@ func (p *Provider) View(namespace, name string) View {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v := View{ResourceVersion: p.seen[key]}
-	if rec, ok := p.acted[key]; ok {
-		v.Acted = rec.svc.DeepCopy()
+	if rec, ok := p.acted[key]; ok && rec.acted != nil {
+		v.Acted = rec.acted.DeepCopy()
 		v.ChangePending = rec.changes != p.changes[key]
 	} else {
 		v.ChangePending = p.changes[key] > 0
@@ -191,7 +216,7 @@ func (p *Provider) View(namespace, name string) View {
 // seen this very version, acted on its load-balancer-relevant spec, and
 // seen no change since. A provisioning under way is not covered: its end
 // is still owed. A nil svc is never settled.
-func (v View) Settled(svc *v1.Service) bool {
+func (v View) Settled(svc *corev1.Service) bool {
 	return svc != nil && v.ResourceVersion == svc.ResourceVersion && !v.ChangePending &&
 		v.Acted != nil && len(conditions.ChangedFields(v.Acted, svc)) == 0
 }
@@ -206,7 +231,7 @@ func (p *Provider) delivered(old, obj any) {
 	key := svc.Namespace + "/" + svc.Name
 	changed := false
 	if prev, ok := old.(*corev1.Service); ok {
-		changed = len(conditions.ChangedFields(v1.FromCore(prev), v1.FromCore(svc))) > 0
+		changed = len(conditions.ChangedFields(prev, svc)) > 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -287,6 +312,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("service informer did not sync")
 	}
+	p.recover(lister)
 
 	var wg sync.WaitGroup
 	for range max(p.opts.Workers, 1) {
@@ -325,9 +351,17 @@ func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingIn
 	return true
 }
 
-// reconcile brings the status of one Service in line with its spec. It
-// returns how long to wait before the Service needs another look (a
-// provisioning under way), or an error to retry.
+// reconcile brings the status of one Service in line with its spec with
+// one call of conditions.Reconcile. It returns how long to wait before the
+// Service needs another look (a provisioning under way), or an error to
+// retry.
+//
+// The provider keeps in memory only what Reconcile cannot read from the
+// Service: the Service it last acted on, and its load balancer. After a
+// restart it knows neither: it passes a nil acted, so that Reconcile moves
+// Provisioning once for a change it may have missed (L6), and it finds its
+// load balancer from the status it wrote (serving, failed, or to be
+// provisioned again).
 func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters.ServiceLister) (time.Duration, error) {
 	namespace, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -337,7 +371,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	// change delivered meanwhile is acted on by the next reconcile, not
 	// counted as acted on now.
 	changes := p.changeCount(key)
-	core, err := lister.Services(namespace).Get(name)
+	svc, err := lister.Services(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		p.forget(key)
 		return 0, nil
@@ -345,123 +379,129 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	if err != nil {
 		return 0, err
 	}
-	svc := v1.FromCore(core)
-	decision := conditions.Decide(svc, p.opts.Capabilities)
-	conds := svc.Status.Conditions
-	known := conditions.Get(conds, v1.LoadBalancerConditionServing) != nil || conditions.Get(conds, v1.LoadBalancerConditionProvisioning) != nil
-	rec := p.record(key)
-	last := rec.svc
-
-	var (
-		tr    conditions.Transition
-		after time.Duration
-		// provisioning: this reconcile starts (or restarts) a
-		// provisioning, which ends after the delay.
-		provisioning bool
-	)
-	switch {
-	case decision.Action == conditions.ActionIgnore:
-		// Not a LoadBalancer (any more), or not ours (P1). Remove what
-		// this field manager wrote, if anything (L9).
-		if !conditions.HasKEPConditions(conds) && len(svc.Status.LoadBalancer.Ingress) == 0 {
-			p.forget(key)
-			return 0, nil
-		}
-		if tr, err = conditions.NotLoadBalancer(svc); err != nil {
-			return 0, err
-		}
-	case !known:
-		// First sight (L1).
-		if tr, err = conditions.Seen(svc, decision); err != nil {
-			return 0, err
-		}
-		provisioning = decision.Action == conditions.ActionProvision
-	case last == nil || rec.changes != changes || len(conditions.ChangedFields(last, svc)) > 0:
-		// A load-balancer-relevant change (L6), or several, even ones
-		// that undid each other; after a restart of the provider every
-		// Service counts as changed.
-		work := svc
-		if !p.opts.Bugs.SkipProvisioningBump {
-			old := last
-			if len(conditions.ChangedFields(last, svc)) == 0 {
-				// Changes that undid each other are still owed
-				// their acknowledgement; for a nil old, SpecUpdated
-				// bumps.
-				old = nil
-			}
-			bumped, err := conditions.SpecUpdated(old, svc)
-			if err != nil {
-				return 0, err
-			}
-			work = withStatus(svc, bumped.Status)
-			tr = bumped
-		}
-		switch wc := work.Status.Conditions; {
-		case conditions.IsTrue(wc, v1.LoadBalancerConditionProvisioning):
-			// Still provisioning (or SpecUpdated reopened it): the end
-			// is written later, for the spec of that time.
-			provisioning = true
-		case decision.Action == conditions.ActionProvision && !conditions.IsTrue(wc, v1.LoadBalancerConditionServing):
-			// Nothing is served: provision again.
-			if tr, err = conditions.ProvisioningStarted(work, conditions.StopServing); err != nil {
-				return 0, err
-			}
-			provisioning = true
-		default:
-			// Update the serving load balancer in place, or refuse.
-			if tr, err = p.finish(work, decision); err != nil {
-				return 0, err
-			}
-		}
-	case conditions.IsTrue(conds, v1.LoadBalancerConditionProvisioning):
-		// Provisioning is under way and the spec has not changed since
-		// it started: end it when its time has come. (Events, such as
-		// the provider's own write, bring the Service back earlier.)
-		if wait := time.Until(rec.ready); !rec.ready.IsZero() && wait > 0 {
-			return wait, nil
-		}
-		if tr, err = p.finish(svc, decision); err != nil {
-			return 0, err
-		}
+	rec, known := p.record(key)
+	acted := rec.acted
+	if acted != nil && rec.changes != changes {
+		// Changes that undid each other are still owed their
+		// acknowledgement: not knowing what was acted on, Reconcile
+		// counts the spec as changed.
+		acted = nil
+	}
+	if !known {
+		rec.lb = fromStatus(svc)
 	}
 
-	if tr.Apply != nil && !apiequality.Semantic.DeepEqual(svc.Status, tr.Status) {
-		if err := p.write(ctx, svc, tr); err != nil {
+	now := time.Now()
+	decision := conditions.Decide(svc, p.opts.Capabilities)
+	if p.opts.Bugs.SkipProvisioningBump && decision.Action != conditions.ActionIgnore {
+		acted = svc
+	}
+	f := p.faultsOf(svc)
+	var after time.Duration
+	if decision.Action == conditions.ActionProvision {
+		after = p.ensure(key, svc, rec, &rec.lb, now, f)
+	} else {
+		rec.lb = loadBalancer{} // nothing to serve: deleted, or never made
+		p.opts.Pool.Release(key)
+	}
+	r, err := conditions.Reconcile(svc, p.opts.Capabilities, acted, p.state(key, svc, rec.lb, decision, f))
+	if err != nil {
+		return 0, err
+	}
+	if r.Apply != nil && !f.stopWriting {
+		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
 	}
 	if decision.Action == conditions.ActionIgnore {
-		p.forget(key)
+		// Let go: acted on while ignored, so that a later write by
+		// another provider is not removed.
+		p.remember(key, record{acted: svc, changes: changes})
 		return 0, nil
 	}
-	rec = record{svc: svc, changes: changes}
-	if provisioning {
-		after = max(p.opts.ProvisionDelay, time.Nanosecond)
-		rec.ready = time.Now().Add(p.opts.ProvisionDelay)
-	}
-	p.remember(key, rec)
+	p.remember(key, record{acted: svc, changes: changes, lb: rec.lb})
 	return after, nil
 }
 
-// finish ends a provisioning, or updates a serving load balancer: refused
-// (Unsupported), failed in the infrastructure (Options.Fail), or serving
-// with the decision's degradations.
-func (p *Provider) finish(svc *v1.Service, decision conditions.Decision) (conditions.Transition, error) {
-	if decision.Action == conditions.ActionRefuse {
-		return conditions.Failed(svc, v1.LoadBalancerReasonUnsupported, decision.Message())
+// fromStatus finds the provider's load balancer of svc from the status it
+// wrote, after a restart: serving, failed, or absent (provisioned again).
+func fromStatus(svc *corev1.Service) loadBalancer {
+	conds := svc.Status.Conditions
+	switch serving := conditions.Get(conds, v1.LoadBalancerConditionServing); {
+	case serving == nil:
+	case serving.Status == metav1.ConditionTrue && len(svc.Status.LoadBalancer.Ingress) > 0:
+		return loadBalancer{state: conditions.LoadBalancerReady}
+	case serving.Reason == string(v1.LoadBalancerReasonInfrastructure):
+		return loadBalancer{state: conditions.LoadBalancerFailed, message: serving.Message}
 	}
-	if p.opts.Fail != nil {
-		if msg := p.opts.Fail(svc); msg != "" {
-			return conditions.Failed(svc, v1.LoadBalancerReasonInfrastructure, msg)
-		}
-	}
-	return conditions.Succeeded(svc, Ingress(svc, p.opts.Capabilities), decision.Degraded)
+	return loadBalancer{}
 }
 
-// write applies tr to the status subresource, as of the resourceVersion
-// svc was read at.
-func (p *Provider) write(ctx context.Context, svc *v1.Service, tr conditions.Transition) error {
-	apply := tr.Apply.WithResourceVersion(svc.ResourceVersion)
+// ensure brings the made-up load balancer lb of svc in line with its spec,
+// and returns when to look again. A serving load balancer is updated in
+// place at once; one that serves nothing is (re)provisioned, which takes
+// Options.ProvisionDelay and may fail (Options.Fail).
+func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadBalancer, now time.Time, f faults) time.Duration {
+	changed := rec.acted == nil || len(conditions.ChangedFields(rec.acted, svc)) > 0
+	switch lb.state {
+	case conditions.LoadBalancerReady:
+		// Updated in place, if changed; its addresses may have to change
+		// with the spec (families, a requested address).
+		if _, err := p.addresses(key, svc); err != nil {
+			*lb = loadBalancer{state: conditions.LoadBalancerFailed, message: err.Error()}
+		}
+		return 0
+	case conditions.LoadBalancerFailed:
+		if !changed {
+			return 0
+		}
+	case conditions.LoadBalancerProvisioning:
+		if wait := lb.ready.Sub(now); wait > 0 {
+			return wait
+		}
+		msg := f.fail
+		if p.opts.Fail != nil {
+			msg = cmp.Or(p.opts.Fail(svc), msg)
+		}
+		if msg == "" {
+			if _, err := p.addresses(key, svc); err != nil {
+				msg = err.Error()
+			}
+		}
+		if msg != "" {
+			*lb = loadBalancer{state: conditions.LoadBalancerFailed, message: msg}
+			return 0
+		}
+		*lb = loadBalancer{state: conditions.LoadBalancerReady}
+		return 0
+	}
+	delay := p.opts.ProvisionDelay
+	if f.hasDelay {
+		delay = f.delay
+	}
+	*lb = loadBalancer{state: conditions.LoadBalancerProvisioning, ready: now.Add(delay)}
+	return max(delay, time.Nanosecond)
+}
+
+// state is lb as conditions.Reconcile reads it.
+func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decision conditions.Decision, f faults) conditions.LoadBalancer {
+	out := conditions.LoadBalancer{State: lb.state, Message: lb.message, KeepServing: conditions.KeepServing}
+	if lb.state == conditions.LoadBalancerReady {
+		out.Ingress = Ingress(svc, p.opts.Capabilities)
+		if p.opts.Pool != nil {
+			// ensure allocated them; asking again returns the same.
+			addrs, _ := p.addresses(key, svc)
+			out.Ingress = withAddresses(out.Ingress, addrs)
+		}
+		out.Degraded = degraded(svc, decision, f)
+	}
+	return out
+}
+
+// write applies apply to the status subresource, as of the
+// resourceVersion svc was read at.
+func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1ac.ServiceApplyConfiguration) error {
+	apply = apply.WithResourceVersion(svc.ResourceVersion)
 	start := time.Now()
 	_, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: p.manager, Force: true})
 	elapsed := time.Since(start)
@@ -470,7 +510,9 @@ func (p *Provider) write(ctx context.Context, svc *v1.Service, tr conditions.Tra
 	switch {
 	case err == nil:
 		p.stats.Writes++
-		p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		if !p.opts.NoLatencies {
+			p.stats.Latencies = append(p.stats.Latencies, elapsed)
+		}
 	case apierrors.IsConflict(err):
 		p.stats.Conflicts++
 	}
@@ -480,10 +522,11 @@ func (p *Provider) write(ctx context.Context, svc *v1.Service, tr conditions.Tra
 	return nil
 }
 
-func (p *Provider) record(key string) record {
+func (p *Provider) record(key string) (record, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.acted[key]
+	rec, ok := p.acted[key]
+	return rec, ok
 }
 
 func (p *Provider) remember(key string, rec record) {
@@ -493,16 +536,10 @@ func (p *Provider) remember(key string, rec record) {
 }
 
 func (p *Provider) forget(key string) {
+	p.opts.Pool.Release(key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.acted, key)
-}
-
-// withStatus returns a shallow copy of svc with another status.
-func withStatus(svc *v1.Service, status v1.ServiceStatus) *v1.Service {
-	out := *svc
-	out.Status = status
-	return &out
 }
 
 // Ingress returns the made-up ingress of svc's load balancer: one IP in
@@ -510,7 +547,7 @@ func withStatus(svc *v1.Service, status v1.ServiceStatus) *v1.Service {
 // the load balancer serves: those whose protocol caps supports, and, when
 // caps cannot mix protocols, only those of the first such port's protocol.
 // A nil svc gives nil.
-func Ingress(svc *v1.Service, caps conditions.Capabilities) []corev1.LoadBalancerIngress {
+func Ingress(svc *corev1.Service, caps conditions.Capabilities) []corev1.LoadBalancerIngress {
 	if svc == nil {
 		return nil
 	}

@@ -1,0 +1,426 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command lbstatus-provider runs the reference load-balancer provider of
+// lbstatus (package provider) against a cluster. It has no data plane:
+// the addresses it writes are not reachable; it exists for control-plane
+// and client-logic tests.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/provider"
+)
+
+const usage = `lbstatus-provider runs the reference KEP-4631 load-balancer provider.
+
+It writes the LoadBalancerServing, LoadBalancerProvisioning and
+LoadBalancerDegraded conditions and an ingress address from its IP pools on
+the LoadBalancer Services of its class. It has NO DATA PLANE: the addresses
+are not reachable. It exists for control-plane and client-logic tests
+(e2e suites, lbstatus conformance, lbstatus watch).
+
+Usage: lbstatus-provider [flags]
+
+Capabilities are all on by default; each --no-* flag or --unsupported value
+takes one away, so that each refusal and degradation of the rules can be
+produced. With --faults, a Service's annotations make it fail on purpose:
+  provider.lbstatus.github.io/fail: "message"     provisioning fails (Infrastructure)
+  provider.lbstatus.github.io/delay: "45s"        provisioning takes that long
+  provider.lbstatus.github.io/degrade: "Ports"    served degraded in these features
+  provider.lbstatus.github.io/stop-writing: "true" no more status writes
+
+Exit status: 0 stopped by a signal, 1 lost the lease or failed, 2 bad usage.
+
+Examples:
+  # Serve Services of class example.com/lb with the default pools.
+  lbstatus-provider --class example.com/lb
+  # Serve Services without a class, IPv4 only, with faults on demand.
+  lbstatus-provider --default-class --ip-families IPv4 --faults
+  # Refuse session affinity, degrade source ranges, leader election on.
+  lbstatus-provider --class example.com/lb --unsupported SessionAffinity,LoadBalancerSourceRanges \
+      --refuse SessionAffinity --leader-elect
+
+Flags:
+`
+
+// bugs maps --bug values to the provider's deliberate mistakes.
+var bugs = map[string]func(*provider.Bugs){
+	"SkipProvisioningBump": func(b *provider.Bugs) { b.SkipProvisioningBump = true },
+}
+
+type flags struct {
+	cluster        *genericclioptions.ConfigFlags
+	classes        []string
+	defaultClass   bool
+	pools          []string
+	families       []string
+	noDualStack    bool
+	protocols      []string
+	noMixed        bool
+	needNodePorts  bool
+	unsupported    []string
+	refuse         []string
+	unknown        []string
+	delay          time.Duration
+	workers        int
+	fieldManager   string
+	faults         bool
+	bugs           []string
+	leaderElect    bool
+	leaseNamespace string
+	leaseName      string
+	healthAddr     string
+	metricsAddr    string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it parses args, then runs the provider
+// until ctx ends. Bad usage is one line on stderr and exit status 2.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	f, opts, code, done := parse(args, stderr)
+	if done {
+		return code
+	}
+	return connectAndServe(ctx, f, opts, stderr)
+}
+
+// parse parses args into flags and the provider's options. done says the
+// program is over, with code its exit status: help (0) or bad usage (2,
+// one line on stderr).
+func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, code int, done bool) {
+	fs := pflag.NewFlagSet("lbstatus-provider", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.cluster = genericclioptions.NewConfigFlags(true)
+	f.cluster.AddFlags(fs)
+	fs.StringSliceVar(&f.classes, "class", nil, "loadBalancerClass the provider handles; repeatable")
+	fs.BoolVar(&f.defaultClass, "default-class", false, "also handle Services without a loadBalancerClass")
+	fs.StringSliceVar(&f.pools, "pool", []string{"198.18.0.0/16", "fd00:1b::/112"}, "IPv4 and IPv6 CIDRs the addresses come from")
+	fs.StringSliceVar(&f.families, "ip-families", []string{"IPv4", "IPv6"}, "IP families the load balancers serve")
+	fs.BoolVar(&f.noDualStack, "no-dual-stack", false, "serve a dual-stack Service on one family only (Degraded IPFamiliesNotSupported)")
+	fs.StringSliceVar(&f.protocols, "protocols", []string{"TCP", "UDP", "SCTP"}, "L4 protocols the load balancers serve")
+	fs.BoolVar(&f.noMixed, "no-mixed-protocols", false, "serve one protocol per Service (Degraded PortsNotSupported)")
+	fs.BoolVar(&f.needNodePorts, "need-node-ports", false, "refuse Services with allocateLoadBalancerNodePorts false")
+	fs.StringSliceVar(&f.unsupported, "unsupported", nil, "features not implemented: SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges, ExternalTrafficPolicy (no source-IP preservation)")
+	fs.StringSliceVar(&f.refuse, "refuse", nil, "unsupported features of P3 to refuse rather than degrade")
+	fs.StringSliceVar(&f.unknown, "unknown-features", nil, "required features the provider does not know (refused when required)")
+	fs.DurationVar(&f.delay, "provision-delay", 2*time.Second, "how long provisioning takes")
+	fs.IntVar(&f.workers, "workers", 4, "Services reconciled at once")
+	fs.StringVar(&f.fieldManager, "field-manager", provider.DefaultFieldManager, "field manager of the status writes")
+	fs.BoolVar(&f.faults, "faults", false, "obey the fault annotations of Services")
+	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease, for several replicas")
+	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease; default: the kubeconfig's")
+	fs.StringVar(&f.leaseName, "leader-election-id", "lbstatus-provider", "name of the Lease")
+	fs.StringVar(&f.healthAddr, "health-addr", ":8081", "address of /healthz and /readyz; empty: none")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "address of /metrics; empty: none")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return f, opts, 0, true
+		}
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
+		return f, opts, 2, true
+	}
+	opts, err := f.options()
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("no arguments expected, got %q", fs.Args())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
+		return f, opts, 2, true
+	}
+	return f, opts, 0, false
+}
+
+// connectAndServe builds a client from the cluster flags and serves until
+// ctx ends.
+func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr io.Writer) int {
+	cfg, err := f.cluster.ToRESTConfig()
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus-provider: loading kubeconfig: %v\n", err)
+		return 2
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "lbstatus-provider"
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
+		return 2
+	}
+	if err := serve(ctx, f, client, opts, stderr); err != nil {
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// options turns the flags into the provider's options; a value it does not
+// know is an error naming the flag.
+func (f *flags) options() (provider.Options, error) {
+	if len(f.classes) == 0 && !f.defaultClass {
+		return provider.Options{}, errors.New("no Service to handle: give --class, --default-class or both")
+	}
+	pool, err := provider.NewPool(f.pools...)
+	if err != nil {
+		return provider.Options{}, fmt.Errorf("--pool: %w", err)
+	}
+	caps := conditions.Capabilities{
+		DualStack:                !f.noDualStack,
+		MixedProtocols:           !f.noMixed,
+		WithoutNodePorts:         !f.needNodePorts,
+		SessionAffinity:          true,
+		LoadBalancerSourceRanges: true,
+		LoadBalancerIP:           true,
+		PreserveSourceIP:         true,
+		Classes:                  f.classes,
+		DefaultClass:             f.defaultClass,
+	}
+	for _, s := range f.families {
+		fam := corev1.IPFamily(s)
+		if fam != corev1.IPv4Protocol && fam != corev1.IPv6Protocol {
+			return provider.Options{}, fmt.Errorf("--ip-families: unknown family %q: want IPv4 or IPv6", s)
+		}
+		caps.IPFamilies = append(caps.IPFamilies, fam)
+	}
+	for _, s := range f.protocols {
+		proto := corev1.Protocol(strings.ToUpper(s))
+		if proto != corev1.ProtocolTCP && proto != corev1.ProtocolUDP && proto != corev1.ProtocolSCTP {
+			return provider.Options{}, fmt.Errorf("--protocols: unknown protocol %q: want TCP, UDP or SCTP", s)
+		}
+		caps.Protocols = append(caps.Protocols, proto)
+	}
+	for _, s := range f.unsupported {
+		switch v1.LoadBalancerFeature(s) {
+		case v1.LoadBalancerFeatureSessionAffinity:
+			caps.SessionAffinity = false
+		case v1.LoadBalancerFeatureLoadBalancerIP:
+			caps.LoadBalancerIP = false
+		case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
+			caps.LoadBalancerSourceRanges = false
+		case v1.LoadBalancerFeatureExternalTrafficPolicy:
+			caps.PreserveSourceIP = false
+		default:
+			return provider.Options{}, fmt.Errorf("--unsupported: %q is not one of SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges, ExternalTrafficPolicy (IPFamilies and Ports: see --ip-families, --no-dual-stack, --protocols, --no-mixed-protocols)", s)
+		}
+	}
+	for _, s := range f.refuse {
+		feat := v1.LoadBalancerFeature(s)
+		if !slices.Contains([]v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureLoadBalancerIP, v1.LoadBalancerFeatureLoadBalancerSourceRanges}, feat) {
+			return provider.Options{}, fmt.Errorf("--refuse: %q is not a feature of P3 (SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges)", s)
+		}
+		caps.RefuseUnsupported = append(caps.RefuseUnsupported, feat)
+	}
+	for _, feat := range v1.LoadBalancerFeatures {
+		if !slices.Contains(f.unknown, string(feat)) {
+			caps.KnownFeatures = append(caps.KnownFeatures, feat)
+		}
+	}
+	for _, s := range f.unknown {
+		if !v1.LoadBalancerFeature(s).IsKnown() {
+			return provider.Options{}, fmt.Errorf("--unknown-features: %q is not a feature", s)
+		}
+	}
+	opts := provider.Options{
+		Capabilities:   caps,
+		Namespace:      *f.cluster.Namespace,
+		FieldManager:   f.fieldManager,
+		Workers:        f.workers,
+		ProvisionDelay: f.delay,
+		Pool:           pool,
+		Faults:         f.faults,
+		NoLatencies:    true,
+	}
+	for _, b := range f.bugs {
+		set, ok := bugs[b]
+		if !ok {
+			return provider.Options{}, fmt.Errorf("--bug: unknown bug %q: want SkipProvisioningBump", b)
+		}
+		set(&opts.Bugs)
+	}
+	if f.workers < 1 {
+		return provider.Options{}, fmt.Errorf("--workers %d: want at least 1", f.workers)
+	}
+	return opts, nil
+}
+
+// serve runs the health and metrics endpoints, and the provider: at once,
+// or while it holds the Lease. It returns nil when ctx ends.
+func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provider.Options, stderr io.Writer) error {
+	p := provider.New(client, opts)
+	var ready, leading atomic.Bool
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	errs := make(chan error, 3)
+	if f.healthAddr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+			// Ready: reconciling, or a standby waiting for the Lease.
+			if !ready.Load() {
+				http.Error(w, "not started", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ok")
+		})
+		if err := listen(ctx, f.healthAddr, mux, errs); err != nil {
+			return err
+		}
+	}
+	if f.metricsAddr != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "lbstatus_provider_status_writes_total", Help: "Status writes that succeeded."},
+				func() float64 { return float64(p.Stats().Writes) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "lbstatus_provider_status_conflicts_total", Help: "Status writes refused for a stale read, then retried."},
+				func() float64 { return float64(p.Stats().Conflicts) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "lbstatus_provider_pool_addresses_in_use", Help: "Pool addresses handed out."},
+				func() float64 { return float64(opts.Pool.InUse()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "lbstatus_provider_leader", Help: "1 while this replica reconciles."},
+				func() float64 {
+					if leading.Load() {
+						return 1
+					}
+					return 0
+				}),
+		)
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		if err := listen(ctx, f.metricsAddr, mux, errs); err != nil {
+			return err
+		}
+	}
+
+	runProvider := func(ctx context.Context) {
+		leading.Store(true)
+		defer leading.Store(false)
+		if err := p.Run(ctx); err != nil {
+			errs <- err
+		}
+	}
+	if !f.leaderElect {
+		ready.Store(true)
+		go func() {
+			runProvider(ctx)
+			cancel()
+		}()
+	} else {
+		ns := f.leaseNamespace
+		if ns == "" {
+			var err error
+			if ns, _, err = f.cluster.ToRawKubeConfigLoader().Namespace(); err != nil {
+				return fmt.Errorf("leader election namespace: %w", err)
+			}
+		}
+		host, _ := os.Hostname()
+		id := host + "_" + rand.String(8)
+		lock := &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: ns, Name: f.leaseName},
+			Client:     client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: id},
+		}
+		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock:            lock,
+			LeaseDuration:   15 * time.Second,
+			RenewDeadline:   10 * time.Second,
+			RetryPeriod:     2 * time.Second,
+			ReleaseOnCancel: true,
+			Name:            f.leaseName,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: runProvider,
+				OnStoppedLeading: func() {
+					if ctx.Err() == nil {
+						errs <- fmt.Errorf("lost the Lease %s/%s", ns, f.leaseName)
+					}
+				},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("leader election: %w", err)
+		}
+		ready.Store(true)
+		go func() {
+			le.Run(ctx)
+			cancel()
+		}()
+		fmt.Fprintf(stderr, "lbstatus-provider: %s waits for the Lease %s/%s\n", id, ns, f.leaseName)
+	}
+	select {
+	case err := <-errs:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// listen serves handler on addr until ctx ends; an address that cannot be
+// bound is an error at once, a server that fails later goes to errs.
+func listen(ctx context.Context, addr string, handler http.Handler, errs chan<- error) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs <- err
+		}
+	}()
+	return nil
+}

@@ -1,0 +1,122 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/lbstatus/lbstatus/provider"
+)
+
+func TestRun_Usage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"help shows an example", []string{"--help"}, 0, "lbstatus-provider --class example.com/lb"},
+		{"no class", nil, 2, "give --class, --default-class or both"},
+		{"bad pool", []string{"--class", "c", "--pool", "198.18.0.1/24"}, 2, "--pool"},
+		{"bad family", []string{"--class", "c", "--ip-families", "IPv5"}, 2, `unknown family "IPv5"`},
+		{"bad protocol", []string{"--class", "c", "--protocols", "QUIC"}, 2, `unknown protocol "QUIC"`},
+		{"bad unsupported", []string{"--class", "c", "--unsupported", "Ports"}, 2, "--unsupported"},
+		{"refuse outside P3", []string{"--class", "c", "--refuse", "ExternalTrafficPolicy"}, 2, "not a feature of P3"},
+		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
+		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run(context.Background(), tc.args, &stderr)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
+			}
+			if code == 2 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+				t.Errorf("more than one line: %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestOptions_CapabilitiesFromFlags(t *testing.T) {
+	f := flags{
+		cluster:     nil,
+		classes:     []string{"example.com/lb"},
+		pools:       []string{"198.18.0.0/24"},
+		families:    []string{"IPv4"},
+		noDualStack: true,
+		protocols:   []string{"tcp"},
+		unsupported: []string{"SessionAffinity", "ExternalTrafficPolicy"},
+		refuse:      []string{"SessionAffinity"},
+		unknown:     []string{"Ports"},
+		workers:     2,
+		bugs:        []string{"SkipProvisioningBump"},
+	}
+	empty := ""
+	f.cluster = newConfigFlagsForTest(&empty)
+	opts, err := f.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := opts.Capabilities
+	if c.SessionAffinity || c.PreserveSourceIP || !c.LoadBalancerIP || c.DualStack || len(c.IPFamilies) != 1 ||
+		len(c.Protocols) != 1 || c.Protocols[0] != "TCP" || len(c.RefuseUnsupported) != 1 || len(c.KnownFeatures) != 5 {
+		t.Errorf("capabilities %+v do not follow the flags", c)
+	}
+	if !opts.Bugs.SkipProvisioningBump || opts.Pool == nil || opts.Bugs == (provider.Bugs{}) {
+		t.Errorf("options %+v: want the bug and a pool", opts)
+	}
+}
+
+func newConfigFlagsForTest(namespace *string) *genericclioptions.ConfigFlags {
+	cf := genericclioptions.NewConfigFlags(false)
+	cf.Namespace = namespace
+	return cf
+}
+
+// TestDeployment_ArgsParse: the shipped Deployment's arguments are ones the
+// program accepts, with leader election and both endpoints on.
+func TestDeployment_ArgsParse(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/provider/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		t.Fatalf("deployment.yaml: %v", err)
+	}
+	args := d.Spec.Template.Spec.Containers[0].Args
+	var stderr bytes.Buffer
+	f, opts, code, done := parse(args, &stderr)
+	if done {
+		t.Fatalf("args %q: exit %d: %s", args, code, stderr.String())
+	}
+	if !f.leaderElect || f.healthAddr == "" || f.metricsAddr == "" || len(opts.Capabilities.Classes) != 1 || opts.Pool == nil {
+		t.Errorf("args %q: flags %+v, want a class, a pool, leader election and both endpoints", args, f)
+	}
+}

@@ -1,0 +1,168 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lbstatus/lbstatus/conformance/suite"
+)
+
+const conformanceUsage = `Usage: lbstatus conformance [flags]
+
+Runs the conformance suite of KEP-4631 (section 9 of the rules) against the
+load-balancer provider of a live cluster: each test creates Services in a
+namespace of its own, watches every status write the provider makes, checks
+each one against the rules, and deletes its namespace afterwards. The report
+(YAML or JSON) lists each test's result and the support of each feature.
+
+The provider under test is selected by --class, or, without it, is the one
+that serves Services without a loadBalancerClass. The account needs to
+create and delete namespaces and Services.
+
+Exit status: 0 no test failed (the report says success, or partial when a
+test was skipped or not run), 1 a test failed, 2 bad usage or a cluster that
+cannot be reached.
+
+Examples:
+  # Test the provider of class example.com/lb; write the report to a file.
+  lbstatus conformance --class example.com/lb --report report.yaml
+  # Only the basic and spec-change tests, JSON on stdout.
+  lbstatus conformance --run Basic,SpecChange -o json
+  # The feature tests, through another kubeconfig context.
+  lbstatus conformance --context kind-kind --run Feature/
+
+Flags:
+`
+
+// conformanceFlags are the flags of lbstatus conformance.
+type conformanceFlags struct {
+	cluster        *clusterFlags
+	opts           suite.Options
+	run            []string
+	output         string
+	report         string
+	noRequired     bool
+	implementation suite.Implementation
+}
+
+func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f conformanceFlags
+	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.cluster = addClusterFlags(fs)
+	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
+	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
+	fs.IntVar(&f.opts.Parallelism, "parallel", suite.DefaultParallelism, "how many tests run at once")
+	fs.DurationVar(&f.opts.ConditionsTimeout, "conditions-timeout", suite.DefaultConditionsTimeout, "deadline for a Service's first conditions (L8)")
+	fs.DurationVar(&f.opts.ProvisionTimeout, "provision-timeout", suite.DefaultProvisionTimeout, "deadline for provisioning to end (L8)")
+	fs.DurationVar(&f.opts.SettlePeriod, "settle-period", suite.DefaultSettlePeriod, "how long ForeignClass waits for a write that must not come")
+	fs.StringVar(&f.opts.LoadBalancerIP, "load-balancer-ip", suite.DefaultLoadBalancerIP, "the address Feature/LoadBalancerIP requests")
+	fs.StringVar(&f.opts.NamespacePrefix, "namespace-prefix", suite.DefaultNamespacePrefix, "start of the name of each test's namespace")
+	fs.StringSliceVar(&f.opts.RelevantAnnotations, "relevant-annotation", nil, "annotation key the provider reads, whose change it must acknowledge (L6); repeatable")
+	fs.BoolVar(&f.noRequired, "no-required-features", false, "the provider reads no required features (neither the spec field nor the annotation): skip the tests that require one")
+	fs.StringVarP(&f.output, "output", "o", "yaml", "report format: yaml or json")
+	fs.StringVar(&f.report, "report", "", "write the report to this file instead of stdout")
+	fs.StringVar(&f.implementation.Organization, "organization", "", "the provider's organization, for the report")
+	fs.StringVar(&f.implementation.Project, "project", "", "the provider's project, for the report")
+	fs.StringVar(&f.implementation.URL, "url", "", "the provider's URL, for the report")
+	fs.StringVar(&f.implementation.Version, "version", "", "the provider's version, for the report")
+	fs.StringSliceVar(&f.implementation.Contact, "contact", nil, "who to contact about the provider, for the report; repeatable")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, conformanceUsage)
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lbstatus: conformance takes no arguments, got %q\n", fs.Args())
+		return exitInput
+	}
+	format := suite.Format(f.output)
+	if format != suite.FormatYAML && format != suite.FormatJSON {
+		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use yaml or json\n", f.output)
+		return exitInput
+	}
+	if f.opts.Parallelism < 1 {
+		fmt.Fprintf(stderr, "lbstatus: --parallel %d: want at least 1\n", f.opts.Parallelism)
+		return exitInput
+	}
+	conn, err := f.cluster.connect()
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
+	f.opts.Run = f.run
+	f.opts.NoRequiredFeatures = f.noRequired
+	f.opts.Implementation = f.implementation
+	if isTerminal(stderr) {
+		// Progress only for a person watching; piped runs stay quiet.
+		start := time.Now()
+		f.opts.Progress = func(tr suite.TestReport) {
+			line := fmt.Sprintf("%-7s %-40s %s", strings.ToUpper(string(tr.Result)), tr.Name, tr.Duration)
+			if tr.Reason != "" {
+				line += "  " + tr.Reason
+			}
+			fmt.Fprintf(stderr, "[%s] %s\n", time.Since(start).Round(time.Second), line)
+		}
+	}
+	report, err := suite.Run(ctx, conn.client, f.opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %s: %v\n", conn.host, err)
+		return exitInput
+	}
+	out := stdout
+	if f.report != "" {
+		file, err := os.Create(f.report)
+		if err != nil {
+			fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+			return exitInput
+		}
+		defer file.Close()
+		out = file
+	}
+	if err := report.Write(out, format); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: writing the report: %v\n", err)
+		return exitInput
+	}
+	if isTerminal(stderr) || f.report != "" {
+		fmt.Fprintf(stderr, "lbstatus: %s: %d passed, %d skipped, %d failed, %d not run\n",
+			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)
+	}
+	if report.Result == suite.ResultFailure {
+		return exitViolation
+	}
+	return exitOK
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,66 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConformance_Usage(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	// A server that is not there: the run cannot start.
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: t}}]
+current-context: c
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"help shows an example", []string{"--help"}, exitOK, "lbstatus conformance --class example.com/lb"},
+		{"bad format", []string{"-o", "xml"}, exitInput, `unknown output format "xml"`},
+		{"arguments", []string{"Basic"}, exitInput, "takes no arguments"},
+		{"bad parallelism", []string{"--parallel", "0"}, exitInput, "--parallel 0"},
+		{"no server", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s"}, exitInput, "https://127.0.0.1:1"},
+		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Nope"}, exitInput, "lbstatus: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"conformance"}, tc.args...), nil, &stdout, &stderr)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
+			}
+			if tc.code == exitInput && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+				t.Errorf("stderr has more than one line: %q", stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,317 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// coreLB returns lbService as client-go's type: Reconcile takes it as it
+// is, with required features from the annotation.
+func coreLB(mutate ...func(*v1.Service)) *corev1.Service {
+	return v1.ToCore(lbService(mutate...))
+}
+
+var ready = LoadBalancer{State: LoadBalancerReady, Ingress: ingress}
+
+// reconciled runs Reconcile and returns the Service after its write.
+func reconciled(t *testing.T, svc *corev1.Service, caps Capabilities, acted *corev1.Service, lb LoadBalancer, opts ...TransitionOption) (*corev1.Service, Reconciliation[*corev1.Service]) {
+	t.Helper()
+	r, err := Reconcile(svc, caps, acted, lb, opts...)
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if (r.Apply != nil) != r.Changed {
+		t.Fatalf("Apply %v with Changed %v: a write exactly when something changed", r.Apply != nil, r.Changed)
+	}
+	if r.Apply != nil {
+		checkApply(t, view(svc), Transition[*v1.Service]{Service: view(r.Service), Apply: r.Apply, Changed: r.Changed})
+	}
+	out := svc.DeepCopy()
+	out.Status = *r.Service.Status.DeepCopy()
+	return out, r
+}
+
+func TestReconcile_L1_FirstSight(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svc  *corev1.Service
+		lb   LoadBalancer
+		want string
+	}{
+		{"provisioning", coreLB(), LoadBalancer{}, "P=T/Provisioning S=F/Provisioning D=-"},
+		{"provisioning, state given", coreLB(), LoadBalancer{State: LoadBalancerProvisioning}, "P=T/Provisioning S=F/Provisioning D=-"},
+		{"already available", coreLB(), ready, "P=F/Complete S=T/Serving D=-"},
+		{"failed", coreLB(), LoadBalancer{State: LoadBalancerFailed, Message: "quota"}, "P=F/Complete S=F/Infrastructure D=-"},
+		{"refused (R2, annotation)", coreLB(func(s *v1.Service) {
+			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"}
+		}), ready, "P=F/Complete S=F/Unsupported D=-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := testingclock.NewFakePassiveClock(t0)
+			got, r := reconciled(t, tc.svc, fullCapabilities(), nil, tc.lb, WithClock(clk))
+			if c := combination(got.Status.Conditions); c != tc.want {
+				t.Fatalf("after first sight: %s, want %s", c, tc.want)
+			}
+			if r.Decision.Action == ActionIgnore {
+				t.Fatalf("decision %+v", r.Decision)
+			}
+			for _, c := range got.Status.Conditions {
+				if !c.LastTransitionTime.Equal(ptr.To(wire(t0))) {
+					t.Errorf("%s stamped %v, want the clock's second %v", c.Type, c.LastTransitionTime, wire(t0))
+				}
+			}
+			if serving := IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing); serving != (len(got.Status.LoadBalancer.Ingress) > 0) {
+				t.Errorf("L4: Serving=True %v with ingress %v", serving, got.Status.LoadBalancer.Ingress)
+			}
+		})
+	}
+}
+
+// L2: provisioning ends in success or failure, in one write each, and a
+// repeated reconcile of the same state writes nothing.
+func TestReconcile_L2_ProvisioningEnds(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(clientIP), caps, nil, LoadBalancer{}, WithClock(clk))
+	acted := svc.DeepCopy()
+	if _, r := reconciled(t, svc, caps, acted, LoadBalancer{State: LoadBalancerProvisioning}, WithClock(clk)); r.Apply != nil {
+		t.Fatalf("still provisioning: wrote %+v", r.Service.Status)
+	}
+	clk.SetTime(t0.Add(42 * time.Second))
+	lb := LoadBalancer{State: LoadBalancerReady, Ingress: ingress, Degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}}
+	done, _ := reconciled(t, svc, caps, acted, lb, WithClock(clk))
+	if got, want := combination(done.Status.Conditions), "P=F/Complete S=T/Serving D=T/SessionAffinityNotSupported"; got != want {
+		t.Fatalf("provisioning done: %s, want %s", got, want)
+	}
+	if _, r := reconciled(t, done, caps, acted, lb, WithClock(clk)); r.Apply != nil || r.Changed {
+		t.Errorf("the same state again wrote %+v", r.Service.Status)
+	}
+	failed, _ := reconciled(t, svc, caps, acted, LoadBalancer{State: LoadBalancerFailed, Message: "quota exceeded"}, WithClock(clk))
+	if got, want := combination(failed.Status.Conditions), "P=F/Complete S=F/Infrastructure D=-"; got != want {
+		t.Fatalf("provisioning failed: %s, want %s", got, want)
+	}
+	if msg := Get(failed.Status.Conditions, v1.LoadBalancerConditionServing).Message; msg != "quota exceeded" {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// L6 and G5: a spec change that ends in any outcome moves Provisioning in
+// the same write, stamped once: at the clock's second when the clock has
+// passed the old value, never a second ahead of it.
+func TestReconcile_L6_SpecChangeEndsInAnyOutcome(t *testing.T) {
+	caps := fullCapabilities()
+	for _, tc := range []struct {
+		name   string
+		change func(*v1.Service)
+		lb     LoadBalancer
+		want   string
+	}{
+		{"updated in place", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 }, ready, "P=F/Complete S=T/Serving D=-"},
+		{"reprovisioning, keeps serving", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 },
+			LoadBalancer{State: LoadBalancerProvisioning, KeepServing: KeepServing}, "P=T/Provisioning S=T/Serving D=-"},
+		{"reprovisioning", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 },
+			LoadBalancer{State: LoadBalancerProvisioning}, "P=T/Provisioning S=F/Provisioning D=-"},
+		{"failed", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 }, LoadBalancer{State: LoadBalancerFailed}, "P=F/Complete S=F/Infrastructure D=-"},
+		{"refused", func(s *v1.Service) {
+			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"}
+		}, ready, "P=F/Complete S=F/Unsupported D=-"},
+		{"provider annotation", func(s *v1.Service) {
+			s.Annotations = map[string]string{"vendor.example/sku": "premium"}
+		}, ready, "P=F/Complete S=T/Serving D=-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := testingclock.NewFakePassiveClock(t0)
+			opts := []TransitionOption{WithClock(clk), WithRelevantAnnotations("vendor.example/sku")}
+			svc, _ := reconciled(t, coreLB(), caps, nil, ready, opts...)
+			acted := svc.DeepCopy()
+			changed := v1.FromCore(svc)
+			tc.change(changed)
+			svc = v1.ToCore(changed)
+
+			clk.SetTime(t0.Add(10 * time.Second))
+			after, _ := reconciled(t, svc, caps, acted, tc.lb, opts...)
+			if got := combination(after.Status.Conditions); got != tc.want {
+				t.Fatalf("after the change: %s, want %s", got, tc.want)
+			}
+			p := Get(after.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+			if want := wire(t0.Add(10 * time.Second)); !p.LastTransitionTime.Equal(&want) {
+				t.Errorf("L6: Provisioning stamped %v, want the clock's second %v", p.LastTransitionTime, want)
+			}
+			if tc.lb.State == LoadBalancerReady && tc.want == "P=F/Complete S=T/Serving D=-" {
+				if s := Get(after.Status.Conditions, v1.LoadBalancerConditionServing); !s.LastTransitionTime.Equal(&p.LastTransitionTime) {
+					t.Errorf("L6: the updated load balancer's Serving stamped %v, want %v", s.LastTransitionTime, p.LastTransitionTime)
+				}
+			}
+		})
+	}
+}
+
+// G5 on a frozen clock: a spec change in the same second as the previous
+// write moves Provisioning by exactly one second, however many steps the
+// write combines (a bump and a flip).
+func TestReconcile_G5_FrozenClockStepsOnce(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(), caps, nil, LoadBalancer{}, WithClock(clk)) // P=T at t0
+	acted := svc.DeepCopy()
+	svc.Spec.Ports[0].Port = 8080
+	svc, _ = reconciled(t, svc, caps, acted, ready, WithClock(clk)) // bump and flip to False
+	want := wire(t0.Add(time.Second))
+	for _, c := range svc.Status.Conditions {
+		if !c.LastTransitionTime.Equal(&want) {
+			t.Errorf("%s stamped %v, want %v: one G5 step past %v", c.Type, c.LastTransitionTime, want, wire(t0))
+		}
+	}
+}
+
+// After a restart the provider knows nothing (acted nil): Reconcile counts
+// the spec as changed, so a change the provider never acknowledged still
+// gets its bump (L6).
+func TestReconcile_L6_RestartWithoutMemory(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(), caps, nil, ready, WithClock(clk))
+	svc.Spec.Ports[0].Port = 8080 // changed while the provider was down
+	clk.SetTime(t0.Add(time.Minute))
+	after, r := reconciled(t, svc, caps, nil, ready, WithClock(clk))
+	if r.Apply == nil {
+		t.Fatal("no write after a restart")
+	}
+	p := Get(after.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	if want := wire(t0.Add(time.Minute)); !p.LastTransitionTime.Equal(&want) {
+		t.Errorf("L6: Provisioning at %v after the restart, want %v", p.LastTransitionTime, want)
+	}
+	// Remembered, the same Service needs nothing more.
+	if _, r := reconciled(t, after, caps, svc, ready, WithClock(clk)); r.Apply != nil {
+		t.Error("a second reconcile with the acted-on Service wrote again")
+	}
+}
+
+// L9 and P1: a Service that stops being a LoadBalancer, or moves to a
+// class that is not the provider's, loses the conditions and the ingress,
+// with a decision that says which case it is.
+func TestReconcile_L9_P1_Cleanup(t *testing.T) {
+	caps := fullCapabilities()
+	caps.Classes = []string{"example.com/lb"}
+	for _, tc := range []struct {
+		name   string
+		change func(*v1.Service)
+		why    IgnoreReason
+	}{
+		{"L9 not a LoadBalancer", func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP }, IgnoreNotLoadBalancer},
+		{"P1 foreign class", func(s *v1.Service) { s.Spec.LoadBalancerClass = ptr.To("other.example/lb") }, IgnoreForeignClass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := reconciled(t, coreLB(), caps, nil, ready)
+			svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: "example.com/Other", Status: "True", Reason: "R", LastTransitionTime: wire(t0)})
+			acted := svc.DeepCopy()
+			changed := v1.FromCore(svc)
+			tc.change(changed)
+			svc = v1.ToCore(changed)
+			after, r := reconciled(t, svc, caps, acted, ready)
+			if r.Decision.Action != ActionIgnore || r.Decision.Ignored != tc.why {
+				t.Fatalf("decision %+v, want Ignore for %s", r.Decision, tc.why)
+			}
+			if HasKEPConditions(after.Status.Conditions) || len(after.Status.LoadBalancer.Ingress) > 0 || r.Apply == nil {
+				t.Fatalf("after cleanup: %s, ingress %v", combination(after.Status.Conditions), after.Status.LoadBalancer.Ingress)
+			}
+			if Get(after.Status.Conditions, "example.com/Other") == nil {
+				t.Error("another controller's condition was removed")
+			}
+			// Acted on while ignored: the conditions another provider
+			// writes later are not the provider's to remove.
+			other := after.DeepCopy()
+			other.Status = svc.Status
+			if _, r := reconciled(t, other, caps, after, ready); r.Apply != nil {
+				t.Error("removed conditions from a Service it had already let go")
+			}
+		})
+	}
+}
+
+func TestReconcile_Errors(t *testing.T) {
+	caps := fullCapabilities()
+	for name, f := range map[string]func() error{
+		"nil service":   func() error { _, err := Reconcile[*corev1.Service](nil, caps, nil, ready); return err },
+		"unknown state": func() error { _, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: "Sleeping"}); return err },
+		"L4 no ingress": func() error {
+			_, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: LoadBalancerReady})
+			return err
+		},
+		"P5 degraded in what is not asked": func() error {
+			_, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: LoadBalancerReady, Ingress: ingress, Degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}})
+			return err
+		},
+	} {
+		if err := f(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Decide tells the two kinds of ignored Service apart by type (P1, L9).
+func TestDecide_P1_TypedIgnoreReasons(t *testing.T) {
+	caps := fullCapabilities()
+	caps.DefaultClass = false
+	for _, tc := range []struct {
+		svc  *corev1.Service
+		want IgnoreReason
+	}{
+		{nil, IgnoreNoService},
+		{coreLB(func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }), IgnoreNotLoadBalancer},
+		{coreLB(), IgnoreForeignClass},
+		{coreLB(func(s *v1.Service) { s.Spec.LoadBalancerClass = ptr.To("x.example/lb") }), IgnoreForeignClass},
+	} {
+		d := Decide(tc.svc, caps)
+		if d.Action != ActionIgnore || d.Ignored != tc.want || d.Message() == "" {
+			t.Errorf("Decide = %+v, want Ignore for %s with a message", d, tc.want)
+		}
+	}
+}
+
+// T1 through client-go's type: the annotation carries the required
+// features, the conditions the skip.
+func TestShouldSkip_T1(t *testing.T) {
+	caps := fullCapabilities()
+	caps.SessionAffinity = false
+	svc, _ := reconciled(t, coreLB(clientIP), caps, nil, ready)
+	if skip, why := ShouldSkip(svc, v1.LoadBalancerFeatureSessionAffinity); !skip || !strings.Contains(why, "SessionAffinity") {
+		t.Errorf("ShouldSkip(SessionAffinity) = %v, %q; want a skip naming the feature", skip, why)
+	}
+	if skip, why := ShouldSkip(svc, v1.LoadBalancerFeaturePorts); skip || why == "" {
+		t.Errorf("ShouldSkip(Ports) = %v, %q; want no skip, with the verdict's reason", skip, why)
+	}
+	refused, _ := reconciled(t, coreLB(clientIP, func(s *v1.Service) {
+		s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"}
+	}), caps, nil, ready)
+	if skip, _ := ShouldSkip(refused, ""); !skip {
+		t.Error("a refused Service (R1) is not skipped")
+	}
+	if skip, _ := ShouldSkip(nil, ""); skip {
+		t.Error("a nil Service is skipped")
+	}
+}

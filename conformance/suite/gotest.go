@@ -1,0 +1,57 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// RunT runs the suite from a go test and reports each test of section 9 as
+// a subtest of t: failed tests fail with their reason and violations,
+// skipped and not-run tests skip with their reason. It returns the report,
+// or nil when the run could not start (t has then failed). A nil client
+// fails t.
+func RunT(t *testing.T, client kubernetes.Interface, opts Options) *Report {
+	t.Helper()
+	report, err := Run(context.Background(), client, opts)
+	if err != nil {
+		t.Fatal(err)
+		return nil
+	}
+	for _, tr := range report.Tests {
+		t.Run(tr.Name, func(t *testing.T) {
+			switch tr.Result {
+			case TestPassed:
+			case TestFailed:
+				for _, f := range tr.Findings {
+					if f.Severity == conformance.SeverityViolation {
+						t.Errorf("%s %s %s: %s", f.Rule, f.Object.Name, f.Field, f.Message)
+					}
+				}
+				t.Fatal(tr.Reason)
+			default:
+				t.Skip(tr.Reason)
+			}
+		})
+	}
+	return report
+}

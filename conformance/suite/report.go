@@ -1,0 +1,239 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// SpecVersion is the version of the rules (the project's restatement of
+// KEP-4631, sections 1 to 9) that this suite checks; reports carry it so a
+// reader knows which rules a result speaks of.
+const SpecVersion = "v1alpha1-2026-11"
+
+// ReportAPIVersion and ReportKind identify a Report on the wire.
+const (
+	ReportAPIVersion = "lbstatus.github.io/v1alpha1"
+	ReportKind       = "ConformanceReport"
+)
+
+// Result is the outcome of a whole run.
+type Result string
+
+const (
+	// ResultSuccess: every test ran and passed.
+	ResultSuccess Result = "success"
+	// ResultPartial: no test failed, but some were skipped or not run.
+	ResultPartial Result = "partial"
+	// ResultFailure: at least one test failed.
+	ResultFailure Result = "failure"
+)
+
+// TestResult is the outcome of one test.
+type TestResult string
+
+const (
+	// TestPassed: the provider did what the test's rules require.
+	TestPassed TestResult = "passed"
+	// TestSkipped: the test could not exercise the provider (a refusal of
+	// its Service, a cluster or a declaration that rules it out); Reason
+	// says why.
+	TestSkipped TestResult = "skipped"
+	// TestFailed: the provider broke a rule or missed a deadline; Reason
+	// names the rule.
+	TestFailed TestResult = "failed"
+	// TestNotRun: the run was limited to other tests. Never counted as
+	// passed.
+	TestNotRun TestResult = "notRun"
+)
+
+// Support is what the tests showed of a feature (section 9).
+type Support string
+
+const (
+	// SupportSupported: served, not degraded, when required.
+	SupportSupported Support = "Supported"
+	// SupportDegraded: served degraded (or served) when not required,
+	// refused when required.
+	SupportDegraded Support = "Degraded"
+	// SupportRefused: refused even when not required.
+	SupportRefused Support = "Refused"
+	// SupportUntested: its test was skipped, failed or not run; Evidence
+	// says why. A feature is never claimed on a test that did not pass.
+	SupportUntested Support = "Untested"
+)
+
+// Implementation names the provider under test, as the Gateway API
+// conformance report does.
+type Implementation struct {
+	Organization string   `json:"organization,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	URL          string   `json:"url,omitempty"`
+	Version      string   `json:"version,omitempty"`
+	Contact      []string `json:"contact,omitempty"`
+}
+
+// Statistics counts the tests by result.
+type Statistics struct {
+	Passed  int `json:"passed"`
+	Skipped int `json:"skipped"`
+	Failed  int `json:"failed"`
+	NotRun  int `json:"notRun,omitempty"`
+}
+
+// FeatureReport is the support of one feature and the test that showed it.
+type FeatureReport struct {
+	Name    v1.LoadBalancerFeature `json:"name"`
+	Support Support                `json:"support"`
+	// Evidence names the test, and for Untested says why.
+	Evidence string `json:"evidence"`
+}
+
+// ObservedService is the last state of one of a test's Services the suite
+// saw, kept before cleanup.
+type ObservedService struct {
+	Name            string `json:"name"`
+	UID             string `json:"uid,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Deleted says the last observation was the Service's deletion.
+	Deleted bool             `json:"deleted,omitempty"`
+	Status  v1.ServiceStatus `json:"status"`
+}
+
+// TestReport is the outcome of one test.
+type TestReport struct {
+	Name   string     `json:"name"`
+	Rules  []string   `json:"rules"`
+	Result TestResult `json:"result"`
+	// Reason says, in one line, why the test was skipped or failed.
+	Reason string `json:"reason,omitempty"`
+	// Namespace is where the test's Services lived.
+	Namespace string `json:"namespace,omitempty"`
+	// Duration is how long the test took, in Go's duration syntax.
+	Duration string `json:"duration,omitempty"`
+	// Findings are the checker's findings (section 8) on the test's
+	// Services; any violation fails the test.
+	Findings []conformance.Finding `json:"findings,omitempty"`
+	// LastObserved holds each Service's last observed state.
+	LastObserved []ObservedService `json:"lastObserved,omitempty"`
+}
+
+// Report is the outcome of a run, modelled on the Gateway API conformance
+// report.
+type Report struct {
+	APIVersion        string          `json:"apiVersion"`
+	Kind              string          `json:"kind"`
+	Date              string          `json:"date"`
+	SpecVersion       string          `json:"specVersion"`
+	KubernetesVersion string          `json:"kubernetesVersion,omitempty"`
+	Implementation    Implementation  `json:"implementation"`
+	LoadBalancerClass string          `json:"loadBalancerClass"`
+	Result            Result          `json:"result"`
+	Statistics        Statistics      `json:"statistics"`
+	Features          []FeatureReport `json:"features"`
+	Tests             []TestReport    `json:"tests"`
+}
+
+// Test returns the report of the test named name, or nil (also on a nil
+// Report).
+func (r *Report) Test(name string) *TestReport {
+	if r == nil {
+		return nil
+	}
+	for i := range r.Tests {
+		if r.Tests[i].Name == name {
+			return &r.Tests[i]
+		}
+	}
+	return nil
+}
+
+// Feature returns the report of feature f, or nil (also on a nil Report).
+func (r *Report) Feature(f v1.LoadBalancerFeature) *FeatureReport {
+	if r == nil {
+		return nil
+	}
+	for i := range r.Features {
+		if r.Features[i].Name == f {
+			return &r.Features[i]
+		}
+	}
+	return nil
+}
+
+// summarize fills Statistics and Result from Tests.
+func (r *Report) summarize() {
+	r.Statistics = Statistics{}
+	for _, t := range r.Tests {
+		switch t.Result {
+		case TestPassed:
+			r.Statistics.Passed++
+		case TestSkipped:
+			r.Statistics.Skipped++
+		case TestFailed:
+			r.Statistics.Failed++
+		default:
+			r.Statistics.NotRun++
+		}
+	}
+	switch {
+	case r.Statistics.Failed > 0:
+		r.Result = ResultFailure
+	case r.Statistics.Skipped > 0 || r.Statistics.NotRun > 0 || r.Statistics.Passed == 0:
+		// A run that passed nothing, or left tests out, claims nothing
+		// about them: never a success.
+		r.Result = ResultPartial
+	default:
+		r.Result = ResultSuccess
+	}
+}
+
+// Format is an output format of a Report.
+type Format string
+
+const (
+	FormatYAML Format = "yaml"
+	FormatJSON Format = "json"
+)
+
+// Write writes r to w in format f (YAML or JSON, indented). An unknown
+// format is an error; a nil Report writes null.
+func (r *Report) Write(w io.Writer, f Format) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the report: %w", err)
+	}
+	switch f {
+	case FormatJSON:
+		data = append(data, '\n')
+	case FormatYAML:
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return fmt.Errorf("encoding the report as YAML: %w", err)
+		}
+	default:
+		return fmt.Errorf("unknown report format %q: want yaml or json", f)
+	}
+	_, err = w.Write(data)
+	return err
+}

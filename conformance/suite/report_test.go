@@ -1,0 +1,151 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+func TestSupport_Section9(t *testing.T) {
+	feature := Test{Name: "Feature/SessionAffinity", Feature: v1.LoadBalancerFeatureSessionAffinity}
+	passed := TestReport{Result: TestPassed}
+	for _, tc := range []struct {
+		name string
+		rep  TestReport
+		out  outcome
+		want Support
+	}{
+		{"served when required", passed, outcome{asked: servedPlain, required: servedPlain}, SupportSupported},
+		{"degraded when asked, refused when required", passed, outcome{asked: servedDegraded, required: servedRefused}, SupportDegraded},
+		{"served when asked, refused when required", passed, outcome{asked: servedPlain, required: servedRefused}, SupportDegraded},
+		{"refused even when asked", passed, outcome{asked: servedRefused, required: servedRefused}, SupportRefused},
+		{"refused when asked, required half not run", passed, outcome{asked: servedRefused, requiredSkipped: "no annotation"}, SupportRefused},
+		{"served when asked, required half not run", passed, outcome{asked: servedPlain, requiredSkipped: "no annotation"}, SupportUntested},
+		{"skipped test claims nothing", TestReport{Result: TestSkipped, Reason: "no dual-stack"}, outcome{}, SupportUntested},
+		{"failed test claims nothing", TestReport{Result: TestFailed, Reason: "L6"}, outcome{asked: servedPlain, required: servedPlain}, SupportUntested},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := support(feature, tc.rep, tc.out)
+			if got.Support != tc.want || got.Name != feature.Feature || !strings.Contains(got.Evidence, feature.Name) {
+				t.Errorf("support = %+v, want %s with evidence naming %s", got, tc.want, feature.Name)
+			}
+			if tc.want == SupportUntested && tc.rep.Reason != "" && !strings.Contains(got.Evidence, tc.rep.Reason) {
+				t.Errorf("evidence %q does not say why (%q)", got.Evidence, tc.rep.Reason)
+			}
+		})
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		results []TestResult
+		want    Result
+	}{
+		{"all passed", []TestResult{TestPassed, TestPassed}, ResultSuccess},
+		{"a skip", []TestResult{TestPassed, TestSkipped}, ResultPartial},
+		{"not run is never passed", []TestResult{TestPassed, TestNotRun}, ResultPartial},
+		{"nothing passed", []TestResult{TestNotRun}, ResultPartial},
+		{"a failure wins", []TestResult{TestPassed, TestSkipped, TestFailed}, ResultFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{}
+			for _, res := range tc.results {
+				r.Tests = append(r.Tests, TestReport{Result: res})
+			}
+			r.summarize()
+			if r.Result != tc.want {
+				t.Errorf("result %s, want %s", r.Result, tc.want)
+			}
+			s := r.Statistics
+			if s.Passed+s.Skipped+s.Failed+s.NotRun != len(tc.results) {
+				t.Errorf("statistics %+v do not count %d tests", s, len(tc.results))
+			}
+		})
+	}
+}
+
+func TestSelected(t *testing.T) {
+	all := Options{}
+	if !all.selected("Recreate") {
+		t.Error("an empty Run must select every test")
+	}
+	o := Options{Run: []string{"Basic", "Feature/"}}
+	for name, want := range map[string]bool{"Basic": true, "Feature/Ports": true, "SpecChange": false, "Basic2": false} {
+		if got := o.selected(name); got != want {
+			t.Errorf("selected(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRun_NilClient(t *testing.T) {
+	if _, err := Run(t.Context(), nil, Options{}); err == nil {
+		t.Error("Run with a nil client: no error")
+	}
+}
+
+func TestTests_NamesAndRules(t *testing.T) {
+	want := []string{"Basic", "Feature/IPFamilies", "Feature/Ports", "Feature/SessionAffinity", "Feature/LoadBalancerIP",
+		"Feature/ExternalTrafficPolicy", "Feature/LoadBalancerSourceRanges", "UnknownRequiredFeature", "SpecChange",
+		"ForeignClass", "TypeChange", "Recreate"}
+	tests := Tests()
+	if len(tests) != len(want) {
+		t.Fatalf("%d tests, want %d", len(tests), len(want))
+	}
+	for i, tc := range tests {
+		if tc.Name != want[i] || len(tc.Rules) == 0 || tc.run == nil {
+			t.Errorf("test %d: %q with rules %v, want %q with rules and a body", i, tc.Name, tc.Rules, want[i])
+		}
+	}
+}
+
+func TestReportWrite(t *testing.T) {
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, SpecVersion: SpecVersion,
+		Tests: []TestReport{{Name: "Basic", Rules: []string{"L1"}, Result: TestSkipped, Reason: "refused"}}}
+	r.summarize()
+	for _, f := range []Format{FormatYAML, FormatJSON} {
+		var buf bytes.Buffer
+		if err := r.Write(&buf, f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		data := buf.Bytes()
+		if f == FormatYAML {
+			var err error
+			if data, err = yaml.YAMLToJSON(data); err != nil {
+				t.Fatalf("the YAML report does not read back: %v", err)
+			}
+		}
+		var back Report
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: the report does not read back: %v", f, err)
+		}
+		if back.Kind != ReportKind || back.SpecVersion != SpecVersion || back.Result != ResultPartial ||
+			back.Statistics.Skipped != 1 || back.Test("Basic") == nil || back.Test("Basic").Reason != "refused" {
+			t.Errorf("%s: read back %+v", f, back)
+		}
+	}
+	if err := r.Write(&bytes.Buffer{}, "xml"); err == nil {
+		t.Error("an unknown format: no error")
+	}
+}

@@ -1,0 +1,325 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// Defaults of Options.
+const (
+	// DefaultConditionsTimeout is L8's deadline for the first conditions.
+	DefaultConditionsTimeout = 30 * time.Second
+	// DefaultProvisionTimeout is L8's provisioning deadline: the e2e
+	// suites' load-balancer create timeout.
+	DefaultProvisionTimeout = 15 * time.Minute
+	// DefaultSettlePeriod is how long ForeignClass watches for a write
+	// that must not come.
+	DefaultSettlePeriod = 10 * time.Second
+	// DefaultParallelism bounds the tests that run at once.
+	DefaultParallelism = 4
+	// DefaultNamespacePrefix starts the name of every test's namespace.
+	DefaultNamespacePrefix = "lbstatus-conformance"
+	// DefaultLoadBalancerIP is the address Feature/LoadBalancerIP asks for
+	// (and the next one, for its second Service).
+	DefaultLoadBalancerIP = "198.18.255.100"
+	// ForeignClass is the loadBalancerClass of the ForeignClass test's
+	// Service: a class no provider handles.
+	ForeignClass = "lbstatus.github.io/conformance-foreign"
+	// UnknownFeature is the required feature of UnknownRequiredFeature: a
+	// value no provider knows.
+	UnknownFeature v1.LoadBalancerFeature = "ConformanceUnknownFeature"
+)
+
+// Options configures a run. The zero value tests a provider of Services
+// without a class, with the defaults above.
+type Options struct {
+	// LoadBalancerClass selects the provider under test; empty: the
+	// provider serves Services without a class.
+	LoadBalancerClass string
+	// Implementation names the provider in the report.
+	Implementation Implementation
+	// NoRequiredFeatures declares that the provider reads required
+	// features neither from spec.requiredLoadBalancerFeatures nor from
+	// v1.RequiredFeaturesAnnotation: the parts of tests that require a
+	// feature are skipped. By default the suite requires features through
+	// the annotation, which every cluster keeps.
+	NoRequiredFeatures bool
+	// Run limits the run to the tests whose names equal one of these or
+	// start with one ending in "/" ("Feature/" runs every feature test).
+	// The others are reported as not run. Empty: every test.
+	Run []string
+	// Parallelism bounds the tests that run at once; below one:
+	// DefaultParallelism.
+	Parallelism int
+	// ConditionsTimeout, ProvisionTimeout and SettlePeriod are the
+	// deadlines of L8 and the ForeignClass period; zero: the defaults.
+	ConditionsTimeout time.Duration
+	ProvisionTimeout  time.Duration
+	SettlePeriod      time.Duration
+	// NamespacePrefix starts every test namespace's name; empty:
+	// DefaultNamespacePrefix.
+	NamespacePrefix string
+	// LoadBalancerIP is the address Feature/LoadBalancerIP requests for the
+	// Service that asks for it; the Service that requires it requests the
+	// next address, as both run at once and a provider hands out each
+	// address once. Empty: DefaultLoadBalancerIP.
+	LoadBalancerIP string
+	// RelevantAnnotations are annotation keys the provider reads, whose
+	// changes it must acknowledge like G3's fields (L6).
+	RelevantAnnotations []string
+	// Progress, when not nil, is called after each test with its report,
+	// from the goroutine that ran it.
+	Progress func(TestReport)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Parallelism < 1 {
+		o.Parallelism = DefaultParallelism
+	}
+	o.ConditionsTimeout = cmp.Or(o.ConditionsTimeout, DefaultConditionsTimeout)
+	o.ProvisionTimeout = cmp.Or(o.ProvisionTimeout, DefaultProvisionTimeout)
+	o.SettlePeriod = cmp.Or(o.SettlePeriod, DefaultSettlePeriod)
+	o.NamespacePrefix = cmp.Or(o.NamespacePrefix, DefaultNamespacePrefix)
+	o.LoadBalancerIP = cmp.Or(o.LoadBalancerIP, DefaultLoadBalancerIP)
+	return o
+}
+
+// Test describes one test of the suite.
+type Test struct {
+	// Name is the test's name in reports, as section 9 spells it.
+	Name string
+	// Rules are the rule IDs the test exercises.
+	Rules []string
+	// Feature is the feature a Feature/<F> test is about; "" otherwise.
+	Feature v1.LoadBalancerFeature
+	run     func(*testRun) (outcome, error)
+}
+
+// Tests returns the tests of section 9 in the order reports list them.
+func Tests() []Test {
+	out := []Test{{Name: "Basic", Rules: []string{"L1", "L2", "L4", "L8"}, run: (*testRun).basic}}
+	for _, f := range v1.LoadBalancerFeatures {
+		rule := "P4"
+		if p3Feature(f) {
+			rule = "P3"
+		}
+		out = append(out, Test{Name: "Feature/" + string(f), Rules: []string{rule, "P5", "R1", "P6"}, Feature: f, run: (*testRun).feature})
+	}
+	return append(out,
+		Test{Name: "UnknownRequiredFeature", Rules: []string{"R2"}, run: (*testRun).unknownRequired},
+		Test{Name: "SpecChange", Rules: []string{"L6"}, run: (*testRun).specChange},
+		Test{Name: "ForeignClass", Rules: []string{"P1"}, run: (*testRun).foreignClass},
+		Test{Name: "TypeChange", Rules: []string{"L9"}, run: (*testRun).typeChange},
+		Test{Name: "Recreate", Rules: []string{"C6", "C7"}, run: (*testRun).recreate},
+	)
+}
+
+// p3Feature reports whether P3 (refuse or degrade) rather than P4 (degrade)
+// governs f.
+func p3Feature(f v1.LoadBalancerFeature) bool {
+	return f == v1.LoadBalancerFeatureSessionAffinity || f == v1.LoadBalancerFeatureLoadBalancerIP ||
+		f == v1.LoadBalancerFeatureLoadBalancerSourceRanges
+}
+
+// selected reports whether the run includes the test named name.
+func (o Options) selected(name string) bool {
+	if len(o.Run) == 0 {
+		return true
+	}
+	for _, r := range o.Run {
+		if r == name || (strings.HasSuffix(r, "/") && strings.HasPrefix(name, r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run runs the suite against the cluster client talks to and returns its
+// report. It returns an error, and no report, only when the run cannot
+// start (nil client, a server that does not answer, a Run entry that names
+// no test); what the provider does, however bad, is in the report. Each test
+// creates its Services in a namespace of its own, deleted afterwards.
+func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Report, error) {
+	if client == nil {
+		return nil, errors.New("conformance suite: client is nil")
+	}
+	opts = opts.withDefaults()
+	tests := Tests()
+	for _, r := range opts.Run {
+		if !slices.ContainsFunc(tests, func(t Test) bool { return Options{Run: []string{r}}.selected(t.Name) }) {
+			return nil, fmt.Errorf("conformance suite: %q names no test", r)
+		}
+	}
+	report := &Report{
+		APIVersion:        ReportAPIVersion,
+		Kind:              ReportKind,
+		Date:              time.Now().UTC().Format(time.RFC3339),
+		SpecVersion:       SpecVersion,
+		Implementation:    opts.Implementation,
+		LoadBalancerClass: opts.LoadBalancerClass,
+	}
+	version, err := client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("conformance suite: asking the server's version: %w", err)
+	}
+	report.KubernetesVersion = version.GitVersion
+
+	report.Tests = make([]TestReport, len(tests))
+	outcomes := make([]outcome, len(tests))
+	sem := make(chan struct{}, opts.Parallelism)
+	var wg sync.WaitGroup
+	for i, t := range tests {
+		if !opts.selected(t.Name) {
+			report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "not selected by the run's filter"}
+			continue
+		}
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "the run was interrupted before the test started"}
+				return
+			}
+			defer func() { <-sem }()
+			report.Tests[i], outcomes[i] = runTest(ctx, client, opts, t)
+			if opts.Progress != nil {
+				opts.Progress(report.Tests[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, t := range tests {
+		if t.Feature != "" {
+			report.Features = append(report.Features, support(t, report.Tests[i], outcomes[i]))
+		}
+	}
+	report.summarize()
+	return report, nil
+}
+
+// skipError makes a test skipped rather than failed.
+type skipError struct{ reason string }
+
+func (e skipError) Error() string { return e.reason }
+
+func skipf(format string, args ...any) error { return skipError{fmt.Sprintf(format, args...)} }
+
+// failf fails a test; the message names the rule broken.
+func failf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// runTest runs one test in a namespace of its own and cleans up after it.
+func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (TestReport, outcome) {
+	start := time.Now()
+	rep := TestReport{Name: t.Name, Rules: t.Rules}
+	defer func() { rep.Duration = time.Since(start).Round(time.Millisecond).String() }()
+
+	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: opts.NamespacePrefix + "-" + slug(t.Name) + "-",
+		Labels:       map[string]string{"lbstatus.github.io/conformance-test": slug(t.Name)},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		rep.Result, rep.Reason = TestFailed, "creating the test namespace: "+err.Error()
+		return rep, outcome{}
+	}
+	rep.Namespace = ns.Name
+	var checkerOpts []conformance.Option
+	if opts.LoadBalancerClass != "" {
+		checkerOpts = append(checkerOpts, conformance.Classes{opts.LoadBalancerClass})
+	}
+	if len(opts.RelevantAnnotations) > 0 {
+		checkerOpts = append(checkerOpts, conformance.RelevantAnnotations(opts.RelevantAnnotations))
+	}
+	tr := newTracker(checkerOpts...)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := tr.start(watchCtx, client, ns.Name); err != nil {
+		rep.Result, rep.Reason = TestFailed, err.Error()
+		cleanup(client, ns.Name)
+		return rep, outcome{}
+	}
+	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t}
+	out, err := t.run(run)
+	// The last states are kept before cleanup deletes the Services.
+	stopWatch()
+	rep.Findings, rep.LastObserved = tr.finish()
+	cleanup(client, ns.Name)
+
+	var skip skipError
+	switch {
+	case errors.As(err, &skip):
+		rep.Result, rep.Reason = TestSkipped, skip.reason
+	case err != nil && !errors.Is(err, errViolation):
+		rep.Result, rep.Reason = TestFailed, oneLine(err.Error())
+	default:
+		rep.Result = TestPassed
+	}
+	// Any violation on the test's Services fails it, whatever else it
+	// showed; the reason names the rule.
+	for _, f := range rep.Findings {
+		if f.Severity == conformance.SeverityViolation {
+			rep.Result = TestFailed
+			rep.Reason = oneLine(fmt.Sprintf("violation of %s on %s: %s", f.Rule, f.Object.Name, f.Message))
+			break
+		}
+	}
+	if rep.Result != TestPassed {
+		out = outcome{}
+	}
+	return rep, out
+}
+
+// cleanup deletes a test's Services and namespace, even after the run's
+// context ended: a test leaves nothing behind.
+func cleanup(client kubernetes.Interface, namespace string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// One by one: Services have no collection delete.
+	if list, err := client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, svc := range list.Items {
+			_ = client.CoreV1().Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{})
+		}
+	}
+	_ = client.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+}
+
+// slug turns a test name into a piece of a namespace name.
+func slug(name string) string {
+	return strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(name))
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,469 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// testRun is one test's context: its namespace, its watch, the options.
+type testRun struct {
+	ctx    context.Context
+	client kubernetes.Interface
+	opts   Options
+	ns     string
+	tr     *tracker
+	test   Test
+}
+
+// served is how a provider ended with a Service.
+type served string
+
+const (
+	servedNone     served = ""
+	servedPlain    served = "served"
+	servedDegraded served = "served degraded"
+	servedRefused  served = "refused"
+)
+
+// outcome is what a passed Feature/<F> test showed: how the provider
+// ended with the Service asking for F, and with the one requiring it.
+type outcome struct {
+	asked, required served
+	// requiredSkipped says why the required half did not run.
+	requiredSkipped string
+}
+
+// support derives a feature's support from its test (section 9). A test
+// that did not pass claims nothing.
+func support(t Test, rep TestReport, out outcome) FeatureReport {
+	fr := FeatureReport{Name: t.Feature, Support: SupportUntested, Evidence: t.Name}
+	switch {
+	case rep.Result != TestPassed:
+		fr.Evidence = fmt.Sprintf("%s %s: %s", t.Name, rep.Result, rep.Reason)
+	case out.required == servedPlain:
+		fr.Support = SupportSupported
+	case out.required == servedRefused && out.asked == servedRefused:
+		fr.Support = SupportRefused
+	case out.required == servedRefused:
+		// Served (degraded or not) when asked, refused when required:
+		// the provider does not promise the feature.
+		fr.Support = SupportDegraded
+	case out.asked == servedRefused:
+		fr.Support = SupportRefused
+	default:
+		fr.Evidence = fmt.Sprintf("%s: %s", t.Name, out.requiredSkipped)
+	}
+	return fr
+}
+
+// service returns a LoadBalancer Service of the test's class with one TCP
+// port; mutate, when not nil, changes it further.
+func (r *testRun) service(name string, mutate func(*corev1.Service)) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.ns},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeLoadBalancer,
+			Selector: map[string]string{"app": "lbstatus-conformance"},
+			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8080)}},
+		},
+	}
+	if r.opts.LoadBalancerClass != "" {
+		svc.Spec.LoadBalancerClass = ptr.To(r.opts.LoadBalancerClass)
+	}
+	if mutate != nil {
+		mutate(svc)
+	}
+	return svc
+}
+
+// require marks svc as requiring features, through the annotation every
+// cluster keeps.
+func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
+	if svc.Annotations == nil {
+		svc.Annotations = map[string]string{}
+	}
+	svc.Annotations[v1.RequiredFeaturesAnnotation] = v1.FormatRequiredFeaturesAnnotation(features)
+}
+
+func (r *testRun) create(svc *corev1.Service) error {
+	if _, err := r.client.CoreV1().Services(r.ns).Create(r.ctx, svc, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating Service %s: %w", svc.Name, err)
+	}
+	return nil
+}
+
+// update changes the Service name as mutate says, on its latest version.
+func (r *testRun) update(name string, mutate func(*corev1.Service)) error {
+	services := r.client.CoreV1().Services(r.ns)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		svc, err := services.Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(svc)
+		_, err = services.Update(r.ctx, svc, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("updating Service %s: %w", name, err)
+	}
+	return nil
+}
+
+// hasConditions: the provider has written Serving or Provisioning.
+func hasConditions(svc *v1.Service) bool {
+	return svc != nil && (conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) != nil ||
+		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) != nil)
+}
+
+// settled: the provider finished trying (L2): Provisioning=False, and
+// Serving False, or True with an address (L4).
+func settled(svc *v1.Service) bool {
+	if svc == nil || !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) {
+		return false
+	}
+	switch {
+	case conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionServing):
+		return true
+	case conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing):
+		return hasAddress(svc)
+	}
+	return false
+}
+
+func hasAddress(svc *v1.Service) bool {
+	return slices.ContainsFunc(svc.Status.LoadBalancer.Ingress, func(in corev1.LoadBalancerIngress) bool {
+		return in.IP != "" || in.Hostname != ""
+	})
+}
+
+// await waits for the first conditions within L8's deadline, then for the
+// provider to finish trying within the provisioning deadline, and returns
+// the Service as it then was.
+func (r *testRun) await(name string) (*v1.Service, error) {
+	if _, err := r.tr.wait(r.ctx, name, r.opts.ConditionsTimeout, hasConditions); err != nil {
+		return nil, r.explain(err, fmt.Sprintf("no Serving or Provisioning condition on %s within %s of its creation (L1, L8)", name, r.opts.ConditionsTimeout))
+	}
+	svc, err := r.tr.wait(r.ctx, name, r.opts.ProvisionTimeout, settled)
+	if err != nil {
+		return nil, r.explain(err, fmt.Sprintf("%s did not settle within %s (L2): last status %s", name, r.opts.ProvisionTimeout, describe(svc)))
+	}
+	return svc, nil
+}
+
+// explain turns a wait's error into the test's: a violation stays one (the
+// report names it), a deadline becomes msg.
+func (r *testRun) explain(err error, msg string) error {
+	switch {
+	case errors.Is(err, errViolation):
+		return err
+	case errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil:
+		return errors.New(msg)
+	}
+	return err
+}
+
+// describe summarizes a Service's conditions for a message.
+func describe(svc *v1.Service) string {
+	if svc == nil {
+		return "(not observed)"
+	}
+	out := ""
+	for _, c := range svc.Status.Conditions {
+		out += fmt.Sprintf("%s=%s/%s ", c.Type, c.Status, c.Reason)
+	}
+	if out == "" {
+		return "(no conditions)"
+	}
+	return out[:len(out)-1]
+}
+
+// classify says how the provider ended with a settled Service, for the
+// feature f ("" for none). Infrastructure failures are errors (T2).
+func classify(svc *v1.Service, f v1.LoadBalancerFeature) (served, error) {
+	serving := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing)
+	if serving.Status == metav1.ConditionFalse {
+		if serving.Reason == string(v1.LoadBalancerReasonUnsupported) {
+			return servedRefused, nil
+		}
+		return servedNone, fmt.Errorf("%s failed: Serving=False/%s: %s (T2)", svc.Name, serving.Reason, serving.Message)
+	}
+	if reason, ok := v1.DegradedReason(f); ok && slices.Contains(conditions.DegradedReasons(svc.Status.Conditions), reason) {
+		return servedDegraded, nil
+	}
+	return servedPlain, nil
+}
+
+// basic: one TCP port, nothing required, served (L1, L2, L4, L8).
+func (r *testRun) basic() (outcome, error) {
+	if err := r.create(r.service("basic", nil)); err != nil {
+		return outcome{}, err
+	}
+	svc, err := r.await("basic")
+	if err != nil {
+		return outcome{}, err
+	}
+	got, err := classify(svc, "")
+	if err != nil {
+		return outcome{}, err
+	}
+	if got == servedRefused {
+		return outcome{}, skipf("the provider refused a Service with one TCP port (T1): %s",
+			conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message)
+	}
+	return outcome{}, nil
+}
+
+// asks makes svc ask for feature f; second says svc is the test's second
+// Service, which asks for another address than the first.
+func (r *testRun) asks(f v1.LoadBalancerFeature, second bool) func(*corev1.Service) {
+	return func(svc *corev1.Service) {
+		spec := &svc.Spec
+		switch f {
+		case v1.LoadBalancerFeatureIPFamilies:
+			spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack)
+			spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+		case v1.LoadBalancerFeaturePorts:
+			spec.Ports = append(spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, TargetPort: intstr.FromInt32(5353)})
+		case v1.LoadBalancerFeatureSessionAffinity:
+			spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		case v1.LoadBalancerFeatureLoadBalancerIP:
+			spec.LoadBalancerIP = r.opts.LoadBalancerIP
+			if a, err := netip.ParseAddr(r.opts.LoadBalancerIP); err == nil && second {
+				spec.LoadBalancerIP = a.Next().String()
+			}
+		case v1.LoadBalancerFeatureExternalTrafficPolicy:
+			spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
+			spec.LoadBalancerSourceRanges = []string{"192.0.2.0/24"}
+		}
+	}
+}
+
+// feature: a Service asking for F, and one requiring it (P3, P4, P5, R1,
+// P6). Both run at once.
+func (r *testRun) feature() (outcome, error) {
+	f := r.test.Feature
+	asked := r.service("asks", r.asks(f, false))
+	if err := r.create(asked); err != nil {
+		if f == v1.LoadBalancerFeatureIPFamilies && apierrors.IsInvalid(err) {
+			return outcome{}, skipf("the cluster cannot create a dual-stack Service: %v", err)
+		}
+		return outcome{}, err
+	}
+	var out outcome
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		svc, err := r.await("asks")
+		if err == nil {
+			out.asked, err = classify(svc, f)
+		}
+		errs[0] = err
+	})
+	if r.opts.NoRequiredFeatures {
+		out.requiredSkipped = "the provider reads neither spec.requiredLoadBalancerFeatures nor " + v1.RequiredFeaturesAnnotation
+	} else {
+		req := r.service("requires", r.asks(f, true))
+		require(req, f)
+		if err := r.create(req); err != nil {
+			wg.Wait()
+			return outcome{}, err
+		}
+		wg.Go(func() {
+			svc, err := r.await("requires")
+			if err == nil {
+				out.required, err = classify(svc, f)
+				if out.required == servedDegraded {
+					err = fmt.Errorf("requires serves %s degraded in the required feature %s (P6, R1)", describe(svc), f)
+				}
+			}
+			errs[1] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		if errors.Is(err, errViolation) {
+			return outcome{}, errViolation
+		}
+		return outcome{}, err
+	}
+	return out, nil
+}
+
+// unknownRequired: a Service requiring a feature no provider knows is
+// refused (R2).
+func (r *testRun) unknownRequired() (outcome, error) {
+	if r.opts.NoRequiredFeatures {
+		return outcome{}, skipf("the provider reads neither spec.requiredLoadBalancerFeatures nor %s", v1.RequiredFeaturesAnnotation)
+	}
+	svc := r.service("unknown", nil)
+	require(svc, UnknownFeature)
+	if err := r.create(svc); err != nil {
+		return outcome{}, err
+	}
+	got, err := r.await("unknown")
+	if err != nil {
+		return outcome{}, err
+	}
+	if how, err := classify(got, ""); err != nil {
+		return outcome{}, err
+	} else if how != servedRefused {
+		return outcome{}, failf("a Service requiring the unknown feature %s was %s, not refused (R2)", UnknownFeature, how)
+	}
+	return outcome{}, nil
+}
+
+// specChange: after Serving, adding a port is acknowledged by the next
+// write (L6), and the provider settles again.
+func (r *testRun) specChange() (outcome, error) {
+	if err := r.create(r.service("change", nil)); err != nil {
+		return outcome{}, err
+	}
+	svc, err := r.await("change")
+	if err != nil {
+		return outcome{}, err
+	}
+	if how, err := classify(svc, ""); err != nil {
+		return outcome{}, err
+	} else if how == servedRefused {
+		return outcome{}, skipf("the provider refused a Service with one TCP port (T1)")
+	}
+	before := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+	if err := r.update("change", func(s *corev1.Service) {
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "alt", Port: 8443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8443)})
+	}); err != nil {
+		return outcome{}, err
+	}
+	bumped := func(s *v1.Service) bool {
+		p := conditions.Get(s.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+		return p != nil && !p.LastTransitionTime.Equal(&before)
+	}
+	last, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return s != nil && bumped(s) })
+	if err != nil {
+		return outcome{}, r.explain(err, fmt.Sprintf("no write acknowledged the new port within %s: Provisioning's lastTransitionTime stayed %s (L6); last status %s",
+			r.opts.ProvisionTimeout, before.UTC().Format(time.RFC3339), describe(last)))
+	}
+	if _, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return s != nil && settled(s) }); err != nil {
+		return outcome{}, r.explain(err, fmt.Sprintf("change did not settle within %s after its spec changed (L2)", r.opts.ProvisionTimeout))
+	}
+	return outcome{}, nil
+}
+
+// foreignClass: a Service of a class the provider does not handle gets no
+// conditions and no ingress (P1).
+func (r *testRun) foreignClass() (outcome, error) {
+	svc := r.service("foreign", func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To(ForeignClass) })
+	if err := r.create(svc); err != nil {
+		return outcome{}, err
+	}
+	bad, err := r.tr.hold(r.ctx, "foreign", r.opts.SettlePeriod, func(s *v1.Service) bool {
+		return conditions.HasKEPConditions(s.Status.Conditions) || len(s.Status.LoadBalancer.Ingress) > 0
+	})
+	if err != nil {
+		return outcome{}, err
+	}
+	if bad != nil {
+		return outcome{}, failf("the provider wrote status on a Service of class %s, which it does not handle (P1): %s", ForeignClass, describe(bad))
+	}
+	return outcome{}, nil
+}
+
+// typeChange: LoadBalancer to ClusterIP removes the conditions (L9).
+func (r *testRun) typeChange() (outcome, error) {
+	if err := r.create(r.service("retype", nil)); err != nil {
+		return outcome{}, err
+	}
+	if _, err := r.await("retype"); err != nil {
+		return outcome{}, err
+	}
+	if err := r.update("retype", func(s *corev1.Service) {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+		s.Spec.LoadBalancerClass = nil
+		s.Spec.AllocateLoadBalancerNodePorts = nil
+		s.Spec.ExternalTrafficPolicy = ""
+		s.Spec.LoadBalancerSourceRanges = nil
+		for i := range s.Spec.Ports {
+			s.Spec.Ports[i].NodePort = 0
+		}
+	}); err != nil {
+		return outcome{}, err
+	}
+	last, err := r.tr.wait(r.ctx, "retype", r.opts.ProvisionTimeout, func(s *v1.Service) bool {
+		return s != nil && s.Spec.Type == corev1.ServiceTypeClusterIP && !conditions.HasKEPConditions(s.Status.Conditions)
+	})
+	if err != nil {
+		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ProvisionTimeout, describe(last)))
+	}
+	return outcome{}, nil
+}
+
+// recreate: a Service deleted and created again under the same name gets
+// conditions of its own, not older than itself (C6, C7 per uid).
+func (r *testRun) recreate() (outcome, error) {
+	if err := r.create(r.service("again", nil)); err != nil {
+		return outcome{}, err
+	}
+	first, err := r.await("again")
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := r.client.CoreV1().Services(r.ns).Delete(r.ctx, "again", metav1.DeleteOptions{}); err != nil {
+		return outcome{}, fmt.Errorf("deleting Service again: %w", err)
+	}
+	if _, err := r.tr.wait(r.ctx, "again", r.opts.ConditionsTimeout, func(s *v1.Service) bool { return s == nil || s.UID != first.UID }); err != nil {
+		return outcome{}, r.explain(err, "the deletion of Service again was not observed")
+	}
+	// Conditions written a second before the new object would hide a
+	// stale copy: wait for the next second so the comparison can tell.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	if err := r.create(r.service("again", nil)); err != nil {
+		return outcome{}, err
+	}
+	second, err := r.await("again")
+	if err != nil {
+		return outcome{}, err
+	}
+	if second.UID == first.UID {
+		return outcome{}, failf("the Service created again has the old uid %s", first.UID)
+	}
+	for _, c := range second.Status.Conditions {
+		if c.LastTransitionTime.Before(&second.CreationTimestamp) {
+			return outcome{}, failf("the new Service again carries %s with lastTransitionTime %s, before its creation at %s: a stale copy of the old object's (C6, C7)",
+				c.Type, c.LastTransitionTime.UTC().Format(time.RFC3339), second.CreationTimestamp.UTC().Format(time.RFC3339))
+		}
+	}
+	return outcome{}, nil
+}

@@ -1,0 +1,198 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// errViolation ends a wait early: the checker found a violation on the
+// test's Services, so the test has failed whatever comes next.
+var errViolation = errors.New("the checker found a violation")
+
+// tracker watches the Services of one test's namespace. Every observation
+// goes through the test's own checker (section 8), and the last state of
+// each Service is kept, also after its deletion, for the report.
+type tracker struct {
+	mu       sync.Mutex
+	checker  *conformance.Checker
+	findings []conformance.Finding
+	violated bool
+	latest   map[string]*v1.Service
+	last     map[string]ObservedService
+	// changed is closed and replaced on every observation, waking waits.
+	changed chan struct{}
+}
+
+func newTracker(opts ...conformance.Option) *tracker {
+	return &tracker{
+		checker: conformance.NewChecker(opts...),
+		latest:  map[string]*v1.Service{},
+		last:    map[string]ObservedService{},
+		changed: make(chan struct{}),
+	}
+}
+
+// start watches namespace's Services until ctx ends, and returns once the
+// first list is in.
+func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string) error {
+	services := client.CoreV1().Services(namespace)
+	informer := cache.NewSharedInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return services.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return services.Watch(ctx, opts)
+		},
+	}, &corev1.Service{}, 0)
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { t.observe(obj, false) },
+		UpdateFunc: func(_, obj any) { t.observe(obj, false) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			t.observe(obj, true)
+		},
+	}); err != nil {
+		return fmt.Errorf("watching Services in %s: %w", namespace, err)
+	}
+	go informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return fmt.Errorf("watching Services in %s: the first list did not complete", namespace)
+	}
+	return nil
+}
+
+func (t *tracker) observe(obj any, deleted bool) {
+	core, ok := obj.(*corev1.Service)
+	if !ok {
+		return
+	}
+	svc := v1.FromCore(core)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var found []conformance.Finding
+	if deleted {
+		delete(t.latest, svc.Name)
+		found = t.checker.Forget(svc.Namespace, svc.Name)
+	} else {
+		t.latest[svc.Name] = svc
+		found = t.checker.Observe(svc)
+	}
+	t.add(found)
+	t.last[svc.Name] = ObservedService{
+		Name: svc.Name, UID: string(svc.UID), ResourceVersion: svc.ResourceVersion,
+		Deleted: deleted, Status: *svc.Status.DeepCopy(),
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// add records findings; the caller holds mu. Verdict notices are left out:
+// they restate what the report says about each test.
+func (t *tracker) add(found []conformance.Finding) {
+	for _, f := range found {
+		if f.Verdict != nil {
+			continue
+		}
+		if f.Severity == conformance.SeverityViolation {
+			t.violated = true
+		}
+		t.findings = append(t.findings, f)
+	}
+}
+
+// finish ends every open trace and returns all findings and the last
+// observations, sorted by name.
+func (t *tracker) finish() ([]conformance.Finding, []ObservedService) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.add(t.checker.Finish())
+	out := make([]ObservedService, 0, len(t.last))
+	for _, o := range t.last {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return t.findings, out
+}
+
+// firstViolation returns the first violation found, or nil.
+func (t *tracker) firstViolation() *conformance.Finding {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.findings {
+		if t.findings[i].Severity == conformance.SeverityViolation {
+			f := t.findings[i]
+			return &f
+		}
+	}
+	return nil
+}
+
+// wait returns the latest observation of name as soon as cond holds for
+// it (a nil Service stands for "not there"). It gives up with an error
+// when timeout passes, ctx ends, or the checker finds a violation.
+func (t *tracker) wait(ctx context.Context, name string, timeout time.Duration, cond func(*v1.Service) bool) (*v1.Service, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		t.mu.Lock()
+		svc, violated, changed := t.latest[name], t.violated, t.changed
+		t.mu.Unlock()
+		if violated {
+			return svc, errViolation
+		}
+		if cond(svc) {
+			return svc, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return svc, ctx.Err()
+		}
+	}
+}
+
+// hold waits the whole period and returns the first observation of name
+// for which bad holds, or nil when none did.
+func (t *tracker) hold(ctx context.Context, name string, period time.Duration, bad func(*v1.Service) bool) (*v1.Service, error) {
+	svc, err := t.wait(ctx, name, period, func(s *v1.Service) bool { return s != nil && bad(s) })
+	switch {
+	case err == nil, errors.Is(err, errViolation):
+		return svc, err
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return nil, nil
+	default:
+		return nil, err
+	}
+}

@@ -1,0 +1,293 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corelisters "k8s.io/client-go/listers/core/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// ErrPoolExhausted is returned (wrapped) by Pool.Allocate when no address
+// of the family is free.
+var ErrPoolExhausted = errors.New("IP pool exhausted")
+
+// Pool hands out the addresses of a set of IPv4 and IPv6 CIDRs to
+// Services, each address to at most one Service. The network address of
+// every CIDR, and the broadcast address of an IPv4 one, are never handed
+// out. It is safe for concurrent use.
+type Pool struct {
+	mu       sync.Mutex
+	prefixes []netip.Prefix
+	owner    map[netip.Addr]string
+	byKey    map[string][]netip.Addr
+}
+
+// NewPool returns a Pool of the given CIDRs ("198.18.0.0/24",
+// "fd00:1b::/120"). A CIDR that does not parse, is not the start of its
+// range, or holds no address to hand out is an error; no CIDR at all is an
+// empty pool, from which every allocation fails.
+func NewPool(cidrs ...string) (*Pool, error) {
+	p := &Pool{owner: map[netip.Addr]string{}, byKey: map[string][]netip.Addr{}}
+	for _, c := range cidrs {
+		prefix, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return nil, fmt.Errorf("IP pool: %w", err)
+		}
+		if prefix.Masked() != prefix {
+			return nil, fmt.Errorf("IP pool: %s is not the start of its range (%s)", prefix, prefix.Masked())
+		}
+		if prefix.Addr().BitLen()-prefix.Bits() < 2 {
+			return nil, fmt.Errorf("IP pool: %s is too small: it needs at least 4 addresses", prefix)
+		}
+		p.prefixes = append(p.prefixes, prefix)
+	}
+	return p, nil
+}
+
+// String lists the pool's CIDRs.
+func (p *Pool) String() string {
+	s := make([]string, len(p.prefixes))
+	for i, pr := range p.prefixes {
+		s[i] = pr.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func familyOf(a netip.Addr) corev1.IPFamily {
+	if a.Is4() {
+		return corev1.IPv4Protocol
+	}
+	return corev1.IPv6Protocol
+}
+
+// usable reports whether a is an address of the pool that may be handed
+// out.
+func (p *Pool) usable(a netip.Addr) bool {
+	for _, pr := range p.prefixes {
+		if !pr.Contains(a) || a == pr.Addr() {
+			continue
+		}
+		if a.Is4() && a == lastOf(pr) {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// lastOf returns the last address of an IPv4 prefix.
+func lastOf(pr netip.Prefix) netip.Addr {
+	b := pr.Addr().As4()
+	host := uint32(1)<<(32-pr.Bits()) - 1
+	v := (uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])) | host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// Allocate returns key's address of family: the one key already holds, or
+// want when it is given, in the pool and free, or the first free one. A
+// want outside the pool or held by another key is an error, and so is a
+// family with no free address (ErrPoolExhausted). A nil Pool has no
+// address.
+func (p *Pool) Allocate(key string, family corev1.IPFamily, want string) (netip.Addr, error) {
+	if p == nil {
+		return netip.Addr{}, fmt.Errorf("%w: no pool", ErrPoolExhausted)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, a := range p.byKey[key] {
+		if familyOf(a) == family && (want == "" || a.String() == want) {
+			return a, nil
+		}
+	}
+	if want != "" {
+		a, err := netip.ParseAddr(want)
+		switch {
+		case err != nil:
+			return netip.Addr{}, fmt.Errorf("requested address %q: %w", want, err)
+		case familyOf(a) != family:
+			return netip.Addr{}, fmt.Errorf("requested address %s is not %s", a, family)
+		case !p.usable(a):
+			return netip.Addr{}, fmt.Errorf("requested address %s is not in the pool %s", a, p)
+		case p.owner[a] != "" && p.owner[a] != key:
+			return netip.Addr{}, fmt.Errorf("requested address %s is in use by another Service", a)
+		}
+		p.take(key, a)
+		return a, nil
+	}
+	for _, pr := range p.prefixes {
+		if familyOf(pr.Addr()) != family {
+			continue
+		}
+		// Linear from the start: the pool holds as many Services as a
+		// test cluster has, so the scan stays short.
+		for a := pr.Addr().Next(); pr.Contains(a); a = a.Next() {
+			if !p.usable(a) {
+				break
+			}
+			if _, used := p.owner[a]; !used {
+				p.take(key, a)
+				return a, nil
+			}
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("%w: no free %s address in %s", ErrPoolExhausted, family, p)
+}
+
+func (p *Pool) take(key string, a netip.Addr) {
+	p.owner[a] = key
+	p.byKey[key] = append(p.byKey[key], a)
+}
+
+// Claim records that key holds addr, as the status of its Service says
+// after a restart. It returns false, and records nothing, when addr does
+// not parse, is not in the pool, or another key holds it: the Service then
+// gets another address. A nil Pool claims nothing.
+func (p *Pool) Claim(key, addr string) bool {
+	if p == nil {
+		return false
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.usable(a) {
+		return false
+	}
+	if owner, used := p.owner[a]; used {
+		return owner == key
+	}
+	p.take(key, a)
+	return true
+}
+
+// Release frees every address key holds. A nil Pool or an unknown key is
+// a no-op.
+func (p *Pool) Release(key string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, a := range p.byKey[key] {
+		delete(p.owner, a)
+	}
+	delete(p.byKey, key)
+}
+
+// InUse returns how many addresses are handed out; zero for a nil Pool.
+func (p *Pool) InUse() int {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.owner)
+}
+
+// addresses returns the pool's addresses of svc: one per IP family its
+// load balancer serves (the Service's families the capabilities support,
+// only the first without DualStack), the requested spec.loadBalancerIP
+// when the capabilities honor it. Nil without a pool.
+func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, error) {
+	if p.opts.Pool == nil {
+		return nil, nil
+	}
+	caps := p.opts.Capabilities
+	families := svc.Spec.IPFamilies
+	if len(families) == 0 {
+		families = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	var served []corev1.IPFamily
+	for _, f := range families {
+		if slices.Contains(caps.IPFamilies, f) {
+			served = append(served, f)
+		}
+	}
+	if !caps.DualStack && len(served) > 1 {
+		served = served[:1]
+	}
+	var out []netip.Addr
+	for _, f := range served {
+		want := ""
+		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" {
+			if a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP); err == nil && familyOf(a) == f {
+				want = a.String()
+			}
+		}
+		a, err := p.opts.Pool.Allocate(key, f, want)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// withAddresses returns one ingress entry per address, each with the ports
+// of the first entry of in.
+func withAddresses(in []corev1.LoadBalancerIngress, addrs []netip.Addr) []corev1.LoadBalancerIngress {
+	if len(in) == 0 || len(addrs) == 0 {
+		return in
+	}
+	out := make([]corev1.LoadBalancerIngress, 0, len(addrs))
+	for _, a := range addrs {
+		e := *in[0].DeepCopy()
+		e.IP = a.String()
+		out = append(out, e)
+	}
+	return out
+}
+
+// recover claims, before the provider writes anything, the pool addresses
+// that the status of the Services it serves already holds, so that no
+// address is handed out twice across a restart.
+func (p *Provider) recover(lister corelisters.ServiceLister) {
+	if p.opts.Pool == nil {
+		return
+	}
+	services, err := lister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	// Oldest first: when two Services claim one address, the older keeps it.
+	slices.SortFunc(services, func(a, b *corev1.Service) int {
+		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
+	})
+	for _, svc := range services {
+		if conditions.Decide(svc, p.opts.Capabilities).Action != conditions.ActionProvision ||
+			!conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
+			continue
+		}
+		key := svc.Namespace + "/" + svc.Name
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			p.opts.Pool.Claim(key, in.IP)
+		}
+	}
+}
