@@ -39,9 +39,23 @@ type Page struct {
 	Summary *conformance.Summary
 	// Errors are input problems, one sentence each; may be empty.
 	Errors []string
+	// Tables are shown before the timelines, such as a suite's results;
+	// may be empty.
+	Tables []Table
 	// Services are the timelines, in the order shown; empty shows a line
 	// saying there is nothing to show.
 	Services []*Service
+}
+
+// Table is a table of text shown on the page. Every cell is escaped.
+type Table struct {
+	// Caption heads the table; may be empty.
+	Caption string
+	// Header names the columns; may be empty.
+	Header []string
+	// Rows are the cells, row by row; a row may have fewer cells than
+	// Header.
+	Rows [][]string
 }
 
 // Colours of the lanes, by what a state means for the Service rather than
