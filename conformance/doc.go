@@ -25,7 +25,7 @@ limitations under the License.
 // (Observe, or ObserveObject for what a Decoder reads):
 //
 //   - each observation is checked alone (snapshot rules: C1 to C5, L1, L4,
-//     L5, L9, P1, P5, P6, R4);
+//     L5, L9, P1, P5, P6, R2, R4);
 //   - two observations of the same namespace/name, in input order, are a
 //     step of a trace and are also checked as a pair (C6, C7, L1 and L4 on
 //     first write and first provisioning, L6);
@@ -54,17 +54,15 @@ limitations under the License.
 // of observations: per Service the checker keeps a few hashes, the
 // conditions' statuses and lastTransitionTimes in whole seconds (G5), the
 // G3 fields, and an open L6 obligation if there is one. Never a whole
-// object. A Decoder holds one object at a time, at most MaxObjectBytes
-// (DefaultMaxObjectBytes, 4 MiB) of it; a List's items are read one by one.
+// object. A Collector keeps at most KeepFindings findings of each severity
+// per Service, and counts the rest.
 //
 // # Input
 //
-// Decoder reads JSON (one object, a List, a top-level array, concatenated
-// objects, watch events) or multi-document YAML. Every problem (malformed
-// input, a truncated stream, an object over the size limit, a field of the
-// wrong type, a duplicate key) is a *DecodeError with the position: source,
-// document, item, line and byte offset. Objects of other kinds are returned
-// for the Checker to skip with a notice.
+// Package input reads the observations (Decoder: JSON, YAML, Lists, watch
+// events; see its documentation for what makes an input unreadable). Its
+// types are also named here (Decoder, Object, Position, DecodeError,
+// ObjectRef), so that callers of the checker need one import.
 //
 // Collector turns results into a Report: one ServiceReport per Service
 // (last conditions, verdict, findings) and a Summary of counts per rule and

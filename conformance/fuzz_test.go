@@ -50,10 +50,10 @@ func FuzzConformanceStream(f *testing.F) {
 		seed.Add(f, name, data, chunk, uint8(8), uint8(len(name)))
 	}
 	files := map[string][]byte{}
-	_ = filepath.WalkDir("../../examples", func(path string, e fs.DirEntry, err error) error {
+	_ = filepath.WalkDir("../examples", func(path string, e fs.DirEntry, err error) error {
 		if err == nil && !e.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
 			if data, err := os.ReadFile(path); err == nil && len(data) <= 16<<10 {
-				files[filepath.ToSlash(strings.TrimPrefix(path, "../../"))] = data
+				files[filepath.ToSlash(strings.TrimPrefix(path, "../"))] = data
 			}
 		}
 		return nil

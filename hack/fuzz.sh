@@ -38,7 +38,8 @@ TARGETS=(
   "./conditions FuzzConditionsSequence"
   "./conditions FuzzConditionsStateMachine"
   "./conformance FuzzConformanceStream"
-  "./conformance FuzzDecode"
+  "./conformance/input FuzzDecode"
+  "./conformance/input FuzzReaderDifferential"
 )
 
 FUZZTIME=${FUZZTIME:-15s}

@@ -23,13 +23,16 @@ limitations under the License.
 //	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
 //	lbstatus explain [RULE]              what a rule requires
 //
-// check reads single objects, Lists, multi-document YAML and streams of
-// concatenated JSON objects ("kubectl get services --watch -o json"), and
-// prints a table per input (-o text) or a JSON report (-o json). Its exit
-// status is 0 when nothing violates the specification, 1 when something
-// does, and 2 when an input cannot be read or parsed (one line per problem
-// on standard error, naming the file and the position) or the command line
-// is wrong; a bad input does not stop the others from being checked.
+// check reads single objects, Lists (in JSON and YAML, item by item),
+// multi-document YAML, watch events and streams of concatenated JSON
+// objects ("kubectl get services --watch -o json"), and prints a table per
+// input (-o text) or a JSON report (-o json). Its exit status is 0 when
+// nothing violates the specification, 1 when something does, and 2 when an
+// input cannot be read or parsed (one line per problem on standard error,
+// naming the file and the position), when the check was interrupted
+// without a violation, or when the command line is wrong; a bad input does
+// not stop the others from being checked. SIGINT and SIGTERM stop it with
+// a report of what was read.
 //
 // watch lists and watches the Services of a cluster selected by kubectl's
 // cluster flags (cluster.go: --kubeconfig, --context, -n, -A,

@@ -414,37 +414,6 @@ func TestDecode_RoundTripsGeneratedStream(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	f.Add([]byte(svcJSON("a") + svcJSON("b")))
-	f.Add([]byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
-	f.Add([]byte(`{"type":"DELETED","object":{"kind":"Service","metadata":{"name":"a"}}}`))
-	f.Add([]byte("kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: List\nitems: []\n"))
-	f.Add([]byte(`[{"a":1},{"b":[1,2,{"c":"\"}"}]}]`))
-	f.Add([]byte(`{"kind":"Service","apiVersion":"v1","status":{"conditions":[{"type":"LoadBalancerServing","status":"True"}]}}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		d := NewDecoder(bytes.NewReader(in), "fuzz", MaxObjectBytes(1<<16))
-		for i := 0; ; i++ {
-			if i > len(in)+10 {
-				t.Fatalf("more results than bytes: the decoder does not end")
-			}
-			obj, err := d.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var de *DecodeError
-				if !errors.As(err, &de) || de.Error() == "" || strings.Contains(de.Error(), "\n") {
-					t.Fatalf("error %T %q is not a one-line DecodeError", err, err)
-				}
-				continue
-			}
-			if obj.Service != nil && (obj.Kind != "Service" || obj.Ref.Name != obj.Service.Name) {
-				t.Fatalf("object %+v does not match its Service", obj.Ref)
-			}
-		}
-	})
-}
-
 // TestDecode_YAMLLastLineWithoutNewline: a final line without a newline,
 // longer than its offset in the read buffer, must reach the YAML parser
 // intact whether the input arrives in one piece or byte by byte. The

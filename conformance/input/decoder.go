@@ -105,8 +105,11 @@ type Decoder struct {
 
 // NewDecoder returns a Decoder reading r. source names the input in
 // positions and errors ("-" for standard input, by convention); it may be
-// empty. A nil option is ignored.
+// empty. A nil r is an empty input; a nil option is ignored.
 func NewDecoder(r io.Reader, source string, opts ...DecoderOption) *Decoder {
+	if r == nil {
+		r = bytes.NewReader(nil)
+	}
 	d := &Decoder{in: r, source: source, limit: DefaultMaxObjectBytes}
 	for _, o := range opts {
 		if o != nil {

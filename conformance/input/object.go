@@ -25,8 +25,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // wire is every member an object of the input may have that the reader
@@ -36,14 +34,14 @@ import (
 // irrelevant. The members of other kinds' objects are skipped, but still
 // read: a duplicate name anywhere makes any object unreadable.
 type wire struct {
-	Kind       string           `json:"kind"`
-	APIVersion string           `json:"apiVersion"`
-	Metadata   metaWire         `json:"metadata"`
-	Spec       specWire         `json:"spec"`
-	Status     v1.ServiceStatus `json:"status"`
-	Items      located          `json:"items"`
-	Type       string           `json:"type"`
-	Object     located          `json:"object"`
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Metadata   metaWire   `json:"metadata"`
+	Spec       specWire   `json:"spec"`
+	Status     statusWire `json:"status"`
+	Items      located    `json:"items"`
+	Type       string     `json:"type"`
+	Object     located    `json:"object"`
 	// Message is a Status's, for the object of an ERROR event.
 	Message string `json:"message"`
 }

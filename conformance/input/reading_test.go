@@ -19,6 +19,7 @@ package input
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -216,6 +217,19 @@ func TestRead_WorkersKeepInputOrder(t *testing.T) {
 		}
 		if len(objs) != 3000 || len(errs) != 30 {
 			t.Errorf("Workers(%d): %d objects, %d errors", w, len(objs), len(errs))
+		}
+	}
+}
+
+// A nil reader and an input of white space are empty inputs, not errors.
+func TestRead_EmptyInputs(t *testing.T) {
+	for name, d := range map[string]*Decoder{
+		"nil":         NewDecoder(nil, "in"),
+		"white space": NewDecoder(strings.NewReader(" \r\n\t  "), "in"),
+		"comments":    NewDecoder(strings.NewReader("# nothing\n---\n# here\n"), "in"),
+	} {
+		if obj, err := d.Next(); err != io.EOF {
+			t.Errorf("%s: got %+v, %v; want io.EOF", name, obj, err)
 		}
 	}
 }

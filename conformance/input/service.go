@@ -36,8 +36,8 @@ import (
 // selector, cluster IPs and the rest are skipped: still read by the
 // tokenizer (a duplicate name there is still an error), never
 // materialised. Measured on a watch stream this decodes in two thirds of
-// the time of a whole core/v1 Service; FuzzReaderDifferential holds the
-// fields it keeps to what encoding/json decodes.
+// the time of a whole core/v1 Service; a differential fuzz target holds
+// the fields it keeps to what encoding/json decodes.
 
 // metaWire is the part of metadata the checker reads.
 type metaWire struct {

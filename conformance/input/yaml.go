@@ -65,7 +65,6 @@ type yamlItems struct {
 	doc      int // input document number (1-based, counting documents with content)
 	cur      *docInfo
 	size     int
-	content  bool // the input document has content
 	items    bool // in the input document's items
 	indent   int  // column of the items' "- "; -1 before the first
 	item     int
@@ -137,7 +136,6 @@ func (f *yamlItems) step() {
 	if partial {
 		// A long line: the first piece decides what it is; the rest is
 		// more of the same document.
-		f.content = true
 		f.body(line, lineNo)
 		for partial && f.err == nil {
 			line, partial = f.readLine()
@@ -156,7 +154,7 @@ func (f *yamlItems) step() {
 		line = append(line[:len(line):len(line)], '\n')
 	}
 	if bytes.HasPrefix(line, []byte("---")) && (len(line) == 4 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r') {
-		f.cur, f.content, f.items, f.indent, f.lastKind = nil, false, false, -1, ""
+		f.cur, f.items, f.indent, f.lastKind = nil, false, -1, ""
 		rest := bytes.TrimSpace(line[3:])
 		if len(rest) > 0 && rest[0] != '#' {
 			// "--- value": the document starts on the separator line.
@@ -175,7 +173,6 @@ func (f *yamlItems) body(line []byte, lineNo int) {
 			return // comments and blank lines before a document
 		}
 		f.doc++
-		f.content = true
 		f.start(docInfo{doc: f.doc, line: lineNo, item: -1})
 	}
 	col := indentOf(line)

@@ -1,0 +1,77 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/lbstatus/lbstatus/fuzz/seed"
+)
+
+// FuzzDecode: the reader does not panic or loop on any input, every
+// problem is a one-line DecodeError, every object is what it says, and the
+// transcript is the same whether objects are decoded on the caller's
+// goroutine or by several.
+func FuzzDecode(f *testing.F) {
+	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
+	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
+	seed.Add(f, "case-2", []byte(`{"type":"DELETED","object":{"kind":"Service","metadata":{"name":"a"}}}`))
+	seed.Add(f, "case-3", []byte("kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: List\nitems: []\n"))
+	seed.Add(f, "case-4", []byte(`[{"a":1},{"b":[1,2,{"c":"\"}"}]}]`))
+	seed.Add(f, "case-5", []byte(`{"kind":"Service","apiVersion":"v1","status":{"conditions":[{"type":"LoadBalancerServing","status":"True"}]}}`))
+	seed.Add(f, "yaml-list", []byte("apiVersion: v1\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata: {name: a}\n- metadata:\n    name: b\nkind: List\n"))
+	seed.Add(f, "events", []byte(`[{"object":{"metadata":{"name":"a"}},"type":"DELETED"},{"type":"BOOKMARK","object":{}},{"type":"ERROR","object":{"message":"gone"}}]`))
+	seed.Add(f, "utf16", []byte("\xff\xfe{\x00}\x00"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if transcript(t, in, 1) != transcript(t, in, 3) {
+			t.Fatalf("the transcript depends on the number of decoding goroutines")
+		}
+	})
+}
+
+// transcript decodes in with the given number of workers and returns what
+// came out, object by object and error by error.
+func transcript(t *testing.T, in []byte, workers Workers) string {
+	var b strings.Builder
+	d := NewDecoder(bytes.NewReader(in), "fuzz", MaxObjectBytes(1<<16), workers)
+	for i := 0; ; i++ {
+		if i > len(in)+10 {
+			t.Fatalf("more results than bytes: the decoder does not end")
+		}
+		obj, err := d.Next()
+		if err == io.EOF {
+			return b.String()
+		}
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Error() == "" || strings.Contains(de.Error(), "\n") {
+				t.Fatalf("error %T %q is not a one-line DecodeError", err, err)
+			}
+			b.WriteString(de.Error() + "\n")
+			continue
+		}
+		if obj.Service != nil && (obj.Kind != "Service" || obj.Ref.Name != obj.Service.Name) {
+			t.Fatalf("object %+v does not match its Service", obj.Ref)
+		}
+		fmt.Fprintf(&b, "%s %s %+v %v\n", obj.Kind, obj.Ref, obj.Position, obj.Deleted)
+	}
+}
