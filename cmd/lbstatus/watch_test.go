@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -684,5 +685,30 @@ func TestWatch_ResumesFromLastResourceVersion(t *testing.T) {
 	}
 	if out := stdout.String(); strings.Contains(out, "gap") || !strings.Contains(out, "Watched 2 observations of 1 Service.") {
 		t.Errorf("a gap, or the bookmark counted as an observation:\n%s", out)
+	}
+}
+
+// A refused connection or rejected credentials on the first list are exit
+// 2, with one line naming the server, not retries (which would not end).
+func TestWatch_UnreachableOrRejected(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	rejecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Unauthorized", "code": 401, "message": "Unauthorized"})
+	}))
+	defer rejecting.Close()
+	for server, want := range map[string]string{closed: "connection refused", rejecting.URL: "provide credentials"} {
+		var out, errOut bytes.Buffer
+		code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, server)}, nil, &out, &errOut, defaultEnv())
+		got := errOut.String()
+		if code != exitInput || strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "lbstatus: listing Services on "+server+": ") || !strings.Contains(got, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line naming the server and %q", server, code, got, want)
+		}
 	}
 }
