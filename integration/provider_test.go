@@ -232,7 +232,7 @@ func TestPrograms_ProviderPassesConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	cli := exec.Command(cliBin, "conformance", "--kubeconfig", kubeconfig, "--class", class,
-		"--conditions-timeout", "10s", "--provision-timeout", "20s", "--settle-period", "2s",
+		"--conditions-timeout", "30s", "--provision-timeout", "60s", "--settle-period", "2s",
 		"--project", "lbstatus-provider", "--report", report)
 	out, err := cli.CombinedOutput()
 	if err != nil {

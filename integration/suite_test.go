@@ -33,11 +33,14 @@ import (
 	"github.com/lbstatus/lbstatus/provider"
 )
 
-// The suite's deadlines in these tests: the provider answers at once, so a
-// few seconds are plenty, and the whole suite runs in seconds.
+// The suite's deadlines in these tests. The provider answers within a
+// second, so a passing run never waits for them (only ForeignClass's
+// settling period is spent in full) and the whole suite runs in seconds;
+// they are generous so that a machine busy with other work does not turn
+// a slow answer into a failure.
 const (
-	suiteConditionsTimeout = 10 * time.Second
-	suiteProvisionTimeout  = 20 * time.Second
+	suiteConditionsTimeout = 30 * time.Second
+	suiteProvisionTimeout  = 60 * time.Second
 	suiteSettlePeriod      = 2 * time.Second
 	suiteProvisionDelay    = 300 * time.Millisecond
 )
@@ -107,7 +110,14 @@ func startSuiteProvider(t *testing.T, caps conditions.Capabilities, bugs provide
 // provider clears what its field manager wrote on Services that are not
 // its own, which must not touch another provider's conditions.
 func providerOptions(caps conditions.Capabilities, bugs provider.Bugs) provider.Options {
+	// Each provider has a pool of its own, as separate clusters would;
+	// the suite's requested address is in it.
+	pool, err := provider.NewPool("198.18.0.0/16", "fd00:1b::/112")
+	if err != nil {
+		panic(err) // constant CIDRs
+	}
 	return provider.Options{
+		Pool:           pool,
 		Capabilities:   caps,
 		Workers:        4,
 		ProvisionDelay: suiteProvisionDelay,
@@ -217,6 +227,10 @@ func TestSuite_InjectedBug(t *testing.T) {
 		rule string
 	}{
 		{"SkipProvisioningBump", provider.Bugs{SkipProvisioningBump: true}, "SpecChange", "L6"},
+		{"ClaimForeignClasses", provider.Bugs{ClaimForeignClasses: true}, "ForeignClass", "P1"},
+		{"AcceptUnknownFeatures", provider.Bugs{AcceptUnknownFeatures: true}, "UnknownRequiredFeature", "R2"},
+		{"KeepConditionsOnTypeChange", provider.Bugs{KeepConditionsOnTypeChange: true}, "TypeChange", "L9"},
+		{"IgnoreLoadBalancerIP", provider.Bugs{IgnoreLoadBalancerIP: true}, "Feature/LoadBalancerIP", "P3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

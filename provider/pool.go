@@ -69,8 +69,11 @@ func NewPool(cidrs ...string) (*Pool, error) {
 	return p, nil
 }
 
-// String lists the pool's CIDRs.
+// String lists the pool's CIDRs, comma-separated; empty for a nil Pool.
 func (p *Pool) String() string {
+	if p == nil {
+		return ""
+	}
 	s := make([]string, len(p.prefixes))
 	for i, pr := range p.prefixes {
 		s[i] = pr.String()
@@ -236,7 +239,7 @@ func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, err
 	var out []netip.Addr
 	for _, f := range served {
 		want := ""
-		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" {
+		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
 			if a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP); err == nil && familyOf(a) == f {
 				want = a.String()
 			}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,6 +98,19 @@ type Bugs struct {
 	// refusal, is written without moving Provisioning's
 	// lastTransitionTime (breaks L6).
 	SkipProvisioningBump bool
+	// ClaimForeignClasses: the provider takes a Service of any
+	// loadBalancerClass for its own (breaks P1).
+	ClaimForeignClasses bool
+	// AcceptUnknownFeatures: the provider takes every required feature
+	// for one it knows and serves the Service (breaks R2).
+	AcceptUnknownFeatures bool
+	// KeepConditionsOnTypeChange: the provider leaves its conditions on a
+	// Service that stopped being a LoadBalancer (breaks L9).
+	KeepConditionsOnTypeChange bool
+	// IgnoreLoadBalancerIP: with a Pool, the provider claims to honor
+	// spec.loadBalancerIP but hands out another address, without saying
+	// it is degraded (breaks P3).
+	IgnoreLoadBalancerIP bool
 }
 
 // Stats counts what a Provider did.
@@ -379,6 +393,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	if err != nil {
 		return 0, err
 	}
+	svc = p.withoutUnknownRequired(svc)
 	rec, known := p.record(key)
 	acted := rec.acted
 	if acted != nil && rec.changes != changes {
@@ -392,7 +407,12 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	}
 
 	now := time.Now()
-	decision := conditions.Decide(svc, p.opts.Capabilities)
+	caps := p.capabilities(svc)
+	decision := conditions.Decide(svc, caps)
+	if p.opts.Bugs.KeepConditionsOnTypeChange && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		p.remember(key, record{acted: svc, changes: changes})
+		return 0, nil
+	}
 	if p.opts.Bugs.SkipProvisioningBump && decision.Action != conditions.ActionIgnore {
 		acted = svc
 	}
@@ -404,7 +424,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 		rec.lb = loadBalancer{} // nothing to serve: deleted, or never made
 		p.opts.Pool.Release(key)
 	}
-	r, err := conditions.Reconcile(svc, p.opts.Capabilities, acted, p.state(key, svc, rec.lb, decision, f))
+	r, err := conditions.Reconcile(svc, caps, acted, p.state(key, svc, rec.lb, decision, f))
 	if err != nil {
 		return 0, err
 	}
@@ -421,6 +441,38 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	}
 	p.remember(key, record{acted: svc, changes: changes, lb: rec.lb})
 	return after, nil
+}
+
+// capabilities returns the provider's capabilities for svc: Options'
+// own, widened by the bugs that take what is not the provider's.
+func (p *Provider) capabilities(svc *corev1.Service) conditions.Capabilities {
+	caps := p.opts.Capabilities
+	if p.opts.Bugs.ClaimForeignClasses && svc.Spec.LoadBalancerClass != nil {
+		caps.Classes = append(slices.Clip(caps.Classes), *svc.Spec.LoadBalancerClass)
+	}
+	return caps
+}
+
+// withoutUnknownRequired returns svc, or with the AcceptUnknownFeatures bug
+// a copy whose required-features annotation names only known features: the
+// provider reads past what it does not know.
+func (p *Provider) withoutUnknownRequired(svc *corev1.Service) *corev1.Service {
+	value, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]
+	if !p.opts.Bugs.AcceptUnknownFeatures || !ok {
+		return svc
+	}
+	var known []string
+	for _, f := range strings.Split(value, ",") {
+		if f = strings.TrimSpace(f); v1.LoadBalancerFeature(f).IsKnown() {
+			known = append(known, f)
+		}
+	}
+	out := svc.DeepCopy()
+	out.Annotations[v1.RequiredFeaturesAnnotation] = strings.Join(known, ",")
+	if len(known) == 0 {
+		delete(out.Annotations, v1.RequiredFeaturesAnnotation)
+	}
+	return out
 }
 
 // fromStatus finds the provider's load balancer of svc from the status it

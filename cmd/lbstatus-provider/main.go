@@ -85,7 +85,21 @@ Flags:
 
 // bugs maps --bug values to the provider's deliberate mistakes.
 var bugs = map[string]func(*provider.Bugs){
-	"SkipProvisioningBump": func(b *provider.Bugs) { b.SkipProvisioningBump = true },
+	"SkipProvisioningBump":       func(b *provider.Bugs) { b.SkipProvisioningBump = true },
+	"ClaimForeignClasses":        func(b *provider.Bugs) { b.ClaimForeignClasses = true },
+	"AcceptUnknownFeatures":      func(b *provider.Bugs) { b.AcceptUnknownFeatures = true },
+	"KeepConditionsOnTypeChange": func(b *provider.Bugs) { b.KeepConditionsOnTypeChange = true },
+	"IgnoreLoadBalancerIP":       func(b *provider.Bugs) { b.IgnoreLoadBalancerIP = true },
+}
+
+// bugNames lists the --bug values, sorted, for messages.
+func bugNames() string {
+	names := make([]string, 0, len(bugs))
+	for n := range bugs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 type flags struct {
@@ -153,7 +167,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.IntVar(&f.workers, "workers", 4, "Services reconciled at once")
 	fs.StringVar(&f.fieldManager, "field-manager", provider.DefaultFieldManager, "field manager of the status writes")
 	fs.BoolVar(&f.faults, "faults", false, "obey the fault annotations of Services")
-	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6)")
+	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6), ClaimForeignClasses (P1), AcceptUnknownFeatures (R2), KeepConditionsOnTypeChange (L9), IgnoreLoadBalancerIP (P3)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease, for several replicas")
 	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease; default: the kubeconfig's")
 	fs.StringVar(&f.leaseName, "leader-election-id", "lbstatus-provider", "name of the Lease")
@@ -283,7 +297,7 @@ func (f *flags) options() (provider.Options, error) {
 	for _, b := range f.bugs {
 		set, ok := bugs[b]
 		if !ok {
-			return provider.Options{}, fmt.Errorf("--bug: unknown bug %q: want SkipProvisioningBump", b)
+			return provider.Options{}, fmt.Errorf("--bug: unknown bug %q: want one of %s", b, bugNames())
 		}
 		set(&opts.Bugs)
 	}

@@ -42,8 +42,9 @@ that serves Services without a loadBalancerClass. The account needs to
 create and delete namespaces and Services.
 
 Exit status: 0 no test failed (the report says success, or partial when a
-test was skipped or not run), 1 a test failed, 2 bad usage or a cluster that
-cannot be reached.
+test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
+cannot be reached, or an interrupt (SIGINT, SIGTERM: the tests under way
+stop, clean up, and the report is still written).
 
 Examples:
   # Test the provider of class example.com/lb; write the report to a file.
@@ -159,6 +160,11 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if report.Result == suite.ResultFailure {
 		return exitViolation
+	}
+	if ctx.Err() != nil {
+		// Interrupted: the report says what ran; the run is not complete.
+		fmt.Fprintln(stderr, "lbstatus: conformance interrupted; the report lists the tests that did not finish as notRun")
+		return exitInput
 	}
 	return exitOK
 }

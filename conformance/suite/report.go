@@ -17,11 +17,12 @@ limitations under the License.
 package suite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 
-	"sigs.k8s.io/yaml"
+	yaml "go.yaml.in/yaml/v3"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -213,7 +214,9 @@ func (r *Report) summarize() {
 type Format string
 
 const (
+	// FormatYAML: block-style YAML in the report's field order.
 	FormatYAML Format = "yaml"
+	// FormatJSON: indented JSON.
 	FormatJSON Format = "json"
 )
 
@@ -228,7 +231,7 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	case FormatJSON:
 		data = append(data, '\n')
 	case FormatYAML:
-		if data, err = yaml.JSONToYAML(data); err != nil {
+		if data, err = orderedYAML(data); err != nil {
 			return fmt.Errorf("encoding the report as YAML: %w", err)
 		}
 	default:
@@ -236,4 +239,34 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	}
 	_, err = w.Write(data)
 	return err
+}
+
+// orderedYAML turns JSON into block-style YAML that keeps the members in
+// the order of the JSON (the report's field order: apiVersion and kind
+// first, tests last), where a map-based conversion would sort them.
+func orderedYAML(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var block func(n *yaml.Node)
+	block = func(n *yaml.Node) {
+		// Plain style everywhere: the encoder still quotes a string
+		// that would read back as another type ("true", "0").
+		n.Style = 0
+		for _, c := range n.Content {
+			block(c)
+		}
+	}
+	block(&doc)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -149,3 +149,30 @@ func TestReportWrite(t *testing.T) {
 		t.Error("an unknown format: no error")
 	}
 }
+
+func TestReportWrite_YAMLKeepsFieldOrder(t *testing.T) {
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, SpecVersion: SpecVersion,
+		Tests: []TestReport{{Name: "Basic", Rules: []string{"L1"}, Result: TestPassed}},
+		// Strings that would read back as other types stay strings.
+		Implementation: Implementation{Version: "1.0", Project: "true"}}
+	r.summarize()
+	var buf bytes.Buffer
+	if err := r.Write(&buf, FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasPrefix(out, "apiVersion: "+ReportAPIVersion+"\nkind: "+ReportKind+"\n") {
+		t.Errorf("the YAML report does not start with apiVersion and kind:\n%s", out)
+	}
+	if strings.Index(out, "\nresult:") > strings.Index(out, "\ntests:") || !strings.Contains(out, "\ntests:\n  - name: Basic\n") {
+		t.Errorf("the YAML report is out of order or in flow style:\n%s", out)
+	}
+	data, err := yaml.YAMLToJSON(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(data, &back); err != nil || back.Implementation.Version != "1.0" || back.Implementation.Project != "true" {
+		t.Errorf("read back %+v, %v; want %+v", back.Implementation, err, r.Implementation)
+	}
+}

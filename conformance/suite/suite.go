@@ -291,6 +291,11 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 			break
 		}
 	}
+	if rep.Result == TestFailed && ctx.Err() != nil && !strings.HasPrefix(rep.Reason, "violation") {
+		// Stopped by the caller, not by the provider: the test claims
+		// nothing either way.
+		rep.Result, rep.Reason = TestNotRun, "the run was interrupted: "+rep.Reason
+	}
 	if rep.Result != TestPassed {
 		out = outcome{}
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package suite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,6 +227,25 @@ func classify(svc *v1.Service, f v1.LoadBalancerFeature) (served, error) {
 	return servedPlain, nil
 }
 
+// honored checks what a status can show of a feature served without
+// degradation: a requested loadBalancerIP is among the ingress addresses
+// (P3: a provider that cannot honor it says so). The other features'
+// effects are in the data plane, which a status does not show.
+func honored(svc *v1.Service, f v1.LoadBalancerFeature, how served) error {
+	if f != v1.LoadBalancerFeatureLoadBalancerIP || how != servedPlain {
+		return nil
+	}
+	want := svc.Spec.LoadBalancerIP
+	var got []string
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		if in.IP == want {
+			return nil
+		}
+		got = append(got, cmp.Or(in.IP, in.Hostname))
+	}
+	return fmt.Errorf("%s is served without a LoadBalancerIPNotSupported degradation, but at %v, not at the requested %s (P3)", svc.Name, got, want)
+}
+
 // basic: one TCP port, nothing required, served (L1, L2, L4, L8).
 func (r *testRun) basic() (outcome, error) {
 	if err := r.create(r.service("basic", nil)); err != nil {
@@ -291,6 +311,9 @@ func (r *testRun) feature() (outcome, error) {
 		if err == nil {
 			out.asked, err = classify(svc, f)
 		}
+		if err == nil {
+			err = honored(svc, f, out.asked)
+		}
 		errs[0] = err
 	})
 	if r.opts.NoRequiredFeatures {
@@ -309,6 +332,9 @@ func (r *testRun) feature() (outcome, error) {
 				if out.required == servedDegraded {
 					err = fmt.Errorf("requires serves %s degraded in the required feature %s (P6, R1)", describe(svc), f)
 				}
+			}
+			if err == nil {
+				err = honored(svc, f, out.required)
 			}
 			errs[1] = err
 		})
@@ -421,11 +447,13 @@ func (r *testRun) typeChange() (outcome, error) {
 	}); err != nil {
 		return outcome{}, err
 	}
-	last, err := r.tr.wait(r.ctx, "retype", r.opts.ProvisionTimeout, func(s *v1.Service) bool {
+	// Removing conditions provisions nothing: L8's first deadline, not the
+	// provisioning one, bounds it.
+	last, err := r.tr.wait(r.ctx, "retype", r.opts.ConditionsTimeout, func(s *v1.Service) bool {
 		return s != nil && s.Spec.Type == corev1.ServiceTypeClusterIP && !conditions.HasKEPConditions(s.Status.Conditions)
 	})
 	if err != nil {
-		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ProvisionTimeout, describe(last)))
+		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ConditionsTimeout, describe(last)))
 	}
 	return outcome{}, nil
 }

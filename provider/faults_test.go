@@ -1,0 +1,69 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+func TestFaults_ReadOnlyWhenOnAndNeverBreakingARule(t *testing.T) {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Annotations: map[string]string{
+			FailAnnotation:        " broken ",
+			DelayAnnotation:       "3s",
+			DegradeAnnotation:     "Ports, SessionAffinity,LoadBalancerIP",
+			StopWritingAnnotation: "true",
+		}},
+		Spec: corev1.ServiceSpec{
+			Type:            corev1.ServiceTypeLoadBalancer,
+			SessionAffinity: corev1.ServiceAffinityClientIP,
+			LoadBalancerIP:  "198.18.0.9",
+			Ports:           []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
+		},
+	}
+	if f := New(nil, Options{}).faultsOf(svc); f.fail != "" || f.hasDelay || f.degrade != nil || f.stopWriting {
+		t.Errorf("faults read without Options.Faults: %+v", f)
+	}
+	f := New(nil, Options{Faults: true}).faultsOf(svc)
+	if f.fail != "broken" || f.delay != 3*time.Second || !f.stopWriting || len(f.degrade) != 3 {
+		t.Errorf("faults %+v do not follow the annotations", f)
+	}
+	// Ports: one port, so P5 forbids it. LoadBalancerIP: required, so R1
+	// forbids it. SessionAffinity: asked for, not required.
+	svc.Annotations[v1.RequiredFeaturesAnnotation] = "LoadBalancerIP"
+	got := degraded(svc, conditions.Decision{}, f)
+	if !slices.Equal(got, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}) {
+		t.Errorf("degraded %v, want SessionAffinity alone", got)
+	}
+	// The decision's own degradations stay, in the order of the features.
+	got = degraded(svc, conditions.Decision{Degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeatureIPFamilies}}, f)
+	if !slices.Equal(got, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureIPFamilies, v1.LoadBalancerFeatureSessionAffinity}) {
+		t.Errorf("degraded %v, want IPFamilies then SessionAffinity", got)
+	}
+	svc.Annotations[DelayAnnotation] = "soon"
+	if f := New(nil, Options{Faults: true}).faultsOf(svc); f.hasDelay {
+		t.Errorf("a delay that does not parse was read as %s", f.delay)
+	}
+}
