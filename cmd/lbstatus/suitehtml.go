@@ -34,12 +34,17 @@ import (
 
 // suiteHTMLPath is where the HTML form of a suite report written to
 // reportPath goes: beside it, its extension replaced by .html
-// ("report.yaml" gives "report.html"). An empty reportPath gives "".
+// ("report.yaml" gives "report.html"; "report.html", which would be
+// overwritten, gives "report.html.html"). An empty reportPath gives "".
 func suiteHTMLPath(reportPath string) string {
 	if reportPath == "" {
 		return ""
 	}
-	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".html"
+	html := strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".html"
+	if html == reportPath {
+		html += ".html"
+	}
+	return html
 }
 
 // writeSuiteHTML writes a suite report as a self-contained HTML page at

@@ -32,7 +32,7 @@ import (
 )
 
 func TestSuiteHTMLPath(t *testing.T) {
-	for in, want := range map[string]string{"": "", "report.yaml": "report.html", "out/r.json": "out/r.html", "r": "r.html"} {
+	for in, want := range map[string]string{"": "", "report.yaml": "report.html", "out/r.json": "out/r.html", "r": "r.html", "r.html": "r.html.html"} {
 		if got := suiteHTMLPath(in); got != want {
 			t.Errorf("suiteHTMLPath(%q) = %q, want %q", in, got, want)
 		}
