@@ -71,7 +71,7 @@ type Capabilities struct {
 	// KnownFeatures lists the required features the provider knows and
 	// checks. A required feature outside the list is unsupported (R2): the
 	// Service is refused. Empty: the provider knows none, and refuses every
-	// Service that requires any feature. v1.LoadBalancerFeatures is the list
+	// Service that requires any feature. v1.LoadBalancerFeatures() is the list
 	// of this version of the API.
 	KnownFeatures []v1.LoadBalancerFeature
 	// RefuseUnsupported lists the features of P3 (SessionAffinity,
@@ -136,7 +136,7 @@ type Decision struct {
 	// P2a, P2b, P2c, then required features (R1, R2), then P3 choices.
 	Refusals []Refusal
 	// Degraded are the features the load balancer will not implement, in
-	// the order of v1.LoadBalancerFeatures. Each is something the Service
+	// the order of v1.LoadBalancerFeatures(). Each is something the Service
 	// asks for (P5) and none is required (R1).
 	Degraded []v1.LoadBalancerFeature
 }
@@ -254,7 +254,7 @@ func decide(svc *v1.Service, caps Capabilities) Decision {
 		}
 	}
 
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		if !slices.Contains(short, f) || requiredSet.Has(f) {
 			continue
 		}

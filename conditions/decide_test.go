@@ -40,7 +40,7 @@ func fullCapabilities() Capabilities {
 		LoadBalancerIP:           true,
 		PreserveSourceIP:         true,
 		DefaultClass:             true,
-		KnownFeatures:            v1.LoadBalancerFeatures,
+		KnownFeatures:            v1.LoadBalancerFeatures(),
 	}
 }
 

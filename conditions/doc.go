@@ -19,48 +19,69 @@ limitations under the License.
 // LoadBalancerDegraded conditions and status.loadBalancer.ingress. Rule IDs
 // (C1, L6, ...) refer to the project's specification, spec/kep-4631.md.
 //
+// Every function that takes or returns a Service takes either type (see
+// Object): client-go's *k8s.io/api/core/v1.Service, which providers and
+// e2e suites hold, or the project's
+// *github.com/lbstatus/lbstatus/apis/core/v1.Service, which has
+// spec.requiredLoadBalancerFeatures; results come back in the caller's
+// type. No conversion is needed on either side.
+//
 // It has four layers, each usable alone:
 //
 //   - Helpers on a []metav1.Condition: Get, IsTrue, IsFalse, IsUnknown, Set,
 //     Remove and Bump. All are nil-safe.
-//   - Provider transitions on a Service, one call per provider event: Seen,
-//     ProvisioningStarted, Succeeded, Failed, SpecUpdated and
-//     NotLoadBalancer. Each returns a Transition: the complete new status
-//     (both conditions and the ingress in one value, G4) and the same status
-//     as a server-side-apply configuration for Services(ns).ApplyStatus.
 //   - Provider decisions: Decide answers, from a provider's Capabilities,
-//     whether to ignore a Service (P1), refuse it (P2, R1, R2) or provision
-//     it with a list of degradations (P3, P4).
+//     whether to ignore a Service (P1, L9, with a typed IgnoreReason),
+//     refuse it (P2, R1, R2) or provision it with a list of degradations
+//     (P3, P4).
+//   - Provider status writes. Reconcile is one call per provider
+//     reconcile: given the Service, the capabilities, the Service the
+//     provider last acted on and the state of its load balancer
+//     (LoadBalancer), it returns the decision and the single status write
+//     to make, or none. The per-event transitions it is made of (Seen,
+//     ProvisioningStarted, Succeeded, Failed, SpecUpdated, NotLoadBalancer)
+//     are there for providers that track events themselves. Each write is
+//     a Transition: the Service with its complete new status (both
+//     conditions and the ingress in one value, G4) and the same status as a
+//     server-side-apply configuration for Services(ns).ApplyStatus.
 //   - Client verdicts: Evaluate gives Ready, Pending, Skip or Fail for a
-//     Service and an optional feature under test (section 6); Wait watches
-//     one Service until the verdict is final, with the deadlines of L8.
+//     Service and an optional feature under test (section 6); ShouldSkip is
+//     an e2e test's one call for T1; Wait watches one Service through any
+//     client that lists and watches Services until the verdict is final,
+//     with the deadlines of L8, and returns every Fail as a *FailError.
+//
+// Options are functions, in one family per kind of call (SetOption,
+// TransitionOption, ChangeOption, WaitOption): an option that does not
+// apply to a call does not compile.
 //
 // Transition rules the helpers follow, unlike meta.SetStatusCondition:
 //
 //   - lastTransitionTime moves when a condition's status changes (C6) and
 //     when the caller bumps the condition without changing its status (L6).
-//   - lastTransitionTime never moves backwards (C7), even when the clock does:
-//     a move always lands at least one second after the previous value. The
-//     provider transitions also never stamp a condition earlier than the
-//     latest lastTransitionTime of the three, so a Degraded condition that
-//     is removed and written again does not come back with an earlier time.
 //   - lastTransitionTime is truncated to whole seconds, the resolution of the
-//     wire format, so a bump within the same second as the previous value is
-//     still visible to a watcher (G5).
+//     wire format, and a move always lands at least one second after the
+//     previous value, so a bump within the same second is still visible to
+//     a watcher (G5) and the time never moves backwards (C7), even when the
+//     clock does.
+//   - A status write stamps each condition once, from the time it had
+//     before the write: a spec change that ends in an outcome moves
+//     Provisioning to the clock's second, not a second past it. Only a
+//     condition that comes back in the write (Degraded, removed while
+//     nothing was served) may land later than the clock, on the latest
+//     time of the others, so that it does not come back earlier than it
+//     left.
 //   - A Set that keeps the status keeps lastTransitionTime; reason, message
 //     and observedGeneration are updated in place.
-//   - observedGeneration comes from the object (G6): the provider
-//     transitions use metadata.generation; Set uses the ObservedGeneration
-//     option, else the condition's own field.
+//   - observedGeneration comes from the object (G6): the provider writes
+//     use metadata.generation; Set uses WithObservedGeneration, else the
+//     condition's own field.
 //   - Time comes from the clock passed with WithClock, else the real clock;
 //     there is no package-level clock.
 //   - Serving and Provisioning are written together, only True or False
 //     (C1, L1); Degraded is written True or removed, never False (C2), and
 //     only while Serving is True; LoadBalancerPortsError is never written
 //     (C4); only the reasons of the specification's table are written (C3).
-//   - A provider transition writes observedGeneration, conditions and
-//     ingress in a single status value (G4); Serving=True always comes with
-//     a non-empty ingress (L4).
+//   - Serving=True always comes with a non-empty ingress (L4).
 //   - Several degradations are written as reason Multiple with the
 //     individual reasons, sorted and comma-separated, at the start of the
 //     message (G2); DegradedReasons parses them back.

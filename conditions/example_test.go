@@ -55,7 +55,7 @@ func Example_provider() {
 		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 		Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 		DefaultClass:  true,
-		KnownFeatures: v1.LoadBalancerFeatures,
+		KnownFeatures: v1.LoadBalancerFeatures(),
 	}
 
 	// 1. What to do with it.
@@ -157,7 +157,7 @@ func ExampleReconcile() {
 		IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 		Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 		DefaultClass:  true,
-		KnownFeatures: v1.LoadBalancerFeatures,
+		KnownFeatures: v1.LoadBalancerFeatures(),
 	}
 
 	// What the provider keeps across reconciles (nil and Absent after a
@@ -258,4 +258,20 @@ func ExampleWait() {
 	// Output:
 	// skip: the load balancer is degraded in feature SessionAffinity (SessionAffinityNotSupported)
 	// Skip
+}
+
+// An e2e test of session affinity on the Service it created, as client-go
+// returned it: one call says whether to skip (T1), and why.
+func ExampleShouldSkip() {
+	svc := &corev1.Service{Status: corev1.ServiceStatus{
+		Conditions: []metav1.Condition{
+			{Type: "LoadBalancerServing", Status: "False", Reason: "Unsupported", Message: "required feature SessionAffinity is not supported"},
+			{Type: "LoadBalancerProvisioning", Status: "False", Reason: "Complete"},
+		},
+	}}
+	if skip, why := conditions.ShouldSkip(svc, v1.LoadBalancerFeatureSessionAffinity); skip {
+		fmt.Println("skip:", why)
+	}
+	// Output:
+	// skip: the provider refused the service as unsupported: required feature SessionAffinity is not supported
 }

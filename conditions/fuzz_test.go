@@ -216,14 +216,14 @@ func runSequence(t *testing.T, data []byte) []v1.ServiceStatus {
 		caps.Classes = []string{seqHandledClass}
 	}
 	if b&32 != 0 {
-		caps.KnownFeatures = v1.LoadBalancerFeatures
+		caps.KnownFeatures = v1.LoadBalancerFeatures()
 	} else if b&128 != 0 {
-		caps.KnownFeatures = v1.LoadBalancerFeatures[:3]
+		caps.KnownFeatures = v1.LoadBalancerFeatures()[:3]
 	}
 	if b&64 != 0 {
 		caps.RefuseUnsupported = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureLoadBalancerIP}
 	}
-	features := append([]v1.LoadBalancerFeature{""}, v1.LoadBalancerFeatures...)
+	features := append([]v1.LoadBalancerFeature{""}, v1.LoadBalancerFeatures()...)
 	feature := features[int(in.next())%len(features)]
 	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(in.next()) * time.Second / 256)
 	clk := &seqClock{now: start}
@@ -397,7 +397,7 @@ func (s *sequence) userChangesSpec(which byte) {
 		}
 		what = fmt.Sprintf("loadBalancerSourceRanges %v", spec.LoadBalancerSourceRanges)
 	case 7:
-		f := v1.LoadBalancerFeatures[int(s.in.next())%len(v1.LoadBalancerFeatures)]
+		f := v1.LoadBalancerFeatures()[int(s.in.next())%len(v1.LoadBalancerFeatures())]
 		if !slices.Contains(spec.RequiredLoadBalancerFeatures, f) {
 			spec.RequiredLoadBalancerFeatures = append(spec.RequiredLoadBalancerFeatures, f)
 		}
@@ -454,14 +454,14 @@ func (s *sequence) degradations(which byte) ([]v1.LoadBalancerFeature, bool) {
 		return Decide(s.svc, s.caps).Degraded, true
 	case 1:
 		var out []v1.LoadBalancerFeature
-		for _, f := range v1.LoadBalancerFeatures {
+		for _, f := range v1.LoadBalancerFeatures() {
 			if AsksFor(s.svc, f) && !slices.Contains(required, f) {
 				out = append(out, f)
 			}
 		}
 		return out, true
 	}
-	all := append([]v1.LoadBalancerFeature{"FutureFeature"}, v1.LoadBalancerFeatures...)
+	all := append([]v1.LoadBalancerFeature{"FutureFeature"}, v1.LoadBalancerFeatures()...)
 	return []v1.LoadBalancerFeature{all[int(s.in.next())%len(all)]}, false
 }
 

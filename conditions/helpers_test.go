@@ -284,13 +284,15 @@ func TestBump_AbsentOrNil(t *testing.T) {
 
 func TestNextTransitionTime(t *testing.T) {
 	local := time.FixedZone("X", 3600)
+	// One reading of the clock: two could straddle a second boundary.
+	now := time.Now()
 	for _, tc := range []struct {
 		prev metav1.Time
 		now  time.Time
 		want time.Time
 	}{
 		{metav1.Time{}, t0, t0.Truncate(time.Second)},
-		{metav1.Time{}, time.Now(), time.Now().Round(0).Truncate(time.Second)},
+		{metav1.Time{}, now, now.Round(0).Truncate(time.Second)},
 		{wire(t0), t0, t0.Truncate(time.Second).Add(time.Second)},
 		{wire(t0.Add(-time.Hour)), t0, t0.Truncate(time.Second)},
 		{metav1.NewTime(t0.Add(time.Hour)), t0, t0.Add(time.Hour).Truncate(time.Second).Add(time.Second)},

@@ -40,16 +40,22 @@ import (
 // with a type switch: a method call would make the options escape to the
 // heap, and Set with options would allocate.
 
-// SetOption is an option of Set and Bump.
+// SetOption is an option of Set and Bump: WithClock,
+// WithObservedGeneration. A nil SetOption is ignored.
 type SetOption interface{ setOption() }
 
-// TransitionOption is an option of Reconcile and the provider transitions.
+// TransitionOption is an option of Reconcile and the provider
+// transitions: WithClock, WithRelevantAnnotations. A nil TransitionOption
+// is ignored.
 type TransitionOption interface{ transitionOption() }
 
-// ChangeOption is an option of ChangedFields.
+// ChangeOption is an option of ChangedFields: WithRelevantAnnotations. A
+// nil ChangeOption is ignored.
 type ChangeOption interface{ changeOption() }
 
-// WaitOption is an option of Wait.
+// WaitOption is an option of Wait: WithClock, WithConditionsTimeout,
+// WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress. A nil
+// WaitOption is ignored.
 type WaitOption interface{ waitOption() }
 
 // ClockOption is the result of WithClock: a SetOption, a TransitionOption

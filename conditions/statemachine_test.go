@@ -139,7 +139,7 @@ func newMachine(t *rapid.T) *machine {
 		clk:     clk,
 		opts:    []TransitionOption{WithClock(clk), WithRelevantAnnotations(vendorSKU)},
 		caps:    genCapabilities().Draw(t, "capabilities"),
-		feature: rapid.SampledFrom(append([]v1.LoadBalancerFeature{""}, v1.LoadBalancerFeatures...)).Draw(t, "feature under test"),
+		feature: rapid.SampledFrom(append([]v1.LoadBalancerFeature{""}, v1.LoadBalancerFeatures()...)).Draw(t, "feature under test"),
 		model:   model{phase: phaseNone},
 		foreign: metav1.Condition{Type: foreignType, Status: metav1.ConditionTrue, Reason: "Ready", Message: "not ours",
 			LastTransitionTime: metav1.NewTime(start.Add(time.Hour).Truncate(time.Second)), ObservedGeneration: 1},
@@ -176,9 +176,9 @@ func genCapabilities() *rapid.Generator[Capabilities] {
 		"no source IP":       func(_ *rapid.T, c *Capabilities) { c.PreserveSourceIP = false },
 		"class only":         func(_ *rapid.T, c *Capabilities) { c.DefaultClass = false },
 		"no class":           func(_ *rapid.T, c *Capabilities) { c.Classes = nil },
-		"older feature list": func(_ *rapid.T, c *Capabilities) { c.KnownFeatures = v1.LoadBalancerFeatures[:4] },
+		"older feature list": func(_ *rapid.T, c *Capabilities) { c.KnownFeatures = v1.LoadBalancerFeatures()[:4] },
 		"refuses instead": func(t *rapid.T, c *Capabilities) {
-			c.RefuseUnsupported = rapid.SliceOfDistinct(rapid.SampledFrom(v1.LoadBalancerFeatures), rapid.ID).Draw(t, "refuse unsupported")
+			c.RefuseUnsupported = rapid.SliceOfDistinct(rapid.SampledFrom(v1.LoadBalancerFeatures()), rapid.ID).Draw(t, "refuse unsupported")
 		},
 	}
 	names := make([]string, 0, len(gaps))
@@ -263,7 +263,7 @@ var specFields = []specField{
 		svc.Spec.TrafficDistribution = rapid.SampledFrom([]*string{nil, ptr.To("PreferClose")}).Draw(t, "traffic distribution")
 	}},
 	{"requiredLoadBalancerFeatures", func(t *rapid.T, svc *v1.Service) {
-		values := append([]v1.LoadBalancerFeature{"Teleport"}, v1.LoadBalancerFeatures...)
+		values := append([]v1.LoadBalancerFeature{"Teleport"}, v1.LoadBalancerFeatures()...)
 		features := rapid.SliceOfNDistinct(rapid.SampledFrom(values), 0, 3, rapid.ID).Draw(t, "required")
 		svc.Spec.RequiredLoadBalancerFeatures = nil
 		delete(svc.Annotations, v1.RequiredFeaturesAnnotation)
@@ -640,7 +640,7 @@ func (m *machine) providerFails(t *rapid.T) {
 // nothing to write. Successful results are not written: the provider does
 // not act on them.
 func (m *machine) providerMisuses(t *rapid.T) {
-	values := append([]v1.LoadBalancerFeature{"Teleport"}, v1.LoadBalancerFeatures...)
+	values := append([]v1.LoadBalancerFeature{"Teleport"}, v1.LoadBalancerFeatures()...)
 	degraded := rapid.SliceOfN(rapid.SampledFrom(values), 0, 3).Draw(t, "any degraded")
 	var ingress []corev1.LoadBalancerIngress
 	if rapid.IntRange(0, 3).Draw(t, "empty ingress") > 0 {

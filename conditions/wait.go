@@ -59,7 +59,8 @@ var (
 // errors.As; errors.Is tells the cause (ErrInfrastructure,
 // ErrNoKEPProvider, ErrProvisionTimeout).
 type FailError struct {
-	// Namespace and Name are the Service's.
+	// Namespace and Name are the Service's; Namespace is empty when Wait
+	// saw no Service.
 	Namespace, Name string
 	// Verdict is the Fail verdict, rule T2, with its reason.
 	Verdict Verdict
@@ -67,8 +68,12 @@ type FailError struct {
 	Err error
 }
 
-// Error returns "service namespace/name: verdict".
+// Error returns "service namespace/name: verdict", or "service name: ..."
+// when Wait saw no Service and so no namespace.
 func (e *FailError) Error() string {
+	if e.Namespace == "" {
+		return fmt.Sprintf("service %s: %s", e.Name, e.Verdict)
+	}
 	return fmt.Sprintf("service %s/%s: %s", e.Namespace, e.Name, e.Verdict)
 }
 

@@ -174,50 +174,41 @@ func (c *Checker) validationSum(svc *v1.Service, v *view, o *observation) uint64
 	return h.sum(c.seed)
 }
 
-// classify maps a validation error to its rule and a message.
+// classify maps a validation error to its rule, read from the error's
+// origin (validation tags each error with its rule ID), and a message. An
+// error without a rule origin it knows (none is expected: the checker
+// validates with the gate on, so R5 never fires) counts as C5 under status
+// and R4 elsewhere, so that nothing validation reports is lost.
 func classify(svc *v1.Service, e *field.Error) (RuleID, string) {
-	i, sub, ok := conditionField(e.Field)
-	if !ok {
-		if strings.HasPrefix(e.Field, conditionsField) {
-			return "C5", "fails API validation: " + e.ErrorBody()
-		}
-		return "R4", "fails API validation: " + e.ErrorBody()
-	}
-	if i >= 0 && i < len(svc.Status.Conditions) {
-		cond := &svc.Status.Conditions[i]
-		t := v1.LoadBalancerConditionType(cond.Type)
-		servingOrProvisioning := t == v1.LoadBalancerConditionServing || t == v1.LoadBalancerConditionProvisioning
-		switch {
-		case sub == "status" && e.Type == field.ErrorTypeNotSupported && servingOrProvisioning && cond.Status == metav1.ConditionUnknown:
+	switch e.Origin {
+	case validation.OriginC1:
+		if cond := conditionAt(svc, e.Field); cond != nil {
 			return "C1", fmt.Sprintf("%s is Unknown; it may only be True or False", cond.Type)
-		case sub == "reason" && e.Type == field.ErrorTypeInvalid && tableReason(t, cond.Reason):
+		}
+		return "C1", "fails API validation: " + e.ErrorBody()
+	case validation.OriginC3:
+		if cond := conditionAt(svc, e.Field); cond != nil {
 			return "C3", fmt.Sprintf("%s=%s has reason %s, which %s", cond.Type, cond.Status, cond.Reason, e.Detail)
 		}
+		return "C3", "fails API validation: " + e.ErrorBody()
+	case validation.OriginC5, validation.OriginL5, validation.OriginP5, validation.OriginR4:
+		return RuleID(e.Origin), "fails API validation: " + e.ErrorBody()
 	}
-	return "C5", "fails API validation: " + e.ErrorBody()
+	if strings.HasPrefix(e.Field, conditionsField) {
+		return "C5", "fails API validation: " + e.ErrorBody()
+	}
+	return "R4", "fails API validation: " + e.ErrorBody()
 }
 
-// conditionField parses "status.conditions[i]" and
-// "status.conditions[i].sub".
-func conditionField(path string) (i int, sub string, ok bool) {
-	rest, found := strings.CutPrefix(path, conditionsField+"[")
-	if !found {
-		return 0, "", false
+// conditionAt returns the condition a field path below
+// status.conditions[i] is in; nil when svc has none there.
+func conditionAt(svc *v1.Service, path string) *metav1.Condition {
+	for i := range svc.Status.Conditions {
+		if strings.HasPrefix(path, condPath(i, "")+".") {
+			return &svc.Status.Conditions[i]
+		}
 	}
-	end := strings.IndexByte(rest, ']')
-	if end <= 0 {
-		return 0, "", false
-	}
-	i, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return 0, "", false
-	}
-	rest = rest[end+1:]
-	if rest == "" {
-		return i, "", true
-	}
-	sub, found = strings.CutPrefix(rest, ".")
-	return i, sub, found
+	return nil
 }
 
 // tableReason reports whether reason is in the specification's table for

@@ -430,7 +430,7 @@ var knownStrings = func() map[string]string {
 	} {
 		m[s] = s
 	}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		r, _ := v1.DegradedReason(f)
 		m[string(r)] = string(r)
 	}

@@ -111,7 +111,7 @@ var (
 func fixtures() []fixture {
 	seventeen := make([]v1.LoadBalancerFeature, 17)
 	for i := range seventeen {
-		seventeen[i] = v1.LoadBalancerFeatures[i%len(v1.LoadBalancerFeatures)]
+		seventeen[i] = v1.LoadBalancerFeatures()[i%len(v1.LoadBalancerFeatures())]
 	}
 	sixteen := make([]v1.LoadBalancerFeature, 16)
 	for i := range sixteen {
@@ -124,7 +124,7 @@ func fixtures() []fixture {
 	tru, fals, unknown := metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown
 	return []fixture{
 		{"lb", fixtureService()},
-		{"R4-every-feature", fixtureService(withFeatures(v1.LoadBalancerFeatures...))},
+		{"R4-every-feature", fixtureService(withFeatures(v1.LoadBalancerFeatures()...))},
 		{"R4-unknown-feature", fixtureService(withFeatures(v1.LoadBalancerFeaturePorts, "FutureFeature"))},
 		{"R4-empty-feature", fixtureService(withFeatures(""))},
 		{"R4-duplicate", fixtureService(withFeatures(v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeaturePorts))},
@@ -234,5 +234,6 @@ func spread(i int) uint64 {
 }
 
 // manifestDirs are where the project keeps Service manifests: the golden
-// wire fixtures of the types and the README's examples.
-var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples"}
+// wire fixtures of the types, the README's examples and the files that
+// break a rule on purpose.
+var manifestDirs = []string{"../apis/core/v1/testdata/HEAD", "../examples", "../violations"}

@@ -61,7 +61,7 @@ var mutations = []func(svc *v1.Service, pick uint64){
 		svc.Spec.Type = []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, "", "ExternalName"}[pick%4]
 	},
 	func(svc *v1.Service, pick uint64) {
-		svc.Spec.RequiredLoadBalancerFeatures = append(svc.Spec.RequiredLoadBalancerFeatures, v1.LoadBalancerFeatures[pick%uint64(len(v1.LoadBalancerFeatures))])
+		svc.Spec.RequiredLoadBalancerFeatures = append(svc.Spec.RequiredLoadBalancerFeatures, v1.LoadBalancerFeatures()[pick%uint64(len(v1.LoadBalancerFeatures()))])
 	},
 	func(svc *v1.Service, _ uint64) {
 		svc.Spec.RequiredLoadBalancerFeatures = append(svc.Spec.RequiredLoadBalancerFeatures, "FutureFeature")

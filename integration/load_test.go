@@ -54,7 +54,7 @@ var loadCapabilities = conditions.Capabilities{
 	LoadBalancerSourceRanges: true,
 	PreserveSourceIP:         true,
 	DefaultClass:             true,
-	KnownFeatures:            v1.LoadBalancerFeatures,
+	KnownFeatures:            v1.LoadBalancerFeatures(),
 }
 
 // loadScenario is one run of the provider under load.

@@ -48,7 +48,7 @@ var ssaCapabilities = conditions.Capabilities{
 	IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 	Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 	DefaultClass:  true,
-	KnownFeatures: v1.LoadBalancerFeatures,
+	KnownFeatures: v1.LoadBalancerFeatures(),
 }
 
 // TestSSA_ConditionsMergeAcrossFieldManagers: the provider applies

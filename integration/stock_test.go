@@ -57,12 +57,13 @@ func TestStockCluster_IsKubernetes137(t *testing.T) {
 	}
 }
 
-// TestStockCluster_R5_RequiredFeaturesPrunedByDefault: a Service of this
+// TestStockCluster_RequiredFeaturesPrunedByDefault: a Service of this
 // project's type, with spec.requiredLoadBalancerFeatures, created on a
 // stock apiserver with the default field validation, is accepted with a
 // warning and stored without the field: the request is silently lost to
-// every reader.
-func TestStockCluster_R5_RequiredFeaturesPrunedByDefault(t *testing.T) {
+// every reader. That is pruning of an unknown field, not R5's gate: a
+// stock apiserver has neither the field nor the gate.
+func TestStockCluster_RequiredFeaturesPrunedByDefault(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-integration")
 	svc := serviceWithRequiredFeatures(ns, "pruned", v1.LoadBalancerFeatureSessionAffinity)

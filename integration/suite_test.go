@@ -59,7 +59,7 @@ func fullCapabilities(class string) conditions.Capabilities {
 		LoadBalancerIP:           true,
 		PreserveSourceIP:         true,
 		Classes:                  []string{class},
-		KnownFeatures:            v1.LoadBalancerFeatures,
+		KnownFeatures:            v1.LoadBalancerFeatures(),
 	}
 }
 
@@ -147,7 +147,7 @@ func TestSuite_FullCapabilities(t *testing.T) {
 	startSuiteProvider(t, fullCapabilities(class), provider.Bugs{})
 	report := runSuite(t, class)
 	requirePassed(t, report)
-	if len(report.Features) != len(v1.LoadBalancerFeatures) {
+	if len(report.Features) != len(v1.LoadBalancerFeatures()) {
 		t.Errorf("features %v, want one per feature", report.Features)
 	}
 	for _, f := range report.Features {

@@ -24,7 +24,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
@@ -196,4 +200,40 @@ func waitFor(t *testing.T, client kubernetes.Interface, ns, name string, feature
 		t.Fatalf("Wait returned no Service and no error: %v", verdict)
 	}
 	return svc, verdict, err
+}
+
+// TestWait_ControllerRuntimeClient: Wait works with controller-runtime's
+// client.WithWatch through the few lines of adapter below, against the
+// real server and the reference provider.
+func TestWait_ControllerRuntimeClient(t *testing.T) {
+	client, ns, _ := waitSetup(t, provider.Options{ProvisionDelay: 200 * time.Millisecond})
+	name := createLoadBalancer(t, client, ns, "controller-runtime", nil)
+	c, err := crclient.NewWithWatch(rest.CopyConfig(cfg), crclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*longProvisionTimeout)
+	defer cancel()
+	svc, verdict, err := conditions.Wait(ctx, crServices{c, ns}, name, "",
+		conditions.WithConditionsTimeout(longConditionsTimeout), conditions.WithProvisionTimeout(longProvisionTimeout))
+	if err != nil || verdict.Result != conditions.ResultReady || svc == nil || svc.Name != name {
+		t.Fatalf("Wait through controller-runtime: %v, %v; want Ready", verdict, err)
+	}
+}
+
+// crServices adapts a controller-runtime client to
+// conditions.ServiceListWatcher for one namespace.
+type crServices struct {
+	c  crclient.WithWatch
+	ns string
+}
+
+func (s crServices) List(ctx context.Context, opts metav1.ListOptions) (*corev1.ServiceList, error) {
+	list := &corev1.ServiceList{}
+	err := s.c.List(ctx, list, crclient.InNamespace(s.ns), &crclient.ListOptions{Raw: &opts})
+	return list, err
+}
+
+func (s crServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return s.c.Watch(ctx, &corev1.ServiceList{}, crclient.InNamespace(s.ns), &crclient.ListOptions{Raw: &opts})
 }

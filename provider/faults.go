@@ -90,7 +90,7 @@ func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.
 	}
 	v := v1.FromCore(svc)
 	required, _, _ := v1.RequiredFeatures(v)
-	for _, feat := range v1.LoadBalancerFeatures {
+	for _, feat := range v1.LoadBalancerFeatures() {
 		want := false
 		for _, d := range f.degrade {
 			want = want || d == feat
@@ -108,7 +108,7 @@ func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.
 		}
 	}
 	slices.SortFunc(out, func(a, b v1.LoadBalancerFeature) int {
-		return slices.Index(v1.LoadBalancerFeatures, a) - slices.Index(v1.LoadBalancerFeatures, b)
+		return slices.Index(v1.LoadBalancerFeatures(), a) - slices.Index(v1.LoadBalancerFeatures(), b)
 	})
 	return out
 }

@@ -199,8 +199,9 @@ type View struct {
 	// was deleted.
 	ResourceVersion string
 	// Acted is the Service as the provider last acted on it: the spec its
-	// status describes. Nil when the provider has not acted on it yet, or
-	// no longer handles it (deleted, not a LoadBalancer, not its class).
+	// status describes, or the version it let go (not a LoadBalancer, not
+	// its class). Nil when the provider has not acted on it yet, or it was
+	// deleted.
 	Acted *corev1.Service
 	// ChangePending says that a load-balancer-relevant spec change was
 	// delivered after the provider last acted: it owes an

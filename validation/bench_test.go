@@ -137,3 +137,42 @@ func BenchmarkValidateServiceStatusUpdateManyConditions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRatchetFirst compares status validation that skips unchanged
+// conditions before validating (ours) with the algorithm it replaced,
+// which validated every condition and then dropped the errors of
+// unchanged ones by parsing paths (legacyStatus, the property test's
+// oracle), in the same process: a provider's write that changes one
+// condition of a Service whose other conditions, written by other
+// controllers, are unchanged and break the metav1 rules.
+func BenchmarkRatchetFirst(b *testing.B) {
+	for _, n := range []int{3, 30} {
+		old := service()
+		for i := range n {
+			old.Status.Conditions = append(old.Status.Conditions, metav1.Condition{
+				Type: fmt.Sprintf("example.com/Other%d", i), Status: metav1.ConditionTrue, LastTransitionTime: times[1],
+			})
+		}
+		old.Status.Conditions = append(old.Status.Conditions, provisioningTrue, servingFalse)
+		svc := old.DeepCopy()
+		svc.Status.Conditions[n], svc.Status.Conditions[n+1] = provisioningFalse, servingTrue
+		if got := validation.ValidateServiceStatusUpdate(svc, old, on); len(got) != 0 {
+			b.Fatalf("benchmark input is invalid: %v", got)
+		}
+		if got := legacyStatus(svc, old, true); len(got) != 0 {
+			b.Fatalf("benchmark input is invalid for the legacy algorithm: %v", got)
+		}
+		b.Run(fmt.Sprintf("unchanged=%d/ours", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				validation.ValidateServiceStatusUpdate(svc, old, on)
+			}
+		})
+		b.Run(fmt.Sprintf("unchanged=%d/legacy", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				legacyStatus(svc, old, true)
+			}
+		})
+	}
+}

@@ -33,12 +33,28 @@ limitations under the License.
 //   - ValidateServiceStatusUpdate: a write of the status subresource; only
 //     status.conditions, ratcheted per condition.
 //
+// They are made of two blocks, each taking ctx, a field path, new and old,
+// for a registry strategy that holds the internal type: the types they
+// read are the same Go types there ([]metav1.Condition; spec.type with a
+// string cast; the feature list):
+//
+//   - ValidateConditions: status.conditions, given a ConditionsSpec
+//     (metadata.generation, spec.type and, for P5, the features the spec
+//     asks for).
+//   - ValidateRequiredLoadBalancerFeatures: the spec field, given spec.type.
+//
 // DropDisabledFields is the strategy half of the feature gate (R5): call it
 // before validating a create or an update.
 //
 // Options.FeatureGate is read by name (LoadBalancerStatusImprovements), so
-// an apiserver passes its own gate. nil, or a gate that does not know the
-// feature, means off.
+// an apiserver passes its own gate. nil means off; a gate that does not
+// know the feature is an internal error naming it (an error from
+// DropDisabledFields), never a silent "off". Options.CrossConditionRules
+// adds L5 and P5, for an apiserver that wants them enforced.
+//
+// Every error carries the ID of the rule it enforces as its origin
+// (OriginC1 ... OriginR5), for field.ErrorMatcher.ByOrigin and for
+// callers that sort errors by rule.
 //
 // # Spec: spec.requiredLoadBalancerFeatures (R4, R5)
 //
@@ -92,12 +108,15 @@ limitations under the License.
 //     allowed (providers may have their own); so is a well-known reason of
 //     another type.
 //
-// For a caller that sorts errors by rule, as the conformance checker does:
-// every error under spec is R4 or R5. Under status.conditions[i], a
-// NotSupported on .status of a condition whose status is Unknown is C1 (the
-// metav1 rules accept Unknown); an Invalid on .reason of a condition whose
-// reason is in the table is C3 (every reason of the table has the metav1
-// format); everything else is C5.
+// With Options.CrossConditionRules too:
+//
+//   - L5: LoadBalancerServing=False with reason Provisioning while
+//     LoadBalancerProvisioning is not True, or with Unsupported or
+//     Infrastructure while it is not False (Invalid on Provisioning's
+//     .status); judged unless both conditions are unchanged.
+//   - P5: LoadBalancerDegraded=True with a reason naming a feature the
+//     Service does not ask for (Invalid on .reason, or on .message for the
+//     reasons a Multiple lists).
 //
 // # Ratcheting
 //
@@ -116,6 +135,9 @@ limitations under the License.
 //     reported when the old list held at least as many conditions of that
 //     type.
 //
+// Ratcheting comes first: an unchanged condition is not validated at all,
+// and only changed ones go through metav1validation.ValidateCondition.
+//
 // Ratcheting C5 per condition is deliberate. Services have never had their
 // conditions validated upstream, so stored objects may hold conditions,
 // written by any controller, that break the metav1 rules. Without it, turning
@@ -128,17 +150,17 @@ limitations under the License.
 //
 // # Errors and cost
 //
-// The spec errors are the generated code's, unmodified. None of the errors
+// The spec errors are the generated code's, with their origin set to the
+// rule and, for the gate's Forbidden, a detail naming the gate. None of the errors
 // is marked CoveredByDeclarative (the conditions' errors from
 // metav1validation have that mark cleared): the marks serve an apiserver's
 // migration from hand-written to declarative validation of one rule, and no
 // rule here exists in both forms, so a caller that removes covered errors
 // must not lose any of these.
 //
-// On valid conditions the status rules allocate nothing beyond what
-// ValidateConditions allocates: field paths of this package are built
-// only for an error, and ratcheting only looks at the old object when
-// there is an error to forgive.
+// Unchanged conditions cost a comparison with the old list (an index
+// only for long lists) and no validation; changed ones cost what
+// metav1validation.ValidateCondition costs.
 //
 // # What this package does not validate
 //

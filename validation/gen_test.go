@@ -39,7 +39,7 @@ var unknownFeatures = []v1.LoadBalancerFeature{"", "ports", "Foo", "IPFamilies "
 // genFeature draws a known or unknown LoadBalancerFeature.
 func genFeature() *rapid.Generator[v1.LoadBalancerFeature] {
 	return rapid.OneOf(
-		rapid.SampledFrom(v1.LoadBalancerFeatures),
+		rapid.SampledFrom(v1.LoadBalancerFeatures()),
 		rapid.SampledFrom(unknownFeatures),
 	)
 }
@@ -196,7 +196,7 @@ func genValidKEPConditions(generation int64) *rapid.Generator[[]metav1.Condition
 				c(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing))
 		}
 		if rapid.Bool().Draw(t, "degraded") {
-			f := rapid.SampledFrom(v1.LoadBalancerFeatures).Draw(t, "degradedFeature")
+			f := rapid.SampledFrom(v1.LoadBalancerFeatures()).Draw(t, "degradedFeature")
 			r, _ := v1.DegradedReason(f)
 			conds = append(conds, c(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, r))
 		}

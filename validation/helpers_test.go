@@ -54,12 +54,14 @@ func newGate(enabled bool) featuregate.FeatureGate {
 	return gate
 }
 
-// matcher compares errors by type and field, never by count or wording.
-var matcher = field.ErrorMatcher{}.ByType().ByField()
+// matcher compares errors by rule (origin), type and field, never by count
+// or wording.
+var matcher = field.ErrorMatcher{}.ByOrigin().ByType().ByField()
 
-// want is an expected error: its type and JSON field path.
-func want(typ field.ErrorType, path string) *field.Error {
-	return &field.Error{Type: typ, Field: path}
+// want is an expected error: the rule it enforces (its origin), its type
+// and JSON field path.
+func want(origin string, typ field.ErrorType, path string) *field.Error {
+	return &field.Error{Origin: origin, Type: typ, Field: path}
 }
 
 // errs builds an expected error list.
@@ -149,7 +151,7 @@ var (
 func seventeen() []v1.LoadBalancerFeature {
 	fs := make([]v1.LoadBalancerFeature, 17)
 	for i := range fs {
-		fs[i] = v1.LoadBalancerFeatures[i%len(v1.LoadBalancerFeatures)]
+		fs[i] = v1.LoadBalancerFeatures()[i%len(v1.LoadBalancerFeatures())]
 	}
 	return fs
 }

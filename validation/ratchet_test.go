@@ -89,7 +89,7 @@ func TestValidateServiceStatusUpdate_Ratcheting(t *testing.T) {
 		old:  []metav1.Condition{provisioningFalse, unknownServing},
 		svc: []metav1.Condition{provisioningFalse,
 			changed(unknownServing, func(c *metav1.Condition) { c.Message = "changed" })},
-		want: errs(want(field.ErrorTypeNotSupported, conditionPath(1, "status"))),
+		want: errs(want("C1", field.ErrorTypeNotSupported, conditionPath(1, "status"))),
 	}, {
 		name: "C3 violation unchanged",
 		old:  []metav1.Condition{wrongReason, provisioningTrue},
@@ -98,7 +98,7 @@ func TestValidateServiceStatusUpdate_Ratcheting(t *testing.T) {
 		name: "C3 violation newly written",
 		old:  []metav1.Condition{servingTrue, provisioningFalse},
 		svc:  []metav1.Condition{wrongReason, provisioningFalse},
-		want: errs(want(field.ErrorTypeInvalid, conditionPath(0, "reason"))),
+		want: errs(want("C3", field.ErrorTypeInvalid, conditionPath(0, "reason"))),
 	}, {
 		name: "C5 violation by another controller, provider writes its own",
 		old:  []metav1.Condition{foreign},
@@ -112,8 +112,8 @@ func TestValidateServiceStatusUpdate_Ratcheting(t *testing.T) {
 		old:  []metav1.Condition{foreign},
 		svc:  []metav1.Condition{foreign, changed(foreign, func(c *metav1.Condition) { c.Type = "example.com/Copy" })},
 		want: errs(
-			want(field.ErrorTypeRequired, conditionPath(1, "reason")),
-			want(field.ErrorTypeRequired, conditionPath(1, "lastTransitionTime")),
+			want("C5", field.ErrorTypeRequired, conditionPath(1, "reason")),
+			want("C5", field.ErrorTypeRequired, conditionPath(1, "lastTransitionTime")),
 		),
 	}, {
 		name: "C5 observedGeneration above generation, unchanged",
@@ -136,12 +136,12 @@ func TestValidateServiceStatusUpdate_Ratcheting(t *testing.T) {
 		name: "third copy of a duplicated type",
 		old:  []metav1.Condition{servingTrue, servingFalse},
 		svc:  []metav1.Condition{servingTrue, servingFalse, servingTrue},
-		want: errs(want(field.ErrorTypeDuplicate, conditionPath(2, ""))),
+		want: errs(want("C5", field.ErrorTypeDuplicate, conditionPath(2, ""))),
 	}, {
 		name: "new duplicate of an unchanged condition",
 		old:  []metav1.Condition{servingTrue},
 		svc:  []metav1.Condition{servingFalse, servingTrue},
-		want: errs(want(field.ErrorTypeDuplicate, conditionPath(1, ""))),
+		want: errs(want("C5", field.ErrorTypeDuplicate, conditionPath(1, ""))),
 	}, {
 		name: "invalid condition removed",
 		old:  []metav1.Condition{foreign, unknownServing},

@@ -28,9 +28,8 @@ import (
 	"github.com/lbstatus/lbstatus/apis/features"
 )
 
-// requiredFeaturesPath is the JSON path of the new spec field. Paths are
-// immutable, so one value serves every call.
-var requiredFeaturesPath = field.NewPath("spec", "requiredLoadBalancerFeatures")
+// specPath is the JSON path of a Service's spec.
+var specPath = field.NewPath("spec")
 
 // The operation options handed to the generated declarative validation. The
 // option is always defined (the generated code reports an internal error
@@ -40,33 +39,76 @@ var (
 	declarativeOptionsOff = map[string]bool{string(features.LoadBalancerStatusImprovements): false}
 )
 
-// validateSpec validates spec.requiredLoadBalancerFeatures of svc, against
-// old when old is not nil (an update).
+// gateForbiddenDetail is the detail of the Forbidden error for the field
+// with the gate off: the generated one names no gate, and the writer needs
+// to know which gate to ask for.
+var gateForbiddenDetail = "may only be set when the " + string(features.LoadBalancerStatusImprovements) + " feature gate is enabled"
+
+// RequiredFeaturesSpec is what the spec rules read: the field and, for the
+// cross-field rule, spec.type. Both have the same Go types wherever a
+// caller holds them (a string type converts with a cast).
+type RequiredFeaturesSpec struct {
+	// Type is spec.type.
+	Type corev1.ServiceType
+	// RequiredLoadBalancerFeatures is spec.requiredLoadBalancerFeatures.
+	RequiredLoadBalancerFeatures []v1.LoadBalancerFeature
+}
+
+// ValidateRequiredLoadBalancerFeatures validates
+// spec.requiredLoadBalancerFeatures of spec, as an update from old (nil for
+// a create), where fldPath is the path of the spec: errors are at
+// fldPath.Child("requiredLoadBalancerFeatures") and below. It is the block
+// ValidateServiceUpdate is made of.
 //
-// The generated Validate_Service covers the field's own rules: the gate
-// (+k8s:ifDisabled=+k8s:forbidden), at most 16 items (TooMany, which stops
-// the other checks), set semantics (Duplicate) and the enum (NotSupported,
-// listing the known values), and it ratchets on update: an unchanged field is
-// not validated, and an item already present in old is not checked against
-// the enum again. Only the cross-field rule on spec.type is hand-written.
-func validateSpec(svc, old *v1.Service, opts Options) field.ErrorList {
+// With the gate off the field is Forbidden (origin R5, the detail naming
+// the gate) unless old already used it (R5 keeps it then). Otherwise the
+// generated declarative rules apply (R4: a set of known values, at most
+// 16, ratcheted on update) and the field is Forbidden unless spec.type is
+// LoadBalancer (R4, not reported when old broke the rule with the same
+// list). A nil spec yields no errors; a gate that does not know the
+// feature yields one internal error at the field.
+func ValidateRequiredLoadBalancerFeatures(ctx context.Context, fldPath *field.Path, spec, old *RequiredFeaturesSpec, opts Options) field.ErrorList {
+	if spec == nil {
+		return nil
+	}
+	on, err := opts.enabled()
+	if err != nil {
+		return field.ErrorList{field.InternalError(fldPath.Child("requiredLoadBalancerFeatures"), err)}
+	}
+	return validateRequiredFeatures(ctx, fldPath, spec, old, on)
+}
+
+// validateRequiredFeatures is ValidateRequiredLoadBalancerFeatures with the
+// gate read.
+func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, old *RequiredFeaturesSpec, gateOn bool) field.ErrorList {
 	// The option is on when the gate is, and also when old already uses the
 	// field: that is when DropDisabledFields keeps it, so validation must
 	// accept it too, edits included (R5).
-	allowed := opts.enabled() || usesRequiredFeatures(old)
+	allowed := gateOn || (old != nil && len(old.RequiredLoadBalancerFeatures) > 0)
 	op := operation.Operation{Type: operation.Create, Options: declarativeOptionsOff}
 	if allowed {
 		op.Options = declarativeOptionsOn
 	}
+	newSpec := &v1.ServiceSpec{RequiredLoadBalancerFeatures: spec.RequiredLoadBalancerFeatures}
+	var oldSpec *v1.ServiceSpec
 	if old != nil {
 		op.Type = operation.Update
+		oldSpec = &v1.ServiceSpec{RequiredLoadBalancerFeatures: old.RequiredLoadBalancerFeatures}
 	}
-	allErrs := v1.Validate_Service(context.Background(), op, nil, svc, old)
+	allErrs := v1.Validate_ServiceSpec(ctx, op, fldPath, newSpec, oldSpec)
+	for _, e := range allErrs {
+		if !allowed && e.Type == field.ErrorTypeForbidden {
+			e.Detail = gateForbiddenDetail
+			e.WithOrigin(OriginR5)
+			continue
+		}
+		e.WithOrigin(OriginR4)
+	}
 	if allowed {
 		// With the option off a non-empty field already has the generated
 		// Forbidden error; a second one for spec.type would report the
 		// same field twice.
-		if err := validateRequiredFeaturesType(svc, old); err != nil {
+		if err := validateRequiredFeaturesType(fldPath, spec, old); err != nil {
 			allErrs = append(allErrs, err)
 		}
 	}
@@ -78,14 +120,14 @@ func validateSpec(svc, old *v1.Service, opts Options) field.ErrorList {
 // LoadBalancer, as for loadBalancerClass. It ratchets: an update that keeps
 // the features of an old object that was not a LoadBalancer either is not
 // rejected for it.
-func validateRequiredFeaturesType(svc, old *v1.Service) *field.Error {
-	required := svc.Spec.RequiredLoadBalancerFeatures
-	if len(required) == 0 || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+func validateRequiredFeaturesType(fldPath *field.Path, spec, old *RequiredFeaturesSpec) *field.Error {
+	required := spec.RequiredLoadBalancerFeatures
+	if len(required) == 0 || spec.Type == corev1.ServiceTypeLoadBalancer {
 		return nil
 	}
-	if old != nil && old.Spec.Type != corev1.ServiceTypeLoadBalancer &&
-		slices.Equal(old.Spec.RequiredLoadBalancerFeatures, required) {
+	if old != nil && old.Type != corev1.ServiceTypeLoadBalancer &&
+		slices.Equal(old.RequiredLoadBalancerFeatures, required) {
 		return nil
 	}
-	return field.Forbidden(requiredFeaturesPath, "may only be used when `type` is 'LoadBalancer'")
+	return field.Forbidden(fldPath.Child("requiredLoadBalancerFeatures"), "may only be used when `type` is 'LoadBalancer'").WithOrigin(OriginR4)
 }

@@ -48,26 +48,26 @@ func TestValidateService_R4(t *testing.T) {
 		svc:  service(),
 	}, {
 		name: "every known feature",
-		svc:  service(withFeatures(v1.LoadBalancerFeatures...)),
+		svc:  service(withFeatures(v1.LoadBalancerFeatures()...)),
 	}, {
 		name: "unknown value is NotSupported at its index",
 		svc:  service(withFeatures(ports, unknownFeature)),
-		want: errs(want(field.ErrorTypeNotSupported, featurePath(1))),
+		want: errs(want("R4", field.ErrorTypeNotSupported, featurePath(1))),
 	}, {
 		name: "empty value is NotSupported",
 		svc:  service(withFeatures("")),
-		want: errs(want(field.ErrorTypeNotSupported, featurePath(0))),
+		want: errs(want("R4", field.ErrorTypeNotSupported, featurePath(0))),
 	}, {
 		name: "duplicate is reported on the later index",
 		svc:  service(withFeatures(ports, sessionAff, ports)),
-		want: errs(want(field.ErrorTypeDuplicate, featurePath(2))),
+		want: errs(want("R4", field.ErrorTypeDuplicate, featurePath(2))),
 	}, {
 		name: "duplicate unknown value: duplicate once, unknown at each index",
 		svc:  service(withFeatures(unknownFeature, unknownFeature)),
 		want: errs(
-			want(field.ErrorTypeDuplicate, featurePath(1)),
-			want(field.ErrorTypeNotSupported, featurePath(0)),
-			want(field.ErrorTypeNotSupported, featurePath(1)),
+			want("R4", field.ErrorTypeDuplicate, featurePath(1)),
+			want("R4", field.ErrorTypeNotSupported, featurePath(0)),
+			want("R4", field.ErrorTypeNotSupported, featurePath(1)),
 		),
 	}, {
 		name: "16 values are allowed",
@@ -76,27 +76,27 @@ func TestValidateService_R4(t *testing.T) {
 		// later copy is one.
 		want: func() field.ErrorList {
 			var l field.ErrorList
-			for i := len(v1.LoadBalancerFeatures); i < 16; i++ {
-				l = append(l, want(field.ErrorTypeDuplicate, featurePath(i)))
+			for i := len(v1.LoadBalancerFeatures()); i < 16; i++ {
+				l = append(l, want("R4", field.ErrorTypeDuplicate, featurePath(i)))
 			}
 			return l
 		}(),
 	}, {
 		name: "17 values are TooMany, and nothing else is checked",
 		svc:  service(withFeatures(append(seventeen()[:16], unknownFeature)...)),
-		want: errs(want(field.ErrorTypeTooMany, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeTooMany, featurePath(-1))),
 	}, {
 		name: "ClusterIP Service is Forbidden the field",
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "NodePort Service is Forbidden the field",
 		svc:  service(withType(corev1.ServiceTypeNodePort), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "unset type is Forbidden the field",
 		svc:  service(withType(""), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "ClusterIP Service without the field",
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures()),
@@ -104,8 +104,8 @@ func TestValidateService_R4(t *testing.T) {
 		name: "wrong type and unknown value are two problems",
 		svc:  service(withType(corev1.ServiceTypeExternalName), withFeatures(unknownFeature)),
 		want: errs(
-			want(field.ErrorTypeForbidden, featurePath(-1)),
-			want(field.ErrorTypeNotSupported, featurePath(0)),
+			want("R4", field.ErrorTypeForbidden, featurePath(-1)),
+			want("R4", field.ErrorTypeNotSupported, featurePath(0)),
 		),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestValidateService_R4_NotSupportedListsKnownFeatures(t *testing.T) {
 	if len(got) == 0 {
 		t.Fatal("no error for an unknown feature")
 	}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		if !strings.Contains(got[0].Detail, `"`+string(f)+`"`) {
 			t.Errorf("detail %q does not list %q", got[0].Detail, f)
 		}
@@ -139,23 +139,23 @@ func TestValidateService_R5(t *testing.T) {
 	}, {
 		name: "a newly set field is Forbidden",
 		svc:  service(withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R5", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "the gate's Forbidden is not repeated for a ClusterIP Service",
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R5", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "unknown values are not checked once the field is Forbidden",
 		svc:  service(withFeatures(unknownFeature, unknownFeature)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R5", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		// The generated code checks maxItems whatever the gate: two
 		// distinct problems of the same field.
 		name: "17 values are Forbidden and TooMany",
 		svc:  service(withFeatures(seventeen()...)),
 		want: errs(
-			want(field.ErrorTypeForbidden, featurePath(-1)),
-			want(field.ErrorTypeTooMany, featurePath(-1)),
+			want("R5", field.ErrorTypeForbidden, featurePath(-1)),
+			want("R4", field.ErrorTypeTooMany, featurePath(-1)),
 		),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,22 +169,29 @@ func TestValidateService_R5(t *testing.T) {
 	}
 }
 
-// TestValidateService_R5_GateLookup checks the gate is looked up by name
-// and that a missing gate, or one without the feature, reads as off.
+// TestValidateService_R5_GateLookup checks the gate is looked up by name,
+// that a missing gate reads as off, and that a gate without the feature is
+// an internal error naming the gate, not a silent "off".
 func TestValidateService_R5_GateLookup(t *testing.T) {
 	svc := service(withFeatures(ports))
-	forbidden := errs(want(field.ErrorTypeForbidden, featurePath(-1)))
+	forbidden := errs(want("R5", field.ErrorTypeForbidden, featurePath(-1)))
 	for name, tc := range map[string]struct {
 		gate featuregate.FeatureGate
 		want field.ErrorList
 	}{
 		"nil gate":             {gate: nil, want: forbidden},
-		"gate without feature": {gate: featuregate.NewFeatureGate(), want: forbidden},
+		"gate without feature": {gate: featuregate.NewFeatureGate(), want: errs(want("", field.ErrorTypeInternal, "spec"))},
 		"gate off":             {gate: gateOff, want: forbidden},
 		"gate on":              {gate: gateOn},
 	} {
 		t.Run(name, func(t *testing.T) {
-			testErrors(t, tc.want, validation.ValidateService(svc, validation.Options{FeatureGate: tc.gate}))
+			got := validation.ValidateService(svc, validation.Options{FeatureGate: tc.gate})
+			matcher.Test(t, tc.want, got)
+			for _, e := range got {
+				if e.Type == field.ErrorTypeInternal && !strings.Contains(e.Detail, "LoadBalancerStatusImprovements") {
+					t.Errorf("internal error does not name the gate: %v", e)
+				}
+			}
 		})
 	}
 }
@@ -202,22 +209,22 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		name: "adding an unknown feature",
 		old:  service(withFeatures(ports)),
 		svc:  service(withFeatures(ports, unknownFeature)),
-		want: errs(want(field.ErrorTypeNotSupported, featurePath(1))),
+		want: errs(want("R4", field.ErrorTypeNotSupported, featurePath(1))),
 	}, {
 		name: "adding a duplicate",
 		old:  service(withFeatures(ports)),
 		svc:  service(withFeatures(ports, ports)),
-		want: errs(want(field.ErrorTypeDuplicate, featurePath(1))),
+		want: errs(want("R4", field.ErrorTypeDuplicate, featurePath(1))),
 	}, {
 		name: "growing to 17 values",
 		old:  service(withFeatures(seventeen()[:6]...)),
 		svc:  service(withFeatures(seventeen()...)),
-		want: errs(want(field.ErrorTypeTooMany, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeTooMany, featurePath(-1))),
 	}, {
 		name: "changing type away from LoadBalancer keeping the field",
 		old:  service(withFeatures(ports)),
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "changing type away from LoadBalancer clearing the field",
 		old:  service(withFeatures(ports)),
@@ -226,12 +233,12 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		name: "setting the field on a ClusterIP Service",
 		old:  service(withType(corev1.ServiceTypeClusterIP)),
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "changing the field of a ClusterIP Service that already had it",
 		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "changing type to LoadBalancer",
 		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
@@ -252,7 +259,7 @@ func TestValidateServiceUpdate_R5(t *testing.T) {
 		name: "newly set field is Forbidden",
 		old:  service(),
 		svc:  service(withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R5", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "field kept unchanged from old",
 		old:  service(withFeatures(ports)),
@@ -266,14 +273,14 @@ func TestValidateServiceUpdate_R5(t *testing.T) {
 		old:  service(withFeatures(ports)),
 		svc:  service(withFeatures(ports, unknownFeature, ports)),
 		want: errs(
-			want(field.ErrorTypeDuplicate, featurePath(2)),
-			want(field.ErrorTypeNotSupported, featurePath(1)),
+			want("R4", field.ErrorTypeDuplicate, featurePath(2)),
+			want("R4", field.ErrorTypeNotSupported, featurePath(1)),
 		),
 	}, {
 		name: "field kept from old, type rule applies",
 		old:  service(withFeatures(ports)),
 		svc:  service(withType(corev1.ServiceTypeNodePort), withFeatures(ports)),
-		want: errs(want(field.ErrorTypeForbidden, featurePath(-1))),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
 		name: "field cleared",
 		old:  service(withFeatures(ports)),
@@ -304,10 +311,6 @@ func TestDropDisabledFields_R5(t *testing.T) {
 		svc:  service(withFeatures(ports)),
 	}, {
 		name: "create, nil gate: dropped",
-		svc:  service(withFeatures(ports)),
-	}, {
-		name: "create, gate without the feature: dropped",
-		opts: validation.Options{FeatureGate: featuregate.NewFeatureGate()},
 		svc:  service(withFeatures(ports)),
 	}, {
 		name: "create, gate on: kept",

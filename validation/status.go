@@ -17,85 +17,224 @@ limitations under the License.
 package validation
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// conditionsPath is the JSON path of the status conditions, built once:
-// on valid input the status rules build no path at all beyond what
-// metav1validation.ValidateConditions builds itself.
-var (
-	conditionsPath       = field.NewPath("status", "conditions")
-	conditionsPathPrefix = conditionsPath.String() + "["
-)
+// conditionsPath is the JSON path of a Service's status conditions. Paths
+// are immutable, so one value serves every call.
+var conditionsPath = field.NewPath("status", "conditions")
 
 // servingStatuses are the only statuses of LoadBalancerServing and
 // LoadBalancerProvisioning (C1).
 var servingStatuses = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse}
 
-// validateStatus validates svc's status.conditions, against old's when old
-// is not nil (an update).
-func validateStatus(svc, old *v1.Service, opts Options) field.ErrorList {
-	conds := svc.Status.Conditions
+// ConditionsSpec is what the status rules read of a Service besides its
+// conditions. Its fields have the same Go types in the internal and the
+// versioned API (a string type converts with a cast), so a registry
+// strategy fills it from the object it holds.
+type ConditionsSpec struct {
+	// Generation is metadata.generation. 0, unset as in a manifest, skips
+	// the check that observedGeneration is not above it (C5).
+	Generation int64
+	// Type is spec.type. P5 is judged only for a LoadBalancer: a provider
+	// removes the conditions of any other type (L9).
+	Type corev1.ServiceType
+	// Asks holds the features the Service asks for, as P5 reads them
+	// (AskedFeatures computes it from a versioned spec). nil means the
+	// caller does not know, and P5 is not judged; an empty set means the
+	// Service asks for none.
+	Asks sets.Set[v1.LoadBalancerFeature]
+}
+
+// ConditionsSpecFor returns the ConditionsSpec of svc, P5 included; the
+// zero ConditionsSpec for nil.
+func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
+	if svc == nil {
+		return ConditionsSpec{}
+	}
+	return ConditionsSpec{
+		Generation: svc.Generation,
+		Type:       svc.Spec.Type,
+		Asks:       AskedFeatures(&svc.Spec.ServiceSpec, svc.Annotations),
+	}
+}
+
+// AskedFeatures returns the features a Service with this spec (and these
+// annotations, for the source-ranges annotation) asks for, as P5 reads it:
+// SessionAffinity for sessionAffinity ClientIP, ExternalTrafficPolicy for
+// Local, IPFamilies for two families (or, before defaulting, a dual-stack
+// policy), Ports for two ports or more, LoadBalancerIP for a
+// loadBalancerIP, LoadBalancerSourceRanges for source ranges in the field
+// or the annotation. A nil spec asks for nothing (an empty set).
+func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets.Set[v1.LoadBalancerFeature] {
+	asks := sets.New[v1.LoadBalancerFeature]()
+	if spec == nil {
+		return asks
+	}
+	if spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		asks.Insert(v1.LoadBalancerFeatureSessionAffinity)
+	}
+	if spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		asks.Insert(v1.LoadBalancerFeatureExternalTrafficPolicy)
+	}
+	dual := len(spec.IPFamilies) >= 2
+	if len(spec.IPFamilies) == 0 && spec.IPFamilyPolicy != nil {
+		// A manifest the apiserver has not defaulted yet.
+		dual = *spec.IPFamilyPolicy == corev1.IPFamilyPolicyPreferDualStack || *spec.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack
+	}
+	if dual {
+		asks.Insert(v1.LoadBalancerFeatureIPFamilies)
+	}
+	if len(spec.Ports) >= 2 {
+		asks.Insert(v1.LoadBalancerFeaturePorts)
+	}
+	if spec.LoadBalancerIP != "" {
+		asks.Insert(v1.LoadBalancerFeatureLoadBalancerIP)
+	}
+	if len(spec.LoadBalancerSourceRanges) > 0 || strings.TrimSpace(annotations[corev1.AnnotationLoadBalancerSourceRangesKey]) != "" {
+		asks.Insert(v1.LoadBalancerFeatureLoadBalancerSourceRanges)
+	}
+	return asks
+}
+
+// ValidateConditions validates the status conditions conds of a Service,
+// at fldPath, as an update from oldConds (nil or empty for a create), for
+// a Service described by spec. It is the block ValidateServiceStatusUpdate
+// and ValidateServiceUpdate are made of, for a registry strategy that
+// holds the internal type: both types hold []metav1.Condition.
+//
+// Ratchet first: a condition equal to one of oldConds (every field,
+// lastTransitionTime as an instant) is not validated at all; every other
+// condition goes through metav1validation.ValidateCondition (C5), the
+// observedGeneration bound (C5) and, with the gate on, C1 and C3. A type
+// that appears twice is a Duplicate (C5) unless oldConds held at least as
+// many conditions of it. With the gate on and Options.CrossConditionRules,
+// L5 judges the pair of Serving and Provisioning unless both are
+// unchanged, and P5 each changed Degraded=True condition. Every error carries its rule ID as origin. nil
+// or empty conds yield no errors; a gate that does not know the feature
+// yields one internal error at fldPath, whatever conds hold.
+func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, opts Options) field.ErrorList {
+	lbRules, err := opts.enabled()
+	if err != nil {
+		return field.ErrorList{field.InternalError(fldPath, err)}
+	}
+	return validateConditions(fldPath, conds, oldConds, spec, lbRules, lbRules && opts.CrossConditionRules)
+}
+
+// validateConditions is ValidateConditions with the gate read: lbRules
+// for C1 and C3, crossRules for L5 and P5.
+func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, lbRules, crossRules bool) field.ErrorList {
 	if len(conds) == 0 {
 		return nil
 	}
-	// C5: the metav1.Condition rules, duplicate types and a negative
-	// observedGeneration included.
-	allErrs := metav1validation.ValidateConditions(conds, conditionsPath)
-	lbRules := opts.enabled()
-	generation := svc.Generation
+	r := conditionRatchet{conds: conds, old: oldConds}
+	var allErrs field.ErrorList
+	var firstOfType map[string]struct{}
 	for i := range conds {
 		c := &conds[i]
+		// C5: no type twice. The first of each type is never the duplicate,
+		// so the common case (distinct types) needs no map until a type
+		// repeats one seen before.
+		if isDuplicateType(conds, i, &firstOfType) && !r.duplicatedInOld(i) {
+			allErrs = append(allErrs, field.Duplicate(fldPath.Index(i), c.Type).WithOrigin(OriginC5))
+		}
+		if r.unchanged(i) {
+			continue
+		}
+		p := fldPath.Index(i)
+		// C5: the metav1.Condition rules.
+		for _, e := range metav1validation.ValidateCondition(*c, p) {
+			allErrs = append(allErrs, c5(e))
+		}
 		// C5: observedGeneration not above metadata.generation. A
 		// generation of 0 is unset (a manifest, not a stored object):
 		// there is nothing to compare with.
-		if generation > 0 && c.ObservedGeneration > generation {
-			allErrs = append(allErrs, field.Invalid(conditionsPath.Index(i).Child("observedGeneration"), c.ObservedGeneration,
-				fmt.Sprintf("must be less than or equal to metadata.generation (%d)", generation)))
+		if spec.Generation > 0 && c.ObservedGeneration > spec.Generation {
+			allErrs = append(allErrs, field.Invalid(p.Child("observedGeneration"), c.ObservedGeneration,
+				fmt.Sprintf("must be less than or equal to metadata.generation (%d)", spec.Generation)).WithOrigin(OriginC5))
 		}
 		if lbRules {
-			if err := validateLoadBalancerCondition(c, i); err != nil {
-				allErrs = append(allErrs, err)
+			if e := validateLoadBalancerCondition(c, p); e != nil {
+				allErrs = append(allErrs, e)
+			}
+			if crossRules && spec.Asks != nil && spec.Type == corev1.ServiceTypeLoadBalancer {
+				allErrs = append(allErrs, validateDegradation(c, p, spec.Asks)...)
 			}
 		}
 	}
-	if len(allErrs) == 0 {
-		return nil
-	}
-	for _, err := range allErrs {
-		// metav1validation marks most of its errors as covered by
-		// declarative validation, which is true of the types it was
-		// written for but not of this one: the generated validation of
-		// Service treats conditions as opaque. A caller that removes
-		// covered errors (field.ErrorList.RemoveCoveredByDeclarative)
-		// must not lose them.
-		err.CoveredByDeclarative = false
-	}
-	if old != nil {
-		allErrs = ratchetConditions(allErrs, conds, old.Status.Conditions)
+	if crossRules {
+		if e := validatePartners(fldPath, conds, &r); e != nil {
+			allErrs = append(allErrs, e)
+		}
 	}
 	return allErrs
 }
 
-// validateLoadBalancerCondition applies the KEP-4631 rules to one condition
-// at index i: C1 (Serving and Provisioning are True or False) and C3 (a
-// well-known reason of the other status). Other condition types pass. It
-// reports at most one error, and none that ValidateConditions reports: a
-// status outside True, False and Unknown is that function's to reject, and
-// C3 only judges a condition whose status is True or False.
-func validateLoadBalancerCondition(c *metav1.Condition, i int) *field.Error {
+// c5 gives an error of metav1validation its rule and clears its
+// CoveredByDeclarative mark: that mark is true of the types it was written
+// for, not of this one, whose generated validation treats conditions as
+// opaque, and a caller that removes covered errors
+// (field.ErrorList.RemoveCoveredByDeclarative) must not lose these.
+func c5(e *field.Error) *field.Error {
+	e.CoveredByDeclarative = false
+	return e.WithOrigin(OriginC5)
+}
+
+// isDuplicateType reports whether conds[i]'s type appears in conds[:i].
+// seen is filled lazily, from the first repeat on.
+func isDuplicateType(conds []metav1.Condition, i int, seen *map[string]struct{}) bool {
+	if *seen == nil {
+		// Until a repeat is found, conds[:i] has distinct types: a linear
+		// look back is the whole check, and most lists end here.
+		for j := 0; j < i; j++ {
+			if conds[j].Type == conds[i].Type {
+				m := make(map[string]struct{}, len(conds))
+				for k := 0; k < i; k++ {
+					m[conds[k].Type] = struct{}{}
+				}
+				*seen = m
+				return true
+			}
+		}
+		if i < 8 {
+			return false
+		}
+		m := make(map[string]struct{}, len(conds))
+		for k := 0; k <= i; k++ {
+			m[conds[k].Type] = struct{}{}
+		}
+		*seen = m
+		return false
+	}
+	if _, ok := (*seen)[conds[i].Type]; ok {
+		return true
+	}
+	(*seen)[conds[i].Type] = struct{}{}
+	return false
+}
+
+// validateLoadBalancerCondition applies C1 (Serving and Provisioning are
+// True or False) and C3 (a well-known reason of the other status) to the
+// condition c at path p. Other condition types pass. It reports at most one
+// error, and none that ValidateCondition reports: a status outside True,
+// False and Unknown is that function's to reject, and C3 only judges a
+// condition whose status is True or False.
+func validateLoadBalancerCondition(c *metav1.Condition, p *field.Path) *field.Error {
 	t := v1.LoadBalancerConditionType(c.Type)
 	switch t {
 	case v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning:
 		if c.Status == metav1.ConditionUnknown {
-			return field.NotSupported(conditionsPath.Index(i).Child("status"), c.Status, servingStatuses)
+			return field.NotSupported(p.Child("status"), c.Status, servingStatuses).WithOrigin(OriginC1)
 		}
 	case v1.LoadBalancerConditionDegraded:
 	default:
@@ -105,44 +244,77 @@ func validateLoadBalancerCondition(c *metav1.Condition, i int) *field.Error {
 		return nil
 	}
 	if s, known := v1.ReasonStatus(t, v1.LoadBalancerConditionReason(c.Reason)); known && s != c.Status {
-		return field.Invalid(conditionsPath.Index(i).Child("reason"), c.Reason,
-			fmt.Sprintf("must not be used with status %s: it is a reason for status %s", c.Status, s))
+		return field.Invalid(p.Child("reason"), c.Reason,
+			fmt.Sprintf("must not be used with status %s: it is a reason for status %s", c.Status, s)).WithOrigin(OriginC3)
 	}
 	return nil
 }
 
-// ratchetConditions drops from errs the errors about conditions that did not
-// change: a condition equal to one of old's is not validated again, whatever
-// the rule (C1, C3 or C5). A duplicate type is not reported again when old
-// already held at least as many conditions of that type. Errors outside
-// status.conditions[i] are kept. errs is filtered in place.
-//
-// It runs only when there are errors, and in time linear in the lists: a
-// write of many conditions must not cost an apiserver more than the
-// validation itself.
-func ratchetConditions(errs field.ErrorList, conds, old []metav1.Condition) field.ErrorList {
-	if len(old) == 0 {
-		return errs
-	}
-	r := conditionRatchet{conds: conds, old: old}
-	kept := errs[:0]
-	for _, err := range errs {
-		i, whole, ok := conditionIndex(err.Field)
-		if ok && i < len(conds) {
-			if whole && err.Type == field.ErrorTypeDuplicate {
-				if r.duplicatedInOld(i) {
-					continue
-				}
-			} else if r.unchanged(i) {
-				continue
-			}
-		}
-		kept = append(kept, err)
-	}
-	if len(kept) == 0 {
+// validateDegradation is P5 for the condition c at path p: a
+// LoadBalancerDegraded=True reason that names a feature (or a Multiple
+// whose message lists such reasons, G2) must name one the Service asks
+// for. Reasons outside the table are a provider's own and pass.
+func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.LoadBalancerFeature]) field.ErrorList {
+	if c.Type != string(v1.LoadBalancerConditionDegraded) || c.Status != metav1.ConditionTrue {
 		return nil
 	}
-	return kept
+	reason := v1.LoadBalancerConditionReason(c.Reason)
+	if reason != v1.LoadBalancerReasonMultiple {
+		if f, ok := v1.DegradedFeature(reason); ok && !asks.Has(f) {
+			return field.ErrorList{field.Invalid(p.Child("reason"), c.Reason,
+				fmt.Sprintf("must name something the Service asks for: it does not ask for %s", f)).WithOrigin(OriginP5)}
+		}
+		return nil
+	}
+	var errs field.ErrorList
+	list, _, _ := strings.Cut(c.Message, ":")
+	for item := range strings.SplitSeq(list, ",") {
+		r := v1.LoadBalancerConditionReason(strings.TrimSpace(item))
+		if f, ok := v1.DegradedFeature(r); ok && !asks.Has(f) {
+			errs = append(errs, field.Invalid(p.Child("message"), c.Message,
+				fmt.Sprintf("must name only what the Service asks for: it does not ask for %s (%s)", f, r)).WithOrigin(OriginP5))
+		}
+	}
+	return errs
+}
+
+// validatePartners is L5: Serving=False with reason Provisioning goes with
+// Provisioning=True, and with Unsupported or Infrastructure with
+// Provisioning=False. It judges the first condition of each type, only when
+// both are present (one without the other is L1, a provider's lifecycle
+// rule no single write can be held to) and not both unchanged.
+func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditionRatchet) *field.Error {
+	serving, provisioning := -1, -1
+	for i := range conds {
+		switch v1.LoadBalancerConditionType(conds[i].Type) {
+		case v1.LoadBalancerConditionServing:
+			if serving < 0 {
+				serving = i
+			}
+		case v1.LoadBalancerConditionProvisioning:
+			if provisioning < 0 {
+				provisioning = i
+			}
+		}
+	}
+	if serving < 0 || provisioning < 0 || conds[serving].Status != metav1.ConditionFalse {
+		return nil
+	}
+	var want metav1.ConditionStatus
+	switch v1.LoadBalancerConditionReason(conds[serving].Reason) {
+	case v1.LoadBalancerReasonProvisioning:
+		want = metav1.ConditionTrue
+	case v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure:
+		want = metav1.ConditionFalse
+	default:
+		return nil
+	}
+	p := &conds[provisioning]
+	if p.Status == want || (r.unchanged(serving) && r.unchanged(provisioning)) {
+		return nil
+	}
+	return field.Invalid(fldPath.Index(provisioning).Child("status"), p.Status,
+		fmt.Sprintf("must be %s while %s is False with reason %s", want, v1.LoadBalancerConditionServing, conds[serving].Reason)).WithOrigin(OriginL5)
 }
 
 // conditionKey is everything a metav1.Condition holds, with
@@ -170,7 +342,8 @@ func keyOf(c *metav1.Condition) conditionKey {
 }
 
 // conditionRatchet answers ratcheting questions about conds against old,
-// building its indexes on first use.
+// building its indexes on first use. Old and new are matched by content,
+// wherever they sit in the lists.
 type conditionRatchet struct {
 	conds, old []metav1.Condition
 
@@ -183,19 +356,39 @@ type conditionRatchet struct {
 
 // unchanged reports whether old holds a condition equal to conds[i].
 func (r *conditionRatchet) unchanged(i int) bool {
+	if len(r.old) == 0 {
+		return false
+	}
+	k := keyOf(&r.conds[i])
+	// The same position is where an unchanged condition usually is; a
+	// short list is cheaper to scan than to index.
+	if i < len(r.old) && keyOf(&r.old[i]) == k {
+		return true
+	}
+	if len(r.old) <= 8 {
+		for j := range r.old {
+			if keyOf(&r.old[j]) == k {
+				return true
+			}
+		}
+		return false
+	}
 	if r.oldKeys == nil {
 		r.oldKeys = make(map[conditionKey]struct{}, len(r.old))
 		for j := range r.old {
 			r.oldKeys[keyOf(&r.old[j])] = struct{}{}
 		}
 	}
-	_, ok := r.oldKeys[keyOf(&r.conds[i])]
+	_, ok := r.oldKeys[k]
 	return ok
 }
 
 // duplicatedInOld reports whether old holds at least as many conditions of
 // conds[i]'s type as conds[:i+1] does.
 func (r *conditionRatchet) duplicatedInOld(i int) bool {
+	if len(r.old) == 0 {
+		return false
+	}
 	if r.ordinals == nil {
 		r.oldTypes = make(map[string]int, len(r.old))
 		for j := range r.old {
@@ -209,32 +402,4 @@ func (r *conditionRatchet) duplicatedInOld(i int) bool {
 		}
 	}
 	return r.oldTypes[r.conds[i].Type] >= r.ordinals[i]
-}
-
-// conditionIndex parses the index i out of a path "status.conditions[i]"
-// (whole) or "status.conditions[i].<field>" (not whole). ok is false for any
-// other path.
-func conditionIndex(path string) (i int, whole, ok bool) {
-	rest, found := strings.CutPrefix(path, conditionsPathPrefix)
-	if !found {
-		return 0, false, false
-	}
-	n := 0
-	// Nine digits hold any index of a list that fits in a request; a
-	// longer run is not an index this package wrote.
-	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
-		i = i*10 + int(rest[n]-'0')
-		n++
-	}
-	if n == 0 || n >= len(rest) || rest[n] != ']' {
-		return 0, false, false
-	}
-	rest = rest[n+1:]
-	switch {
-	case rest == "":
-		return i, true, true
-	case rest[0] == '.':
-		return i, false, true
-	}
-	return 0, false, false
 }

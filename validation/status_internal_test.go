@@ -26,32 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func TestConditionIndex(t *testing.T) {
-	for _, tc := range []struct {
-		path      string
-		i         int
-		whole, ok bool
-	}{
-		{path: "status.conditions[0]", i: 0, whole: true, ok: true},
-		{path: "status.conditions[12]", i: 12, whole: true, ok: true},
-		{path: "status.conditions[3].reason", i: 3, ok: true},
-		{path: "status.conditions[3]reason"},
-		{path: "status.conditions[]"},
-		{path: "status.conditions[1"},
-		{path: "status.conditions[x]"},
-		{path: "status.conditions[1234567890]"},
-		{path: "status.conditions"},
-		{path: "status.loadBalancer.ingress[0]"},
-		{path: "spec.requiredLoadBalancerFeatures[0]"},
-		{path: ""},
-	} {
-		i, whole, ok := conditionIndex(tc.path)
-		if i != tc.i || whole != tc.whole || ok != tc.ok {
-			t.Errorf("conditionIndex(%q) = %d, %t, %t; want %d, %t, %t", tc.path, i, whole, ok, tc.i, tc.whole, tc.ok)
-		}
-	}
-}
-
 // TestConditionKey_CoversCondition fails when metav1.Condition gains a
 // field: conditionKey, and so ratcheting, would not see it change.
 func TestConditionKey_CoversCondition(t *testing.T) {

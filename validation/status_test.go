@@ -92,44 +92,44 @@ func TestValidateServiceStatusUpdate_C5(t *testing.T) {
 	cases := append(validCombinations, []statusCase{{
 		name:  "missing reason",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.Reason = "" })},
-		want:  errs(want(field.ErrorTypeRequired, conditionPath(0, "reason"))),
+		want:  errs(want("C5", field.ErrorTypeRequired, conditionPath(0, "reason"))),
 	}, {
 		name:  "malformed reason",
 		conds: []metav1.Condition{servingTrue, changed(provisioningFalse, func(c *metav1.Condition) { c.Reason = "not complete" })},
-		want:  errs(want(field.ErrorTypeInvalid, conditionPath(1, "reason"))),
+		want:  errs(want("C5", field.ErrorTypeInvalid, conditionPath(1, "reason"))),
 	}, {
 		name:  "malformed type",
 		conds: []metav1.Condition{cond("Load Balancer", metav1.ConditionTrue, "Fine")},
-		want:  errs(want(field.ErrorTypeInvalid, conditionPath(0, "type"))),
+		want:  errs(want("C5", field.ErrorTypeInvalid, conditionPath(0, "type"))),
 	}, {
 		name:  "missing type",
 		conds: []metav1.Condition{cond("", metav1.ConditionTrue, "Fine")},
-		want:  errs(want(field.ErrorTypeRequired, conditionPath(0, "type"))),
+		want:  errs(want("C5", field.ErrorTypeRequired, conditionPath(0, "type"))),
 	}, {
 		name:  "missing status",
 		conds: []metav1.Condition{cond("Ready", "", "Fine")},
-		want:  errs(want(field.ErrorTypeRequired, conditionPath(0, "status"))),
+		want:  errs(want("C5", field.ErrorTypeRequired, conditionPath(0, "status"))),
 	}, {
 		// Reported once, by the metav1 rules, not again by C1.
 		name:  "status outside True, False and Unknown on Serving",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.Status = "Yes" })},
-		want:  errs(want(field.ErrorTypeNotSupported, conditionPath(0, "status"))),
+		want:  errs(want("C5", field.ErrorTypeNotSupported, conditionPath(0, "status"))),
 	}, {
 		name:  "message too long",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.Message = strings.Repeat("x", 32*1024+1) })},
-		want:  errs(want(field.ErrorTypeTooLong, conditionPath(0, "message"))),
+		want:  errs(want("C5", field.ErrorTypeTooLong, conditionPath(0, "message"))),
 	}, {
 		name:  "missing lastTransitionTime",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.LastTransitionTime = metav1.Time{} })},
-		want:  errs(want(field.ErrorTypeRequired, conditionPath(0, "lastTransitionTime"))),
+		want:  errs(want("C5", field.ErrorTypeRequired, conditionPath(0, "lastTransitionTime"))),
 	}, {
 		name:  "negative observedGeneration",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.ObservedGeneration = -1 })},
-		want:  errs(want(field.ErrorTypeInvalid, conditionPath(0, "observedGeneration"))),
+		want:  errs(want("C5", field.ErrorTypeInvalid, conditionPath(0, "observedGeneration"))),
 	}, {
 		name:  "observedGeneration above metadata.generation",
 		conds: []metav1.Condition{servingTrue, changed(provisioningFalse, func(c *metav1.Condition) { c.ObservedGeneration = generation + 1 })},
-		want:  errs(want(field.ErrorTypeInvalid, conditionPath(1, "observedGeneration"))),
+		want:  errs(want("C5", field.ErrorTypeInvalid, conditionPath(1, "observedGeneration"))),
 	}, {
 		name:  "observedGeneration equal to metadata.generation",
 		conds: []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.ObservedGeneration = 7 })},
@@ -137,13 +137,13 @@ func TestValidateServiceStatusUpdate_C5(t *testing.T) {
 	}, {
 		name:  "duplicate type, reported on the later index",
 		conds: []metav1.Condition{servingTrue, provisioningFalse, servingFalse},
-		want:  errs(want(field.ErrorTypeDuplicate, conditionPath(2, ""))),
+		want:  errs(want("C5", field.ErrorTypeDuplicate, conditionPath(2, ""))),
 	}, {
 		name:  "several problems in one condition",
 		conds: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}},
 		want: errs(
-			want(field.ErrorTypeRequired, conditionPath(0, "reason")),
-			want(field.ErrorTypeRequired, conditionPath(0, "lastTransitionTime")),
+			want("C5", field.ErrorTypeRequired, conditionPath(0, "reason")),
+			want("C5", field.ErrorTypeRequired, conditionPath(0, "lastTransitionTime")),
 		),
 	}}...)
 	for name, opts := range gateOptions {
@@ -166,7 +166,7 @@ func TestValidateServiceStatusUpdate_C5_UnsetGeneration(t *testing.T) {
 func TestValidateServiceStatusUpdate_C5_NotCoveredByDeclarative(t *testing.T) {
 	svc := service(withConditions(changed(servingTrue, func(c *metav1.Condition) { c.Reason = "" })))
 	got := validation.ValidateServiceStatusUpdate(svc, nil, on).RemoveCoveredByDeclarative()
-	testErrors(t, errs(want(field.ErrorTypeRequired, conditionPath(0, "reason"))), got)
+	testErrors(t, errs(want("C5", field.ErrorTypeRequired, conditionPath(0, "reason"))), got)
 }
 
 func TestValidateServiceStatusUpdate_C1(t *testing.T) {
@@ -177,17 +177,17 @@ func TestValidateServiceStatusUpdate_C1(t *testing.T) {
 		runStatusCases(t, on, append(validCombinations, []statusCase{{
 			name:  "Serving Unknown",
 			conds: []metav1.Condition{provisioningFalse, unknown(servingTrue)},
-			want:  errs(want(field.ErrorTypeNotSupported, conditionPath(1, "status"))),
+			want:  errs(want("C1", field.ErrorTypeNotSupported, conditionPath(1, "status"))),
 		}, {
 			name:  "Provisioning Unknown",
 			conds: []metav1.Condition{unknown(provisioningTrue), servingFalse},
-			want:  errs(want(field.ErrorTypeNotSupported, conditionPath(0, "status"))),
+			want:  errs(want("C1", field.ErrorTypeNotSupported, conditionPath(0, "status"))),
 		}, {
 			name:  "both Unknown",
 			conds: []metav1.Condition{unknown(provisioningTrue), unknown(servingFalse)},
 			want: errs(
-				want(field.ErrorTypeNotSupported, conditionPath(0, "status")),
-				want(field.ErrorTypeNotSupported, conditionPath(1, "status")),
+				want("C1", field.ErrorTypeNotSupported, conditionPath(0, "status")),
+				want("C1", field.ErrorTypeNotSupported, conditionPath(1, "status")),
 			),
 		}, {
 			name:  "Degraded Unknown is allowed (C2)",
@@ -222,7 +222,7 @@ func TestValidateServiceStatusUpdate_C3(t *testing.T) {
 	c := func(typ v1.LoadBalancerConditionType, s metav1.ConditionStatus, r v1.LoadBalancerConditionReason) []metav1.Condition {
 		return []metav1.Condition{cond(typ, s, r)}
 	}
-	reason := errs(want(field.ErrorTypeInvalid, conditionPath(0, "reason")))
+	reason := errs(want("C3", field.ErrorTypeInvalid, conditionPath(0, "reason")))
 	const (
 		serving      = v1.LoadBalancerConditionServing
 		provisioning = v1.LoadBalancerConditionProvisioning
@@ -252,10 +252,10 @@ func TestValidateServiceStatusUpdate_C3(t *testing.T) {
 		{name: "a well-known reason on another type", conds: []metav1.Condition{cond("Ready", fals, v1.LoadBalancerReasonServing)}},
 		{name: "Serving=Unknown/Serving is C1 only",
 			conds: c(serving, unknown, v1.LoadBalancerReasonServing),
-			want:  errs(want(field.ErrorTypeNotSupported, conditionPath(0, "status")))},
+			want:  errs(want("C1", field.ErrorTypeNotSupported, conditionPath(0, "status")))},
 		{name: "Serving=Maybe/Provisioning is C5 only",
 			conds: c(serving, "Maybe", v1.LoadBalancerReasonProvisioning),
-			want:  errs(want(field.ErrorTypeNotSupported, conditionPath(0, "status")))},
+			want:  errs(want("C5", field.ErrorTypeNotSupported, conditionPath(0, "status")))},
 	}
 	t.Run("gate on", func(t *testing.T) { runStatusCases(t, on, cases) })
 	t.Run("gate off", func(t *testing.T) {
@@ -271,7 +271,7 @@ func TestValidateServiceStatusUpdate_C3(t *testing.T) {
 // and rejected with False.
 func TestValidateServiceStatusUpdate_C3_EveryDegradedReason(t *testing.T) {
 	reasons := []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonMultiple}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		r, ok := v1.DegradedReason(f)
 		if !ok {
 			t.Fatalf("no Degraded reason for %q", f)
@@ -283,7 +283,7 @@ func TestValidateServiceStatusUpdate_C3_EveryDegradedReason(t *testing.T) {
 			ok := service(withConditions(cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, r)))
 			testErrors(t, nil, validation.ValidateServiceStatusUpdate(ok, nil, on))
 			bad := service(withConditions(cond(v1.LoadBalancerConditionDegraded, metav1.ConditionFalse, r)))
-			testErrors(t, errs(want(field.ErrorTypeInvalid, conditionPath(0, "reason"))),
+			testErrors(t, errs(want("C3", field.ErrorTypeInvalid, conditionPath(0, "reason"))),
 				validation.ValidateServiceStatusUpdate(bad, nil, on))
 		})
 	}

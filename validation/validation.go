@@ -17,6 +17,9 @@ limitations under the License.
 package validation
 
 import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
@@ -24,23 +27,48 @@ import (
 	"github.com/lbstatus/lbstatus/apis/features"
 )
 
+// The origins of this package's errors: each error's Origin is the ID of
+// the specification's rule it enforces, for callers (the conformance
+// checker, tests with field.ErrorMatcher.ByOrigin) that sort errors by
+// rule without reading paths.
+const (
+	OriginC1 = "C1" // Serving and Provisioning are True or False
+	OriginC3 = "C3" // a well-known reason of the other status
+	OriginC5 = "C5" // the metav1.Condition rules, observedGeneration, no type twice
+	OriginL5 = "L5" // Serving=False's reason and Provisioning's status agree
+	OriginP5 = "P5" // a Degraded reason names something the Service asks for
+	OriginR4 = "R4" // requiredLoadBalancerFeatures: known values, a set, LoadBalancer only
+	OriginR5 = "R5" // requiredLoadBalancerFeatures with the gate off
+)
+
 // Options carries what validation cannot read from the object itself.
 type Options struct {
 	// FeatureGate answers feature-gate questions by name; nil means every
 	// gate at its default (LoadBalancerStatusImprovements off). A gate that
-	// does not know LoadBalancerStatusImprovements is read as off too.
+	// does not know LoadBalancerStatusImprovements is an error: validation
+	// returns an internal error naming the gate, DropDisabledFields returns
+	// it.
 	FeatureGate featuregate.FeatureGate
+
+	// CrossConditionRules adds, with the gate on, the rules that judge the
+	// conditions together and against the spec: L5 (Serving's reason and
+	// Provisioning's status agree) and P5 (a Degraded reason names
+	// something the Service asks for). An apiserver that wants a provider's
+	// broken status write refused sets it; the conformance checker, which
+	// judges those rules itself with knowledge of the history (a status
+	// that answers an older spec), does not. Off by default.
+	CrossConditionRules bool
 }
 
 // enabled reports whether LoadBalancerStatusImprovements is on.
-func (o Options) enabled() bool {
+func (o Options) enabled() (bool, error) {
 	return features.Enabled(o.FeatureGate)
 }
 
 // ValidateService validates a Service as it would be created: the KEP-4631
-// spec field (R4, R5) and the status conditions (C5, and C1 and C3 with the
-// gate on). It checks nothing of the upstream core/v1 fields (see the
-// package doc). A nil svc has nothing to validate and yields no errors.
+// spec field (R4, R5) and the status conditions (C5, and C1 and C3 with
+// the gate on, L5 and P5 too with Options.CrossConditionRules). It checks nothing of the upstream core/v1 fields (see
+// the package doc). A nil svc has nothing to validate and yields no errors.
 func ValidateService(svc *v1.Service, opts Options) field.ErrorList {
 	return ValidateServiceUpdate(svc, nil, opts)
 }
@@ -54,33 +82,78 @@ func ValidateServiceUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 	if svc == nil {
 		return nil
 	}
-	allErrs := validateSpec(svc, old, opts)
-	allErrs = append(allErrs, validateStatus(svc, old, opts)...)
-	return allErrs
+	on, err := opts.enabled()
+	if err != nil {
+		return field.ErrorList{field.InternalError(specPath, err)}
+	}
+	ctx := context.Background()
+	var oldSpec *RequiredFeaturesSpec
+	if old != nil {
+		oldSpec = requiredFeaturesSpecOf(old)
+	}
+	allErrs := validateRequiredFeatures(ctx, specPath, requiredFeaturesSpecOf(svc), oldSpec, on)
+	return append(allErrs, validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, on, opts), on, on && opts.CrossConditionRules)...)
 }
 
 // ValidateServiceStatusUpdate validates a write of the status subresource
 // from old to svc: status.conditions only (C5, and C1 and C3 with the gate
-// on), ratcheted per condition. The spec is not looked at: an apiserver
-// resets it to old's on a status write. A nil old is validated as a create;
-// a nil svc yields no errors.
+// on, L5 and P5 too with Options.CrossConditionRules), ratcheted per
+// condition. The spec is not changed by such a write (an apiserver resets
+// it to old's) but P5 reads it. A nil old is
+// validated as a create; a nil svc yields no errors.
 func ValidateServiceStatusUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 	if svc == nil {
 		return nil
 	}
-	return validateStatus(svc, old, opts)
+	on, err := opts.enabled()
+	if err != nil {
+		return field.ErrorList{field.InternalError(conditionsPath, err)}
+	}
+	return validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, on, opts), on, on && opts.CrossConditionRules)
+}
+
+// conditionsSpecIfNeeded is ConditionsSpecFor(svc), without the asked
+// features when no rule will read them.
+func conditionsSpecIfNeeded(svc *v1.Service, gateOn bool, opts Options) ConditionsSpec {
+	if !gateOn || !opts.CrossConditionRules || len(svc.Status.Conditions) == 0 {
+		return ConditionsSpec{Generation: svc.Generation, Type: svc.Spec.Type}
+	}
+	return ConditionsSpecFor(svc)
+}
+
+// requiredFeaturesSpecOf returns the part of svc's spec the spec rules
+// read.
+func requiredFeaturesSpecOf(svc *v1.Service) *RequiredFeaturesSpec {
+	return &RequiredFeaturesSpec{Type: svc.Spec.Type, RequiredLoadBalancerFeatures: svc.Spec.RequiredLoadBalancerFeatures}
+}
+
+// oldConditions returns old's conditions; nil for a nil old.
+func oldConditions(old *v1.Service) []metav1.Condition {
+	if old == nil {
+		return nil
+	}
+	return old.Status.Conditions
 }
 
 // DropDisabledFields clears spec.requiredLoadBalancerFeatures from svc when
 // LoadBalancerStatusImprovements is off and old does not already use the
 // field (R5): a create (nil old) loses it, an update of a Service that had it
 // keeps the new value as written. An apiserver calls it before validation,
-// on create and on update. A nil svc is left alone.
-func DropDisabledFields(svc, old *v1.Service, opts Options) {
-	if svc == nil || opts.enabled() || usesRequiredFeatures(old) {
-		return
+// on create and on update. A nil svc is left alone. A gate that does not
+// know the feature is returned as an error and svc is left alone.
+func DropDisabledFields(svc, old *v1.Service, opts Options) error {
+	if svc == nil {
+		return nil
+	}
+	on, err := opts.enabled()
+	if err != nil {
+		return err
+	}
+	if on || usesRequiredFeatures(old) {
+		return nil
 	}
 	svc.Spec.RequiredLoadBalancerFeatures = nil
+	return nil
 }
 
 // usesRequiredFeatures reports whether svc sets

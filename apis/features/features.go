@@ -24,6 +24,11 @@ limitations under the License.
 package features
 
 import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/component-base/featuregate"
 )
@@ -67,16 +72,54 @@ func NewFeatureGate() featuregate.MutableVersionedFeatureGate {
 }
 
 // Enabled reports whether LoadBalancerStatusImprovements is enabled in gate.
-// A nil gate, or one that does not know the feature, answers with the
-// feature's default (false) instead of panicking as featuregate does.
-func Enabled(gate featuregate.FeatureGate) (enabled bool) {
+// A nil gate answers the feature's default (false). A gate that does not
+// know the feature is an error naming it, not an answer: featuregate panics
+// on an unregistered feature, and reading that as "off" would hide a caller
+// that forgot AddToFeatureGate behind a silently disabled feature.
+func Enabled(gate featuregate.FeatureGate) (bool, error) {
 	if gate == nil {
-		return false
+		return false, nil
 	}
-	defer func() {
-		if recover() != nil {
-			enabled = false
+	if !registered(gate) {
+		return false, fmt.Errorf("feature gate %s is not registered in the caller's feature gate; register it with features.AddToFeatureGate", LoadBalancerStatusImprovements)
+	}
+	return gate.Enabled(LoadBalancerStatusImprovements), nil
+}
+
+// versionedGate is the part of featuregate's own gate that answers which
+// features it knows without formatting their help strings.
+type versionedGate interface {
+	GetAllVersioned() map[featuregate.Feature]featuregate.VersionedSpecs
+}
+
+// knownGates remembers gates already found to hold the feature: a feature
+// cannot be removed from a gate, and an apiserver asks on every write.
+var knownGates sync.Map
+
+// registered reports whether gate knows LoadBalancerStatusImprovements.
+func registered(gate featuregate.FeatureGate) bool {
+	// Only pointers are remembered: other comparable types may hold
+	// interfaces whose comparison panics.
+	cacheable := reflect.TypeOf(gate).Kind() == reflect.Pointer
+	if cacheable {
+		if _, ok := knownGates.Load(gate); ok {
+			return true
 		}
-	}()
-	return gate.Enabled(LoadBalancerStatusImprovements)
+	}
+	var found bool
+	if vg, ok := gate.(versionedGate); ok {
+		_, found = vg.GetAllVersioned()[LoadBalancerStatusImprovements]
+	} else {
+		prefix := string(LoadBalancerStatusImprovements) + "="
+		for _, k := range gate.KnownFeatures() {
+			if strings.HasPrefix(k, prefix) {
+				found = true
+				break
+			}
+		}
+	}
+	if found && cacheable {
+		knownGates.Store(gate, struct{}{})
+	}
+	return found
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package features_test
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/component-base/featuregate"
@@ -30,14 +31,14 @@ func TestLoadBalancerStatusImprovements_AlphaDefaultOff(t *testing.T) {
 		t.Fatalf("specs = %+v, want one alpha spec, default off", specs)
 	}
 	gate := features.NewFeatureGate()
-	if gate.Enabled(features.LoadBalancerStatusImprovements) || features.Enabled(gate) {
-		t.Errorf("enabled by default")
+	if on, err := features.Enabled(gate); gate.Enabled(features.LoadBalancerStatusImprovements) || on || err != nil {
+		t.Errorf("enabled by default (err %v)", err)
 	}
 	if err := gate.SetFromMap(map[string]bool{string(features.LoadBalancerStatusImprovements): true}); err != nil {
 		t.Fatal(err)
 	}
-	if !features.Enabled(gate) {
-		t.Errorf("not enabled after SetFromMap")
+	if on, err := features.Enabled(gate); !on || err != nil {
+		t.Errorf("not enabled after SetFromMap (err %v)", err)
 	}
 }
 
@@ -54,18 +55,41 @@ func TestAddToFeatureGate(t *testing.T) {
 	if err := gate.Set("LoadBalancerStatusImprovements=true"); err != nil {
 		t.Fatal(err)
 	}
-	if !features.Enabled(gate) || !gate.Enabled("Other") {
-		t.Errorf("gate lost a feature")
+	if on, err := features.Enabled(gate); !on || err != nil || !gate.Enabled("Other") {
+		t.Errorf("gate lost a feature (err %v)", err)
 	}
 }
 
-// TestEnabled_NilAndUnregistered: neither a nil gate nor one without the
-// feature panics; both answer the default.
+// TestEnabled_NilAndUnregistered: a nil gate answers the default; a gate
+// without the feature is an error naming the feature, never a panic and
+// never a silent "off".
 func TestEnabled_NilAndUnregistered(t *testing.T) {
-	if features.Enabled(nil) {
-		t.Errorf("nil gate: enabled")
+	if on, err := features.Enabled(nil); on || err != nil {
+		t.Errorf("nil gate: enabled=%v, err=%v", on, err)
 	}
-	if features.Enabled(featuregate.NewFeatureGate()) {
-		t.Errorf("gate without the feature: enabled")
+	on, err := features.Enabled(featuregate.NewFeatureGate())
+	if err == nil || on {
+		t.Fatalf("gate without the feature: enabled=%v, err=%v; want an error", on, err)
+	}
+	if !strings.Contains(err.Error(), "LoadBalancerStatusImprovements") || !strings.Contains(err.Error(), "AddToFeatureGate") {
+		t.Errorf("error %q does not name the gate and the fix", err)
 	}
 }
+
+// TestEnabled_OtherGateImplementations: a gate that is not featuregate's
+// own is asked through KnownFeatures.
+func TestEnabled_OtherGateImplementations(t *testing.T) {
+	inner := features.NewFeatureGate()
+	if err := inner.SetFromMap(map[string]bool{string(features.LoadBalancerStatusImprovements): true}); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := features.Enabled(wrappedGate{inner}); !on || err != nil {
+		t.Errorf("wrapped gate: enabled=%v, err=%v", on, err)
+	}
+	if _, err := features.Enabled(wrappedGate{featuregate.NewFeatureGate()}); err == nil {
+		t.Errorf("wrapped gate without the feature: no error")
+	}
+}
+
+// wrappedGate hides every method of featuregate's gate but the interface.
+type wrappedGate struct{ featuregate.FeatureGate }

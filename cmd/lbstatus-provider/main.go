@@ -274,7 +274,7 @@ func (f *flags) options() (provider.Options, error) {
 		}
 		caps.RefuseUnsupported = append(caps.RefuseUnsupported, feat)
 	}
-	for _, feat := range v1.LoadBalancerFeatures {
+	for _, feat := range v1.LoadBalancerFeatures() {
 		if !slices.Contains(f.unknown, string(feat)) {
 			caps.KnownFeatures = append(caps.KnownFeatures, feat)
 		}

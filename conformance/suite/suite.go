@@ -127,7 +127,7 @@ type Test struct {
 // Tests returns the tests of section 9 in the order reports list them.
 func Tests() []Test {
 	out := []Test{{Name: "Basic", Rules: []string{"L1", "L2", "L4", "L8"}, run: (*testRun).basic}}
-	for _, f := range v1.LoadBalancerFeatures {
+	for _, f := range v1.LoadBalancerFeatures() {
 		rule := "P4"
 		if p3Feature(f) {
 			rule = "P3"

@@ -236,7 +236,7 @@ func TestWatch_ProviderAcrossRestart(t *testing.T) {
 			IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 			Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
 			DefaultClass:  true,
-			KnownFeatures: v1.LoadBalancerFeatures,
+			KnownFeatures: v1.LoadBalancerFeatures(),
 		},
 		Namespace: ns, Workers: 1,
 	})

@@ -16,8 +16,6 @@ limitations under the License.
 
 package v1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 // LoadBalancerConditionType is the type of a load-balancer condition in a
 // Service's status.conditions.
 type LoadBalancerConditionType string
@@ -145,72 +143,3 @@ const (
 	// followed by ": " (gap G2).
 	LoadBalancerReasonMultiple LoadBalancerConditionReason = "Multiple"
 )
-
-// DegradedReason returns the Degraded reason that names a degradation of
-// feature f, and false for a feature this version does not know.
-func DegradedReason(f LoadBalancerFeature) (LoadBalancerConditionReason, bool) {
-	switch f {
-	case LoadBalancerFeatureIPFamilies:
-		return LoadBalancerReasonIPFamiliesNotSupported, true
-	case LoadBalancerFeaturePorts:
-		return LoadBalancerReasonPortsNotSupported, true
-	case LoadBalancerFeatureSessionAffinity:
-		return LoadBalancerReasonSessionAffinityNotSupported, true
-	case LoadBalancerFeatureLoadBalancerIP:
-		return LoadBalancerReasonLoadBalancerIPNotSupported, true
-	case LoadBalancerFeatureExternalTrafficPolicy:
-		return LoadBalancerReasonExternalTrafficPolicyNotSupported, true
-	case LoadBalancerFeatureLoadBalancerSourceRanges:
-		return LoadBalancerReasonLoadBalancerSourceRangesNotSupported, true
-	}
-	return "", false
-}
-
-// DegradedFeature is the inverse of DegradedReason: the feature a Degraded
-// reason names, and false for Multiple and for reasons outside the table.
-func DegradedFeature(r LoadBalancerConditionReason) (LoadBalancerFeature, bool) {
-	for _, f := range LoadBalancerFeatures {
-		if dr, _ := DegradedReason(f); dr == r {
-			return f, true
-		}
-	}
-	return "", false
-}
-
-// ReasonStatus returns the status a well-known reason of condition type t
-// goes with, from the specification's table (section 2), and false for a
-// reason the table does not list for t. Each (type, reason) pair of the
-// table has exactly one status:
-//
-//	LoadBalancerServing       True:  Serving
-//	                          False: Provisioning, Unsupported, Infrastructure
-//	LoadBalancerProvisioning  True:  Provisioning
-//	                          False: Complete
-//	LoadBalancerDegraded      True:  the six <Feature>NotSupported reasons, Multiple
-//	                          False: none
-func ReasonStatus(t LoadBalancerConditionType, r LoadBalancerConditionReason) (metav1.ConditionStatus, bool) {
-	switch t {
-	case LoadBalancerConditionServing:
-		switch r {
-		case LoadBalancerReasonServing:
-			return metav1.ConditionTrue, true
-		case LoadBalancerReasonProvisioning, LoadBalancerReasonUnsupported, LoadBalancerReasonInfrastructure:
-			return metav1.ConditionFalse, true
-		}
-	case LoadBalancerConditionProvisioning:
-		switch r {
-		case LoadBalancerReasonProvisioning:
-			return metav1.ConditionTrue, true
-		case LoadBalancerReasonComplete:
-			return metav1.ConditionFalse, true
-		}
-	case LoadBalancerConditionDegraded:
-		if r == LoadBalancerReasonMultiple {
-			return metav1.ConditionTrue, true
-		}
-		if _, ok := DegradedFeature(r); ok {
-			return metav1.ConditionTrue, true
-		}
-	}
-	return "", false
-}

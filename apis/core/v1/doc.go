@@ -14,6 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// The generators' package tags, apart from the package comment so that
+// go doc does not show them:
+//
+// +k8s:deepcopy-gen=package
+// +k8s:openapi-gen=true
+// +k8s:openapi-model-package=com.github.lbstatus.lbstatus.apis.core.v1
+// +k8s:validation-gen=TypesWithField=TypeMeta
+// +k8s:validation-gen-scheme-registry=k8s.io/apimachinery/pkg/runtime.Scheme
+// +groupName=
+
 // Package v1 holds the KEP-4631 version of the core/v1 Service: a wire
 // superset of k8s.io/api/core/v1.Service that adds
 // spec.requiredLoadBalancerFeatures and names the three load-balancer
@@ -27,11 +37,4 @@ limitations under the License.
 //
 // The rules these types serve are numbered in the project's specification
 // (C1, L6, R4, ...); the comments below cite them.
-//
-// +k8s:deepcopy-gen=package
-// +k8s:openapi-gen=true
-// +k8s:openapi-model-package=com.github.lbstatus.lbstatus.apis.core.v1
-// +k8s:validation-gen=TypesWithField=TypeMeta
-// +k8s:validation-gen-scheme-registry=k8s.io/apimachinery/pkg/runtime.Scheme
-// +groupName=
 package v1

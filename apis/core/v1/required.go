@@ -80,7 +80,7 @@ func RequiredFeatures(svc *Service) (features []LoadBalancerFeature, source Requ
 			errs = append(errs, field.Duplicate(fldPath, string(f)))
 			continue
 		case !f.IsKnown():
-			errs = append(errs, field.NotSupported(fldPath, string(f), LoadBalancerFeatures))
+			errs = append(errs, field.NotSupported(fldPath, string(f), LoadBalancerFeatures()))
 		}
 		seen.Insert(f)
 		features = append(features, f)

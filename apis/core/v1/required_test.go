@@ -17,9 +17,13 @@ limitations under the License.
 package v1_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -63,7 +67,7 @@ func TestRequiredFeatures(t *testing.T) {
 		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Teleport"},
 		want:        []v1.LoadBalancerFeature{"Ports", "Teleport"},
 		source:      v1.RequiredFeaturesSourceAnnotation,
-		errs:        field.ErrorList{field.NotSupported(annotation, "Teleport", v1.LoadBalancerFeatures)},
+		errs:        field.ErrorList{field.NotSupported(annotation, "Teleport", v1.LoadBalancerFeatures())},
 	}, {
 		name:        "duplicate and empty items are reported",
 		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports,,Ports"},
@@ -103,31 +107,84 @@ func TestFormatRequiredFeaturesAnnotation_RoundTrips(t *testing.T) {
 	}
 }
 
-// TestDegradedReason_G1: every feature, G1's source ranges included, has its
-// own Degraded reason, and DegradedFeature inverts it.
+// TestDegradedReason_G1 pins the six feature/reason pairs of the
+// specification (sections 2 and 4, G1's source ranges included) to
+// literals, both ways, and in the specification's order.
 func TestDegradedReason_G1(t *testing.T) {
-	seen := map[v1.LoadBalancerConditionReason]bool{}
-	for _, f := range v1.LoadBalancerFeatures {
-		r, ok := v1.DegradedReason(f)
-		if !ok || seen[r] {
-			t.Errorf("feature %s: reason %q ok=%v (seen before: %v)", f, r, ok, seen[r])
+	pairs := []struct{ feature, reason string }{
+		{"IPFamilies", "IPFamiliesNotSupported"},
+		{"Ports", "PortsNotSupported"},
+		{"SessionAffinity", "SessionAffinityNotSupported"},
+		{"LoadBalancerIP", "LoadBalancerIPNotSupported"},
+		{"ExternalTrafficPolicy", "ExternalTrafficPolicyNotSupported"},
+		{"LoadBalancerSourceRanges", "LoadBalancerSourceRangesNotSupported"},
+	}
+	var want []v1.LoadBalancerFeature
+	for _, p := range pairs {
+		f, r := v1.LoadBalancerFeature(p.feature), v1.LoadBalancerConditionReason(p.reason)
+		want = append(want, f)
+		if got, ok := v1.DegradedReason(f); !ok || got != r {
+			t.Errorf("DegradedReason(%s) = %q, %v; want %q", f, got, ok, r)
 		}
-		seen[r] = true
-		if back, ok := v1.DegradedFeature(r); !ok || back != f {
-			t.Errorf("DegradedFeature(%s) = %s, %v", r, back, ok)
+		if got, ok := v1.DegradedFeature(r); !ok || got != f {
+			t.Errorf("DegradedFeature(%s) = %q, %v; want %q", r, got, ok, f)
 		}
 		if !f.IsKnown() {
 			t.Errorf("%s is not known", f)
 		}
 	}
-	if r, _ := v1.DegradedReason(v1.LoadBalancerFeatureLoadBalancerSourceRanges); r != v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported {
-		t.Errorf("G1 reason = %q", r)
+	if diff := cmp.Diff(want, v1.LoadBalancerFeatures()); diff != "" {
+		t.Errorf("LoadBalancerFeatures() (-want +got):\n%s", diff)
 	}
-	if _, ok := v1.DegradedFeature(v1.LoadBalancerReasonMultiple); ok {
-		t.Errorf("Multiple must name no single feature")
+	for _, r := range []v1.LoadBalancerConditionReason{"Multiple", "", "Serving", "TeleportNotSupported"} {
+		if f, ok := v1.DegradedFeature(r); ok {
+			t.Errorf("DegradedFeature(%q) = %q, must name no single feature", r, f)
+		}
+	}
+	for _, f := range []v1.LoadBalancerFeature{"Teleport", "", "ports"} {
+		if f.IsKnown() {
+			t.Errorf("%q is known", f)
+		}
+		if r, ok := v1.DegradedReason(f); ok {
+			t.Errorf("DegradedReason(%q) = %q", f, r)
+		}
+	}
+}
+
+// TestLoadBalancerFeatures_NotShared: the list is the caller's to change;
+// changing it changes nothing for the next caller.
+func TestLoadBalancerFeatures_NotShared(t *testing.T) {
+	got := v1.LoadBalancerFeatures()
+	got[0] = "Teleport"
+	if v1.LoadBalancerFeatures()[0] != v1.LoadBalancerFeatureIPFamilies {
+		t.Errorf("a caller's change to the returned slice reached the next caller")
 	}
 	if v1.LoadBalancerFeature("Teleport").IsKnown() {
-		t.Errorf("an unknown feature is known")
+		t.Errorf("a caller's change to the returned slice made a feature known")
+	}
+}
+
+// TestLoadBalancerFeatures_MatchGeneratedEnum: the enum the generated
+// declarative validation accepts (R4) is the table's list of features.
+func TestLoadBalancerFeatures_MatchGeneratedEnum(t *testing.T) {
+	ctx := context.Background()
+	op := operation.Operation{Type: operation.Create}
+	for _, f := range v1.LoadBalancerFeatures() {
+		if errs := v1.Validate_LoadBalancerFeature(ctx, op, nil, &f, nil); len(errs) != 0 {
+			t.Errorf("generated validation rejects %s: %v", f, errs)
+		}
+	}
+	teleport := v1.LoadBalancerFeature("Teleport")
+	errs := v1.Validate_LoadBalancerFeature(ctx, op, nil, &teleport, nil)
+	if len(errs) != 1 {
+		t.Fatalf("generated validation of Teleport: %v", errs)
+	}
+	var supported []v1.LoadBalancerFeature
+	for _, s := range strings.Split(strings.TrimPrefix(errs[0].Detail, "supported values: "), ", ") {
+		supported = append(supported, v1.LoadBalancerFeature(strings.Trim(s, `"`)))
+	}
+	if diff := cmp.Diff(v1.LoadBalancerFeatures(), supported, cmpopts.SortSlices(func(a, b v1.LoadBalancerFeature) bool { return a < b })); diff != "" {
+		t.Errorf("generated enum differs from the table (-table +generated):\n%s", diff)
 	}
 }
 

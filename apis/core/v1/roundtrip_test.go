@@ -33,7 +33,7 @@ import (
 // featureFuzzFuncs draws feature values from the known ones plus one this
 // version does not know: the wire must carry both unchanged.
 func featureFuzzFuncs(runtimeserializer.CodecFactory) []interface{} {
-	all := append([]v1.LoadBalancerFeature{"FutureFeature"}, v1.LoadBalancerFeatures...)
+	all := append([]v1.LoadBalancerFeature{"FutureFeature"}, v1.LoadBalancerFeatures()...)
 	return []interface{}{
 		func(f *v1.LoadBalancerFeature, c randfill.Continue) {
 			*f = all[c.Intn(len(all))]

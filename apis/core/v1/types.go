@@ -137,26 +137,3 @@ const (
 	// added by gap G1 of the specification.
 	LoadBalancerFeatureLoadBalancerSourceRanges LoadBalancerFeature = "LoadBalancerSourceRanges"
 )
-
-// LoadBalancerFeatures lists every LoadBalancerFeature this version knows, in
-// the specification's order. A provider must treat any other value as
-// unsupported (R2).
-var LoadBalancerFeatures = []LoadBalancerFeature{
-	LoadBalancerFeatureIPFamilies,
-	LoadBalancerFeaturePorts,
-	LoadBalancerFeatureSessionAffinity,
-	LoadBalancerFeatureLoadBalancerIP,
-	LoadBalancerFeatureExternalTrafficPolicy,
-	LoadBalancerFeatureLoadBalancerSourceRanges,
-}
-
-// IsKnown reports whether f is one of LoadBalancerFeatures.
-func (f LoadBalancerFeature) IsKnown() bool {
-	switch f {
-	case LoadBalancerFeatureIPFamilies, LoadBalancerFeaturePorts,
-		LoadBalancerFeatureSessionAffinity, LoadBalancerFeatureLoadBalancerIP,
-		LoadBalancerFeatureExternalTrafficPolicy, LoadBalancerFeatureLoadBalancerSourceRanges:
-		return true
-	}
-	return false
-}

@@ -1,0 +1,206 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gomega
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// BeServing succeeds when the Service's verdict, for no feature under
+// test, is Ready (T3): Provisioning=False, Serving=True and an ingress.
+func BeServing() types.GomegaMatcher {
+	return HaveVerdictFor("", conditions.ResultReady)
+}
+
+// HaveVerdict succeeds when the Service's verdict for no feature under
+// test has the given result (section 6).
+func HaveVerdict(result conditions.Result) types.GomegaMatcher {
+	return HaveVerdictFor("", result)
+}
+
+// HaveVerdictFor succeeds when the Service's verdict for a test of feature
+// ("" for none) has the given result.
+func HaveVerdictFor(feature v1.LoadBalancerFeature, result conditions.Result) types.GomegaMatcher {
+	return &verdictMatcher{feature: feature, result: result}
+}
+
+// BeRefused succeeds when the provider refused the Service:
+// Serving=False with reason Unsupported (R1, P2; T1 for a test).
+func BeRefused() types.GomegaMatcher { return &refusedMatcher{} }
+
+// BeDegradedIn succeeds when LoadBalancerDegraded is True and names
+// feature's reason, directly, through Multiple (G2) or through the
+// deprecated LoadBalancerPortsError (C4) (P3, P4). A feature this version
+// does not know is never matched.
+func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
+	return &degradedMatcher{feature: feature}
+}
+
+// toService converts what a matcher is given to a Service; see the
+// package doc.
+func toService(actual any) (*v1.Service, error) {
+	switch x := actual.(type) {
+	case *v1.Service:
+		return x, nil
+	case v1.Service:
+		return &x, nil
+	case *corev1.Service:
+		if x == nil {
+			return nil, nil
+		}
+		return v1.FromCore(x), nil
+	case corev1.Service:
+		return v1.FromCore(&x), nil
+	case func() *v1.Service:
+		return x(), nil
+	case func() *corev1.Service:
+		return toService(x())
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("lbstatus matchers expect a Service (lbstatus v1 or client-go core/v1), got %T", actual)
+}
+
+// describe returns "Service ns/name" and the KEP-4631 conditions seen.
+func describe(svc *v1.Service) string {
+	if svc == nil {
+		return "no Service (nil)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Service %s/%s", svc.Namespace, svc.Name)
+	var seen []string
+	for _, c := range svc.Status.Conditions {
+		switch v1.LoadBalancerConditionType(c.Type) {
+		case v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning,
+			v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError:
+			s := fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason)
+			if c.Message != "" {
+				s += fmt.Sprintf(" %q", c.Message)
+			}
+			seen = append(seen, s)
+		}
+	}
+	if len(seen) == 0 {
+		b.WriteString("\nconditions seen: none of KEP-4631")
+	} else {
+		b.WriteString("\nconditions seen:\n  " + strings.Join(seen, "\n  "))
+	}
+	var addrs []string
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		addrs = append(addrs, in.IP+in.Hostname)
+	}
+	fmt.Fprintf(&b, "\ningress: %v", addrs)
+	return b.String()
+}
+
+type verdictMatcher struct {
+	feature v1.LoadBalancerFeature
+	result  conditions.Result
+	got     conditions.Verdict
+	svc     *v1.Service
+}
+
+func (m *verdictMatcher) Match(actual any) (bool, error) {
+	svc, err := toService(actual)
+	if err != nil {
+		return false, err
+	}
+	m.svc = svc
+	m.got = conditions.Evaluate(svc, m.feature)
+	return m.got.Result == m.result, nil
+}
+
+func (m *verdictMatcher) what() string {
+	if m.feature == "" {
+		return fmt.Sprintf("verdict %s", m.result)
+	}
+	return fmt.Sprintf("verdict %s for a test of %s", m.result, m.feature)
+}
+
+func (m *verdictMatcher) FailureMessage(any) string {
+	return fmt.Sprintf("expected %s, got %s\n%s", m.what(), m.got, describe(m.svc))
+}
+
+func (m *verdictMatcher) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("expected no %s, got %s\n%s", m.what(), m.got, describe(m.svc))
+}
+
+type refusedMatcher struct{ svc *v1.Service }
+
+func (m *refusedMatcher) Match(actual any) (bool, error) {
+	svc, err := toService(actual)
+	if err != nil {
+		return false, err
+	}
+	m.svc = svc
+	if svc == nil {
+		return false, nil
+	}
+	c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == string(v1.LoadBalancerReasonUnsupported), nil
+}
+
+func (m *refusedMatcher) FailureMessage(any) string {
+	return "expected the provider to refuse the Service (R1: LoadBalancerServing=False/Unsupported)\n" + describe(m.svc)
+}
+
+func (m *refusedMatcher) NegatedFailureMessage(any) string {
+	return "expected the provider not to refuse the Service (R1: LoadBalancerServing=False/Unsupported)\n" + describe(m.svc)
+}
+
+type degradedMatcher struct {
+	feature v1.LoadBalancerFeature
+	svc     *v1.Service
+}
+
+func (m *degradedMatcher) Match(actual any) (bool, error) {
+	svc, err := toService(actual)
+	if err != nil {
+		return false, err
+	}
+	m.svc = svc
+	reason, known := v1.DegradedReason(m.feature)
+	if svc == nil || !known {
+		return false, nil
+	}
+	return slices.Contains(conditions.DegradedReasons(svc.Status.Conditions), reason), nil
+}
+
+func (m *degradedMatcher) rule() string {
+	reason, known := v1.DegradedReason(m.feature)
+	if !known {
+		return fmt.Sprintf("%s, which is not a feature this version knows", m.feature)
+	}
+	return fmt.Sprintf("%s (P4: LoadBalancerDegraded=True naming %s)", m.feature, reason)
+}
+
+func (m *degradedMatcher) FailureMessage(any) string {
+	return "expected the load balancer to be degraded in " + m.rule() + "\n" + describe(m.svc)
+}
+
+func (m *degradedMatcher) NegatedFailureMessage(any) string {
+	return "expected the load balancer not to be degraded in " + m.rule() + "\n" + describe(m.svc)
+}

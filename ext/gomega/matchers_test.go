@@ -1,0 +1,135 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gomega
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+func svcWith(ingress bool, conds ...metav1.Condition) *corev1.Service {
+	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	s.Spec.Type = corev1.ServiceTypeLoadBalancer
+	s.Status.Conditions = conds
+	if ingress {
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	}
+	return s
+}
+
+func c(typ v1.LoadBalancerConditionType, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: string(typ), Status: status, Reason: reason, Message: message}
+}
+
+var (
+	ready = svcWith(true,
+		c(v1.LoadBalancerConditionServing, "True", "Serving", ""),
+		c(v1.LoadBalancerConditionProvisioning, "False", "Complete", ""))
+	provisioning = svcWith(false,
+		c(v1.LoadBalancerConditionServing, "False", "Provisioning", ""),
+		c(v1.LoadBalancerConditionProvisioning, "True", "Provisioning", "waiting for the cloud"))
+	refused = svcWith(false,
+		c(v1.LoadBalancerConditionServing, "False", "Unsupported", "no UDP"),
+		c(v1.LoadBalancerConditionProvisioning, "False", "Complete", ""))
+	degradedMultiple = svcWith(true,
+		c(v1.LoadBalancerConditionServing, "True", "Serving", ""),
+		c(v1.LoadBalancerConditionProvisioning, "False", "Complete", ""),
+		c(v1.LoadBalancerConditionDegraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53"))
+	legacyPortsError = svcWith(true,
+		c(v1.LoadBalancerConditionServing, "True", "Serving", ""),
+		c(v1.LoadBalancerConditionProvisioning, "False", "Complete", ""),
+		c(v1.LoadBalancerConditionPortsError, "True", "PortsError", "udp/53"))
+)
+
+func TestMatchers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		matcher types.GomegaMatcher
+		actual  any
+		want    bool
+	}{
+		{"BeServing/ready", BeServing(), ready, true},
+		{"BeServing/ready as lbstatus value", BeServing(), *v1.FromCore(ready), true},
+		{"BeServing/ready from a function", BeServing(), func() *corev1.Service { return ready }, true},
+		{"BeServing/provisioning", BeServing(), provisioning, false},
+		{"BeServing/nil", BeServing(), (*corev1.Service)(nil), false},
+		{"BeServing/serving without ingress (L4)", BeServing(), svcWith(false, ready.Status.Conditions...), false},
+		{"HaveVerdict/pending", HaveVerdict(conditions.ResultPending), provisioning, true},
+		{"HaveVerdict/skip when refused", HaveVerdict(conditions.ResultSkip), refused, true},
+		{"HaveVerdictFor/skip when degraded in the feature", HaveVerdictFor(v1.LoadBalancerFeatureSessionAffinity, conditions.ResultSkip), degradedMultiple, true},
+		{"HaveVerdictFor/ready for another feature", HaveVerdictFor(v1.LoadBalancerFeatureLoadBalancerIP, conditions.ResultReady), degradedMultiple, true},
+		{"BeRefused/refused", BeRefused(), refused, true},
+		{"BeRefused/ready", BeRefused(), ready, false},
+		{"BeDegradedIn/listed by Multiple", BeDegradedIn(v1.LoadBalancerFeaturePorts), degradedMultiple, true},
+		{"BeDegradedIn/not listed", BeDegradedIn(v1.LoadBalancerFeatureIPFamilies), degradedMultiple, false},
+		{"BeDegradedIn/deprecated PortsError (C4)", BeDegradedIn(v1.LoadBalancerFeaturePorts), legacyPortsError, true},
+		{"BeDegradedIn/unknown feature", BeDegradedIn("Teleport"), degradedMultiple, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.matcher.Match(tc.actual)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("Match = %v, want %v; failure message:\n%s", got, tc.want, tc.matcher.FailureMessage(tc.actual))
+			}
+		})
+	}
+}
+
+func TestMatchers_MessagesNameRuleAndConditions(t *testing.T) {
+	m := BeServing()
+	if ok, _ := m.Match(provisioning); ok {
+		t.Fatal("a provisioning Service matched BeServing")
+	}
+	msg := m.FailureMessage(provisioning)
+	for _, want := range []string{"Ready", "Pending (T4)", "shop/web", "LoadBalancerProvisioning=True/Provisioning \"waiting for the cloud\"", "LoadBalancerServing=False/Provisioning"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("BeServing's failure message lacks %q:\n%s", want, msg)
+		}
+	}
+	d := BeDegradedIn(v1.LoadBalancerFeatureSessionAffinity)
+	if ok, _ := d.Match(degradedMultiple); !ok {
+		t.Fatal("BeDegradedIn(SessionAffinity) does not match Multiple listing it")
+	}
+	msg = d.NegatedFailureMessage(degradedMultiple)
+	for _, want := range []string{"P4", "SessionAffinityNotSupported", "LoadBalancerDegraded=True/Multiple"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("BeDegradedIn's negated failure message lacks %q:\n%s", want, msg)
+		}
+	}
+	r := BeRefused()
+	_, _ = r.Match(ready)
+	if msg := r.FailureMessage(ready); !strings.Contains(msg, "R1") || !strings.Contains(msg, "LoadBalancerServing=True/Serving") {
+		t.Errorf("BeRefused's failure message: %s", msg)
+	}
+}
+
+func TestMatchers_WrongTypeIsAnError(t *testing.T) {
+	for _, m := range []types.GomegaMatcher{BeServing(), BeRefused(), BeDegradedIn(v1.LoadBalancerFeaturePorts)} {
+		if _, err := m.Match("web"); err == nil || !strings.Contains(err.Error(), "string") {
+			t.Errorf("Match(string): %v, want an error naming the type", err)
+		}
+	}
+}

@@ -1,0 +1,434 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package health
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	lua "github.com/yuin/gopher-lua"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/ext/kstatus"
+)
+
+// The three outcomes every tool maps to.
+const (
+	current    = "current"
+	inProgress = "inProgress"
+	failed     = "failed"
+)
+
+var root = filepath.Join("..", "..")
+
+// sample is a Service to judge, and where it comes from.
+type sample struct {
+	origin string
+	obj    map[string]any
+}
+
+// fixtures returns every Service of examples/ and of the golden fixtures:
+// single objects, Lists and watch events, in YAML or JSON.
+func fixtures(t *testing.T) []sample {
+	t.Helper()
+	var out []sample
+	for _, dir := range []string{filepath.Join(root, "examples"), filepath.Join(root, "apis", "core", "v1", "testdata")} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if ext := filepath.Ext(path); ext != ".yaml" && ext != ".json" {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+			for i := 0; ; i++ {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				// Integers as int64, as a client reads them from an
+				// apiserver.
+				var obj map[string]any
+				if err := utiljson.Unmarshal(raw, &obj); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				for j, svc := range services(obj) {
+					// A Service being deleted is kstatus's Terminating and
+					// Argo CD's own business; the mapping is about the
+					// rest (the golden fixtures set every field).
+					unstructured.RemoveNestedField(svc, "metadata", "deletionTimestamp")
+					out = append(out, sample{fmt.Sprintf("%s#%d.%d", path, i, j), svc})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("found only %d Services in the fixtures", len(out))
+	}
+	return out
+}
+
+// services returns the Services an object holds: itself, a List's items
+// or a watch event's object.
+func services(obj map[string]any) []map[string]any {
+	if obj == nil {
+		return nil
+	}
+	if items, ok := obj["items"].([]any); ok {
+		var out []map[string]any
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				out = append(out, services(m)...)
+			}
+		}
+		return out
+	}
+	if inner, ok := obj["object"].(map[string]any); ok && obj["type"] != nil {
+		return services(inner)
+	}
+	if obj["kind"] == "Service" {
+		return []map[string]any{obj}
+	}
+	return nil
+}
+
+// variants returns s and the Services derived from it that the tools must
+// also agree on: without ingress, with an ingress entry that has no
+// address, with a hostname only, without conditions, and of type
+// ClusterIP.
+func variants(s sample) []sample {
+	out := []sample{s}
+	edit := func(name string, f func(obj map[string]any)) {
+		obj := runtime.DeepCopyJSON(s.obj)
+		f(obj)
+		out = append(out, sample{s.origin + "/" + name, obj})
+	}
+	edit("no-ingress", func(o map[string]any) { unstructured.RemoveNestedField(o, "status", "loadBalancer") })
+	edit("empty-ingress-entry", func(o map[string]any) {
+		_ = unstructured.SetNestedSlice(o, []any{map[string]any{"ipMode": "VIP"}}, "status", "loadBalancer", "ingress")
+	})
+	edit("hostname", func(o map[string]any) {
+		_ = unstructured.SetNestedSlice(o, []any{map[string]any{"hostname": "lb.example"}}, "status", "loadBalancer", "ingress")
+	})
+	edit("no-conditions", func(o map[string]any) { unstructured.RemoveNestedField(o, "status", "conditions") })
+	edit("cluster-ip", func(o map[string]any) { _ = unstructured.SetNestedField(o, "ClusterIP", "spec", "type") })
+	return out
+}
+
+// combinations returns a LoadBalancer Service for every combination of
+// Serving (absent or each reason of the table), Provisioning (absent, True,
+// False) and ingress (none, an entry without address, an ip).
+func combinations() []sample {
+	servings := [][2]string{{}, {"True", "Serving"}, {"False", "Provisioning"}, {"False", "Unsupported"}, {"False", "Infrastructure"}, {"False", "QuotaExceeded"}}
+	provisionings := [][2]string{{}, {"True", "Provisioning"}, {"False", "Complete"}}
+	ingresses := [][]any{nil, {map[string]any{"ipMode": "VIP"}}, {map[string]any{"ip": "192.0.2.1"}}}
+	var out []sample
+	for _, s := range servings {
+		for _, p := range provisionings {
+			for k, in := range ingresses {
+				var conds []any
+				for _, c := range []struct{ typ, status, reason string }{
+					{"LoadBalancerServing", s[0], s[1]}, {"LoadBalancerProvisioning", p[0], p[1]},
+				} {
+					if c.status != "" {
+						conds = append(conds, map[string]any{"type": c.typ, "status": c.status, "reason": c.reason,
+							"message": "details", "lastTransitionTime": "2026-01-01T00:00:00Z"})
+					}
+				}
+				st := map[string]any{}
+				if conds != nil {
+					st["conditions"] = conds
+				}
+				if in != nil {
+					st["loadBalancer"] = map[string]any{"ingress": in}
+				}
+				out = append(out, sample{
+					origin: fmt.Sprintf("serving=%v provisioning=%v ingress=%d", s, p, k),
+					obj: map[string]any{
+						"apiVersion": "v1", "kind": "Service",
+						"metadata": map[string]any{"name": "s", "namespace": "n"},
+						"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+						"status":   st,
+					},
+				})
+			}
+		}
+	}
+	return out
+}
+
+// want is the mapping every tool must implement, from conditions.Evaluate
+// with no feature under test, and the rule the message must start with.
+func want(t *testing.T, obj map[string]any) (string, string) {
+	t.Helper()
+	var core corev1.Service
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &core); err != nil {
+		t.Fatal(err)
+	}
+	if core.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return current, ""
+	}
+	svc := v1.FromCore(&core)
+	v := conditions.Evaluate(svc, "")
+	switch v.Result {
+	case conditions.ResultReady:
+		if kstatus.HasAddress(svc) {
+			return current, v.Rule
+		}
+		return inProgress, "T4"
+	case conditions.ResultSkip, conditions.ResultFail:
+		return failed, v.Rule
+	}
+	if kstatus.HasAddress(svc) && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
+		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
+		return current, "R3"
+	}
+	return inProgress, v.Rule
+}
+
+// luaValue converts a JSON value to Lua as Argo CD hands objects to health
+// scripts: objects and arrays become tables, arrays indexed from 1.
+func luaValue(L *lua.LState, v any) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return lua.LNil
+	case string:
+		return lua.LString(x)
+	case bool:
+		return lua.LBool(x)
+	case int64:
+		return lua.LNumber(x)
+	case float64:
+		return lua.LNumber(x)
+	case []any:
+		tb := L.NewTable()
+		for _, e := range x {
+			tb.Append(luaValue(L, e))
+		}
+		return tb
+	case map[string]any:
+		tb := L.NewTable()
+		for k, e := range x {
+			tb.RawSetString(k, luaValue(L, e))
+		}
+		return tb
+	}
+	return lua.LString(fmt.Sprint(v))
+}
+
+// runLua runs the health script on obj and returns Argo CD's status and
+// message.
+func runLua(t *testing.T, script string, obj map[string]any) (string, string) {
+	t.Helper()
+	L := lua.NewState()
+	defer L.Close()
+	L.SetGlobal("obj", luaValue(L, obj))
+	fn, err := L.LoadString(script)
+	if err != nil {
+		t.Fatalf("load the health script: %v", err)
+	}
+	L.Push(fn)
+	if err := L.PCall(0, 1, nil); err != nil {
+		t.Fatalf("run the health script: %v", err)
+	}
+	hs, ok := L.Get(-1).(*lua.LTable)
+	if !ok {
+		t.Fatalf("the health script returned %s, not a table", L.Get(-1).Type())
+	}
+	return hs.RawGetString("status").String(), hs.RawGetString("message").String()
+}
+
+var argoToOutcome = map[string]string{"Healthy": current, "Progressing": inProgress, "Degraded": failed}
+
+// fluxExprs are the compiled healthCheckExprs for Service.
+type fluxExprs struct{ failed, current cel.Program }
+
+func loadFlux(t *testing.T) fluxExprs {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "deploy", "flux", "service-health.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Spec struct {
+			HealthCheckExprs []struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Current    string `json:"current"`
+				Failed     string `json:"failed"`
+				InProgress string `json:"inProgress"`
+			} `json:"healthCheckExprs"`
+		} `json:"spec"`
+	}
+	if err := yaml.UnmarshalStrict(data, &k); err != nil {
+		// The Kustomization has fields this struct does not name.
+		if err := yaml.Unmarshal(data, &k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := slices.IndexFunc(k.Spec.HealthCheckExprs, func(e struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Current    string `json:"current"`
+		Failed     string `json:"failed"`
+		InProgress string `json:"inProgress"`
+	}) bool {
+		return e.APIVersion == "v1" && e.Kind == "Service"
+	})
+	if i < 0 {
+		t.Fatal("deploy/flux/service-health.yaml has no healthCheckExprs entry for v1 Service")
+	}
+	e := k.Spec.HealthCheckExprs[i]
+	if e.InProgress != "" {
+		t.Fatal("an inProgress expression would be evaluated first by Flux; the mapping has none")
+	}
+	// Flux evaluates each expression with the object's top-level fields as
+	// variables.
+	env, err := cel.NewEnv(
+		cel.Variable("apiVersion", cel.StringType), cel.Variable("kind", cel.StringType),
+		cel.Variable("metadata", cel.DynType), cel.Variable("spec", cel.DynType), cel.Variable("status", cel.DynType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := func(name, src string) cel.Program {
+		ast, iss := env.Compile(src)
+		if iss.Err() != nil {
+			t.Fatalf("flux %s expression: %v", name, iss.Err())
+		}
+		if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
+			t.Fatalf("flux %s expression yields %s, not bool", name, ast.OutputType())
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return prg
+	}
+	return fluxExprs{failed: compile("failed", e.Failed), current: compile("current", e.Current)}
+}
+
+func (f fluxExprs) eval(t *testing.T, obj map[string]any) string {
+	t.Helper()
+	vars := map[string]any{"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
+	// An apiserver always returns metadata, spec and status.
+	for _, k := range []string{"metadata", "spec", "status"} {
+		if v, ok := obj[k]; ok {
+			vars[k] = v
+		} else {
+			vars[k] = map[string]any{}
+		}
+	}
+	run := func(p cel.Program) bool {
+		out, _, err := p.Eval(vars)
+		if err != nil {
+			t.Fatalf("flux expression: %v", err)
+		}
+		b, ok := out.Value().(bool)
+		if !ok {
+			t.Fatalf("flux expression gave %v, not a bool", out.Value())
+		}
+		return b
+	}
+	isFailed, isCurrent := run(f.failed), run(f.current)
+	switch {
+	case isFailed && isCurrent:
+		t.Fatal("flux: failed and current both hold; the result would depend on Flux's evaluation order")
+	case isFailed:
+		return failed
+	case isCurrent:
+		return current
+	}
+	return inProgress
+}
+
+var kstatusToOutcome = map[status.Status]string{status.CurrentStatus: current, status.InProgressStatus: inProgress, status.FailedStatus: failed}
+
+// TestTools_AgreeWithEvaluate runs the kstatus reader, the Argo CD Lua
+// health check and the Flux CEL expressions over every fixture, its
+// variants and the generated combinations.
+func TestTools_AgreeWithEvaluate(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join(root, "deploy", "argocd", "service-health.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flux := loadFlux(t)
+	var samples []sample
+	for _, s := range fixtures(t) {
+		samples = append(samples, variants(s)...)
+	}
+	samples = append(samples, combinations()...)
+	seen := map[string]int{}
+	for _, s := range samples {
+		wantOutcome, rule := want(t, s.obj)
+		seen[wantOutcome]++
+
+		res, err := kstatus.Compute(&unstructured.Unstructured{Object: runtime.DeepCopyJSON(s.obj)})
+		if err != nil {
+			t.Fatalf("%s: kstatus: %v", s.origin, err)
+		}
+		if got := kstatusToOutcome[res.Status]; got != wantOutcome {
+			t.Errorf("%s: kstatus says %s (%s), want %s", s.origin, res.Status, res.Message, wantOutcome)
+		} else if rule != "" && !strings.HasPrefix(res.Message, rule+": ") {
+			t.Errorf("%s: kstatus message %q does not start with %s", s.origin, res.Message, rule)
+		}
+
+		argo, msg := runLua(t, string(script), s.obj)
+		if got := argoToOutcome[argo]; got != wantOutcome {
+			t.Errorf("%s: Argo CD health %s (%s), want %s", s.origin, argo, msg, wantOutcome)
+		} else if rule != "" && !strings.HasPrefix(msg, rule+": ") {
+			t.Errorf("%s: Argo CD message %q does not start with %s", s.origin, msg, rule)
+		}
+
+		if got := flux.eval(t, s.obj); got != wantOutcome {
+			t.Errorf("%s: Flux says %s, want %s", s.origin, got, wantOutcome)
+		}
+	}
+	t.Logf("%d Services: %v", len(samples), seen)
+	for _, o := range []string{current, inProgress, failed} {
+		if seen[o] == 0 {
+			t.Errorf("no Service maps to %s; the samples do not cover the mapping", o)
+		}
+	}
+}

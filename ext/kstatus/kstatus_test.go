@@ -1,0 +1,205 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kstatus
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/cli-utils/pkg/object"
+)
+
+// readServices returns the Services of a YAML file, by name.
+func readServices(t *testing.T, path string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*unstructured.Unstructured{}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if obj == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		out[u.GetName()] = u
+	}
+	return out
+}
+
+func TestCompute_Examples(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "conformant")
+	for _, c := range []struct {
+		file string
+		want status.Status
+		rule string
+	}{
+		{"ready.yaml", status.CurrentStatus, "T3"},
+		{"pending.yaml", status.InProgressStatus, "T4"},
+		{"skip-unsupported.yaml", status.FailedStatus, "T1"},
+		{"fail-infrastructure.yaml", status.FailedStatus, "T2"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			svcs := readServices(t, filepath.Join(dir, c.file))
+			if len(svcs) != 1 {
+				t.Fatalf("%s holds %d Services, want 1", c.file, len(svcs))
+			}
+			for _, u := range svcs {
+				res, err := Compute(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Status != c.want || !strings.HasPrefix(res.Message, c.rule+": ") {
+					t.Errorf("Compute = %s %q, want %s with a message starting %q", res.Status, res.Message, c.want, c.rule+": ")
+				}
+			}
+		})
+	}
+	t.Run("degraded-and-legacy.yaml", func(t *testing.T) {
+		for _, u := range readServices(t, filepath.Join(dir, "degraded-and-legacy.yaml")) {
+			res, err := Compute(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Degraded in session affinity is still Current: no feature is
+			// under test. The legacy provider's address makes it Current.
+			if res.Status != status.CurrentStatus {
+				t.Errorf("%s: Compute = %s %q, want Current", u.GetName(), res.Status, res.Message)
+			}
+		}
+	})
+}
+
+// lbService returns a LoadBalancer Service with the given status.
+func lbService(st map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "s", "namespace": "n"},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+		"status":   st,
+	}}
+}
+
+func servingConditions() []any {
+	return []any{
+		map[string]any{"type": "LoadBalancerServing", "status": "True", "reason": "Serving", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+		map[string]any{"type": "LoadBalancerProvisioning", "status": "False", "reason": "Complete", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+	}
+}
+
+func TestCompute_Edges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want status.Status
+	}{
+		{"serving without ingress is not Current (L4)", lbService(map[string]any{"conditions": servingConditions()}), status.InProgressStatus},
+		{"serving with an entry that has no address is not Current (L4)", lbService(map[string]any{
+			"conditions": servingConditions(), "loadBalancer": map[string]any{"ingress": []any{map[string]any{"ipMode": "VIP"}}}}), status.InProgressStatus},
+		{"serving with a hostname is Current", lbService(map[string]any{
+			"conditions": servingConditions(), "loadBalancer": map[string]any{"ingress": []any{map[string]any{"hostname": "lb.example"}}}}), status.CurrentStatus},
+		{"no conditions and no ingress is InProgress (stock kstatus says Current)", lbService(map[string]any{}), status.InProgressStatus},
+		{"no conditions with an address is Current (R3)", lbService(map[string]any{
+			"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}}), status.CurrentStatus},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Compute(c.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != c.want {
+				t.Errorf("Compute = %s %q, want %s", res.Status, res.Message, c.want)
+			}
+		})
+	}
+}
+
+func TestCompute_OtherServicesAsStock(t *testing.T) {
+	u := lbService(map[string]any{})
+	_ = unstructured.SetNestedField(u.Object, "ClusterIP", "spec", "type")
+	res, err := Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stock, _ := status.Compute(u)
+	if res.Status != stock.Status || res.Status != status.CurrentStatus {
+		t.Errorf("ClusterIP Service: %s, want stock kstatus's %s", res.Status, stock.Status)
+	}
+	if _, err := Compute(lbServiceWithBadPorts()); err == nil {
+		t.Error("a Service that does not convert gave no error")
+	}
+}
+
+func lbServiceWithBadPorts() *unstructured.Unstructured {
+	u := lbService(map[string]any{})
+	_ = unstructured.SetNestedField(u.Object, "eighty", "spec", "ports")
+	return u
+}
+
+func TestStatusReader_SupportsServicesOnly(t *testing.T) {
+	r := NewStatusReader(nil)
+	if !r.Supports(schema.GroupKind{Kind: "Service"}) {
+		t.Error("does not support core Service")
+	}
+	for _, gk := range []schema.GroupKind{{Group: "apps", Kind: "Deployment"}, {Group: "example.com", Kind: "Service"}} {
+		if r.Supports(gk) {
+			t.Errorf("supports %s", gk)
+		}
+	}
+}
+
+func TestCompute_DeletingServiceIsTerminating(t *testing.T) {
+	u := lbService(map[string]any{"conditions": servingConditions(),
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}})
+	_ = unstructured.SetNestedField(u.Object, "2026-01-01T00:00:00Z", "metadata", "deletionTimestamp")
+	res, err := Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.TerminatingStatus {
+		t.Errorf("a Service being deleted: %s, want Terminating as stock kstatus says", res.Status)
+	}
+}
+
+func TestStatusReader_NilMapperIsAnError(t *testing.T) {
+	id := object.ObjMetadata{Namespace: "n", Name: "s", GroupKind: schema.GroupKind{Kind: "Service"}}
+	rs, err := NewStatusReader(nil).ReadStatus(context.Background(), nil, id)
+	if err != nil || rs == nil || rs.Error == nil || rs.Status != status.UnknownStatus {
+		t.Fatalf("ReadStatus with no mapper: %+v, %v; want Unknown with an error", rs, err)
+	}
+	rs, err = NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, lbService(map[string]any{}))
+	if err != nil || rs.Status != status.InProgressStatus {
+		t.Fatalf("ReadStatusForObject with no mapper: %+v, %v; want InProgress", rs, err)
+	}
+}

@@ -1,0 +1,94 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// TestGenerate_FollowsTheTables: every (type, reason) pair of the reason
+// table is in C3's map with its status, and every feature has a P5 rule
+// and is an allowed annotation value. The real-apiserver tests in
+// integration/admission_test.go judge what the CEL does.
+func TestGenerate_FollowsTheTables(t *testing.T) {
+	data, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read the YAML back: the CEL, not its YAML quoting, is what counts.
+	var out string
+	for _, doc := range strings.Split(string(data), "\n---\n")[1:] {
+		if !strings.Contains(doc, "kind: ValidatingAdmissionPolicy\n") {
+			continue // a binding
+		}
+		var p admissionregistrationv1.ValidatingAdmissionPolicy
+		if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range p.Spec.Variables {
+			out += v.Name + ": " + v.Expression + "\n"
+		}
+		for _, v := range p.Spec.Validations {
+			out += v.Expression + "\n" + v.Message + "\n"
+		}
+	}
+	table := reasonStatusMap()
+	if !strings.Contains(out, "reasonStatus: "+table) {
+		t.Errorf("the output lacks the reason table %s", table)
+	}
+	pairs := 0
+	for _, typ := range types {
+		for _, r := range reasons() {
+			if s, ok := v1.ReasonStatus(typ, r); ok {
+				pairs++
+				if !strings.Contains(table, "'"+string(r)+"': '"+string(s)+"'") {
+					t.Errorf("%s/%s: status %s is not in the table %s", typ, r, s, table)
+				}
+			}
+		}
+	}
+	if pairs < 13 {
+		t.Errorf("only %d (type, reason) pairs found; the specification's table has 13", pairs)
+	}
+	for _, f := range v1.LoadBalancerFeatures() {
+		r, _ := v1.DegradedReason(f)
+		if !strings.Contains(out, "P5: status.conditions: LoadBalancerDegraded names "+string(r)) {
+			t.Errorf("no P5 rule for %s", r)
+		}
+		if !strings.Contains(out, "'"+string(f)+"'") {
+			t.Errorf("feature %s is not an allowed annotation value", f)
+		}
+	}
+}
+
+// TestConditionsPolicy_RefusesAFeatureWithoutP5Expression: a feature the
+// generator cannot judge stops the generation instead of shipping a policy
+// that lets its degradation through.
+func TestConditionsPolicy_RefusesAFeatureWithoutP5Expression(t *testing.T) {
+	saved := asksFor[v1.LoadBalancerFeaturePorts]
+	delete(asksFor, v1.LoadBalancerFeaturePorts)
+	defer func() { asksFor[v1.LoadBalancerFeaturePorts] = saved }()
+	if _, err := conditionsPolicy(); err == nil || !strings.Contains(err.Error(), "Ports") {
+		t.Errorf("conditionsPolicy() without Ports' expression: %v, want an error naming Ports", err)
+	}
+}

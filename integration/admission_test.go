@@ -1,0 +1,738 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/apis/features"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance"
+	lbgomega "github.com/lbstatus/lbstatus/ext/gomega"
+	"github.com/lbstatus/lbstatus/provider"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+// policiesFile is the generated file the README tells users to apply.
+var policiesFile = filepath.Join("..", "deploy", "admission", "policies.yaml")
+
+// admissionLabel marks the namespaces the test binds the policies to: the
+// shipped bindings apply to every namespace, and other tests of this
+// package write conditions the policies reject on purpose.
+const admissionLabel = "lbstatus.github.io/admission-test"
+
+// Condition shorthands for the admission tests.
+const (
+	serving      = string(v1.LoadBalancerConditionServing)
+	provisioning = string(v1.LoadBalancerConditionProvisioning)
+	degraded     = string(v1.LoadBalancerConditionDegraded)
+	portsError   = string(v1.LoadBalancerConditionPortsError)
+)
+
+// admissionTime is the lastTransitionTime of the hand-written conditions:
+// whole seconds, as the wire keeps them, so that a condition read back
+// equals the one written.
+var admissionTime = metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+
+func cond(typ string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: admissionTime}
+}
+
+var (
+	servingPair      = []metav1.Condition{cond(serving, "True", "Serving", ""), cond(provisioning, "False", "Complete", "")}
+	provisioningPair = []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}
+)
+
+func with(base []metav1.Condition, more ...metav1.Condition) []metav1.Condition {
+	return append(slices.Clone(base), more...)
+}
+
+// loadPolicies reads the generated policies and bindings.
+func loadPolicies(t testing.TB) ([]*admissionregistrationv1.ValidatingAdmissionPolicy, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	t.Helper()
+	data, err := os.ReadFile(policiesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	var bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", policiesFile, err)
+		}
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			t.Fatalf("%s: %v", policiesFile, err)
+		}
+		switch meta.Kind {
+		case "":
+			continue // the header comment
+		case "ValidatingAdmissionPolicy":
+			p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+			if err := yaml.UnmarshalStrict(doc, p); err != nil {
+				t.Fatalf("%s: %v", policiesFile, err)
+			}
+			policies = append(policies, p)
+		case "ValidatingAdmissionPolicyBinding":
+			b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+			if err := yaml.UnmarshalStrict(doc, b); err != nil {
+				t.Fatalf("%s: %v", policiesFile, err)
+			}
+			bindings = append(bindings, b)
+		default:
+			t.Fatalf("%s: unexpected kind %q", policiesFile, meta.Kind)
+		}
+	}
+	if len(policies) != 2 || len(bindings) != 2 {
+		t.Fatalf("%s holds %d policies and %d bindings, want 2 and 2", policiesFile, len(policies), len(bindings))
+	}
+	return policies, bindings
+}
+
+// installPolicies creates the generated policies and their bindings,
+// limited to namespaces labelled admissionLabel=value, and removes them
+// when the test ends. (kube-controller-manager, which envtest does not
+// run, type-checks policies; a policy whose CEL does not compile denies
+// every write it matches, which waitForPolicies and the cases see.)
+func installPolicies(t *testing.T, client kubernetes.Interface, value string) {
+	t.Helper()
+	ctx := context.Background()
+	policies, bindings := loadPolicies(t)
+	api := client.AdmissionregistrationV1()
+	for _, p := range policies {
+		if _, err := api.ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create policy %s: %v", p.Name, err)
+		}
+		t.Cleanup(func() {
+			_ = api.ValidatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{})
+		})
+	}
+	for _, b := range bindings {
+		if b.Spec.MatchResources != nil {
+			t.Fatalf("binding %s: the shipped bindings apply to every namespace; got matchResources %+v", b.Name, b.Spec.MatchResources)
+		}
+		b.Spec.MatchResources = &admissionregistrationv1.MatchResources{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{admissionLabel: value}},
+		}
+		if _, err := api.ValidatingAdmissionPolicyBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create binding %s: %v", b.Name, err)
+		}
+		t.Cleanup(func() {
+			_ = api.ValidatingAdmissionPolicyBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{})
+		})
+	}
+}
+
+// admissionNamespace creates a namespace for the test, labelled so that
+// the test's bindings apply to it.
+func admissionNamespace(t *testing.T, client kubernetes.Interface, value string) string {
+	t.Helper()
+	ns := namespace(t)
+	ctx := context.Background()
+	obj, err := client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Labels == nil {
+		obj.Labels = map[string]string{}
+	}
+	obj.Labels[admissionLabel] = value
+	if _, err := client.CoreV1().Namespaces().Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// serviceSpecs are the specs the admission tests use, each asking for a
+// different mix of features (P5). allocateLoadBalancerNodePorts is off so
+// that hundreds of Services do not exhaust the node port range.
+var serviceSpecs = map[string]func(*corev1.ServiceSpec){
+	"basic":         func(*corev1.ServiceSpec) {},
+	"two-ports":     func(s *corev1.ServiceSpec) { s.Ports = append(s.Ports, corev1.ServicePort{Name: "https", Port: 443}) },
+	"affinity":      func(s *corev1.ServiceSpec) { s.SessionAffinity = corev1.ServiceAffinityClientIP },
+	"local":         func(s *corev1.ServiceSpec) { s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal },
+	"ip":            func(s *corev1.ServiceSpec) { s.LoadBalancerIP = "192.0.2.10" },
+	"source-ranges": func(s *corev1.ServiceSpec) { s.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} },
+	"affinity-two-ports": func(s *corev1.ServiceSpec) {
+		s.SessionAffinity = corev1.ServiceAffinityClientIP
+		s.Ports = append(s.Ports, corev1.ServicePort{Name: "https", Port: 443})
+	},
+}
+
+// specNames lists serviceSpecs' keys in a fixed order.
+var specNames = []string{"basic", "two-ports", "affinity", "local", "ip", "source-ranges", "affinity-two-ports"}
+
+func newService(ns, name, spec string, typ corev1.ServiceType, annotations map[string]string) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations},
+		Spec: corev1.ServiceSpec{
+			Type:  typ,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}},
+		},
+	}
+	if typ == corev1.ServiceTypeLoadBalancer {
+		svc.Spec.AllocateLoadBalancerNodePorts = ptr.To(false)
+	}
+	serviceSpecs[spec](&svc.Spec)
+	return svc
+}
+
+// statusCase is a status write judged by the policy: the Service's spec,
+// its conditions before the policies are installed (written without
+// them), and the write judged by the policies.
+type statusCase struct {
+	name     string
+	spec     string
+	old, new []metav1.Condition
+	// want is the rule ID the rejection must name, "" for an accepted
+	// write.
+	want string
+}
+
+var statusCases = []statusCase{
+	{name: "C1/accept", spec: "basic", new: provisioningPair},
+	{name: "C1/reject-unknown-serving", spec: "basic", new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
+	{name: "C1/reject-unknown-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "True", "Serving", ""), cond(provisioning, "Unknown", "Complete", "")}, want: "C1"},
+	{name: "C1/ratchet-unchanged-unknown", spec: "basic",
+		old: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")},
+		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", ""), cond("Ready", "True", "Ready", "")}},
+	{name: "C3/accept", spec: "basic", new: servingPair},
+	{name: "C3/accept-provider-reason", spec: "basic", new: []metav1.Condition{cond(serving, "False", "QuotaExceeded", ""), cond(provisioning, "False", "Complete", "")}},
+	{name: "C3/reject-serving-reason-on-false", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")}, want: "C3"},
+	{name: "C3/reject-complete-on-true", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "True", "Complete", "")}, want: "C3"},
+	{name: "C3/ratchet-unchanged", spec: "basic",
+		old: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
+		new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", ""), cond("Ready", "False", "NotReady", "")}},
+	{name: "C4/reject-new-ports-error", spec: "two-ports", old: servingPair, new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")), want: "C4"},
+	{name: "C4/accept-kept-ports-error", spec: "two-ports",
+		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
+		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53 and udp/54"))},
+	{name: "L1/accept", spec: "basic", new: provisioningPair},
+	{name: "L1/reject-serving-alone", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", "")}, want: "L1"},
+	{name: "L1/reject-provisioning-alone", spec: "basic", new: []metav1.Condition{cond(provisioning, "True", "Provisioning", "")}, want: "L1"},
+	{name: "L1/reject-partner-removed", spec: "basic", old: servingPair, new: servingPair[:1], want: "L1"},
+	{name: "L1/ratchet-unchanged", spec: "basic",
+		old: []metav1.Condition{cond(serving, "False", "Provisioning", "")},
+		new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond("Ready", "False", "NotReady", "")}},
+	{name: "L5/accept-refused", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Unsupported", "no UDP"), cond(provisioning, "False", "Complete", "")}},
+	{name: "L5/reject-refused-while-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Unsupported", "no UDP"), cond(provisioning, "True", "Provisioning", "")}, want: "L5"},
+	{name: "L5/reject-infrastructure-while-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", "")}, want: "L5"},
+	{name: "L5/reject-provisioning-without-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "False", "Complete", "")}, want: "L5"},
+	{name: "L5/ratchet-unchanged", spec: "basic",
+		old: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", "")},
+		new: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", ""), cond("Ready", "False", "NotReady", "")}},
+	{name: "P5/accept-affinity", spec: "affinity", new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
+	{name: "P5/reject-affinity-not-asked", spec: "basic", new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", "")), want: "P5"},
+	{name: "P5/accept-ports", spec: "two-ports", new: with(servingPair, cond(degraded, "True", "PortsNotSupported", ""))},
+	{name: "P5/reject-ports-not-asked", spec: "basic", new: with(servingPair, cond(degraded, "True", "PortsNotSupported", "")), want: "P5"},
+	{name: "P5/accept-local", spec: "local", new: with(servingPair, cond(degraded, "True", "ExternalTrafficPolicyNotSupported", ""))},
+	{name: "P5/reject-local-not-asked", spec: "basic", new: with(servingPair, cond(degraded, "True", "ExternalTrafficPolicyNotSupported", "")), want: "P5"},
+	{name: "P5/accept-ip", spec: "ip", new: with(servingPair, cond(degraded, "True", "LoadBalancerIPNotSupported", ""))},
+	{name: "P5/reject-ip-not-asked", spec: "basic", new: with(servingPair, cond(degraded, "True", "LoadBalancerIPNotSupported", "")), want: "P5"},
+	{name: "P5/accept-source-ranges", spec: "source-ranges", new: with(servingPair, cond(degraded, "True", "LoadBalancerSourceRangesNotSupported", ""))},
+	{name: "P5/reject-source-ranges-not-asked", spec: "basic", new: with(servingPair, cond(degraded, "True", "LoadBalancerSourceRangesNotSupported", "")), want: "P5"},
+	{name: "P5/reject-ip-families-single-stack", spec: "basic", new: with(servingPair, cond(degraded, "True", "IPFamiliesNotSupported", "")), want: "P5"},
+	{name: "P5/accept-multiple", spec: "affinity-two-ports", new: with(servingPair, cond(degraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53; no affinity"))},
+	{name: "P5/reject-multiple-not-asked", spec: "affinity", new: with(servingPair, cond(degraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53; no affinity")), want: "P5"},
+	{name: "P5/ratchet-unchanged-degraded", spec: "basic",
+		old: with(provisioningPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
+		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
+}
+
+// TestAdmissionPolicies writes, for each rule the generated policies
+// enforce, an accepted and a rejected status write (and a write that leaves
+// an invalid condition as it was, which ratchets), then runs the
+// differential of TestAdmissionPolicies/differential against
+// validation.ValidateServiceStatusUpdate and the checker.
+func TestAdmissionPolicies(t *testing.T) {
+	client := clientset(t, "lbstatus-admission")
+	ctx := context.Background()
+	label := fmt.Sprintf("run-%d", time.Now().UnixNano())
+	ns := admissionNamespace(t, client, label)
+
+	// Before the policies exist: the Services and the old states,
+	// some of which the policies would reject.
+	stored := map[string]*corev1.Service{}
+	for i, c := range statusCases {
+		name := fmt.Sprintf("case-%d", i)
+		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, corev1.ServiceTypeLoadBalancer, nil), c.old)
+	}
+	legacy, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "legacy-clusterip", "basic", corev1.ServiceTypeClusterIP,
+		map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Bogus"}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := prepareDifferential(t, client, ns)
+
+	installPolicies(t, client, label)
+	waitForPolicies(t, client, ns, stored[statusCases[0].name])
+
+	t.Run("status", func(t *testing.T) {
+		for _, c := range statusCases {
+			t.Run(c.name, func(t *testing.T) {
+				svc := stored[c.name].DeepCopy()
+				svc.Status.Conditions = c.new
+				_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+				checkAdmission(t, err, c.want)
+			})
+		}
+	})
+
+	t.Run("annotation", func(t *testing.T) {
+		key := v1.RequiredFeaturesAnnotation
+		for _, c := range []struct {
+			name, value string
+			typ         corev1.ServiceType
+			want        string
+		}{
+			{"R4/accept", "Ports, SessionAffinity", corev1.ServiceTypeLoadBalancer, ""},
+			{"R4/accept-empty", "", corev1.ServiceTypeLoadBalancer, ""},
+			{"R4/reject-unknown-value", "Ports,Bogus", corev1.ServiceTypeLoadBalancer, "Unsupported value"},
+			{"R4/reject-empty-item", "Ports,,SessionAffinity", corev1.ServiceTypeLoadBalancer, "without empty items"},
+			{"R4/reject-duplicate", "Ports,Ports", corev1.ServiceTypeLoadBalancer, "Duplicate value"},
+			{"R4/reject-placement", "Ports", corev1.ServiceTypeClusterIP, "Forbidden"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				svc := newService(ns, "a-"+strings.ToLower(strings.ReplaceAll(c.name, "/", "-")), "basic", c.typ, map[string]string{key: c.value})
+				_, err := client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				checkAdmission(t, err, c.want)
+			})
+		}
+		t.Run("R4/ratchet-unchanged-annotation", func(t *testing.T) {
+			svc := legacy.DeepCopy()
+			svc.Labels = map[string]string{"touched": "yes"}
+			_, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "")
+		})
+		t.Run("R4/reject-changed-annotation", func(t *testing.T) {
+			svc := legacy.DeepCopy()
+			svc.Annotations[key] = "Bogus"
+			_, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "Unsupported value")
+		})
+	})
+
+	t.Run("differential", func(t *testing.T) { runDifferential(t, client, ns, diff) })
+
+	// The reference provider's writes all pass: the policies reject
+	// mistakes, not a conformant provider.
+	t.Run("reference-provider", func(t *testing.T) {
+		g := NewWithT(t)
+		ns := admissionNamespace(t, client, label)
+		probe := createWithStatus(t, client, newService(ns, "probe", "basic", corev1.ServiceTypeLoadBalancer, nil), nil)
+		waitForPolicies(t, client, ns, probe)
+		runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+			Capabilities: waitCapabilities, Namespace: ns, Workers: 2, ProvisionDelay: 300 * time.Millisecond,
+		}))
+		get := func(name string) func() *corev1.Service {
+			return func() *corev1.Service {
+				svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil
+				}
+				return svc
+			}
+		}
+		createLoadBalancer(t, client, ns, "web", nil)
+		createLoadBalancer(t, client, ns, "affinity", func(svc *corev1.Service) { svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP })
+		createLoadBalancer(t, client, ns, "dns", func(svc *corev1.Service) {
+			svc.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}}
+		})
+		g.Eventually(get("web"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeServing())
+		g.Eventually(get("affinity"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeDegradedIn(v1.LoadBalancerFeatureSessionAffinity))
+		g.Eventually(get("dns"), 30*time.Second, 100*time.Millisecond).Should(lbgomega.BeRefused())
+
+		// A spec change: the provider reprovisions (Provisioning=True,
+		// then False again) through the policies.
+		svc := get("web")()
+		before := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP})
+		if _, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		g.Eventually(func() bool {
+			svc := get("web")()
+			p := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+			return p != nil && p.LastTransitionTime.After(before.Time) && conditions.Evaluate(v1.FromCore(svc), "").Result == conditions.ResultReady
+		}, 30*time.Second, 100*time.Millisecond).Should(BeTrue(), "the provider's writes after a spec change did not get through")
+	})
+}
+
+// createWithStatus creates svc and, when conds is not empty, writes them
+// as its status; it returns the stored object.
+func createWithStatus(t *testing.T, client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition) *corev1.Service {
+	t.Helper()
+	ctx := context.Background()
+	created, err := client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create %s: %v", svc.Name, err)
+	}
+	if len(conds) == 0 {
+		return created
+	}
+	created.Status.Conditions = conds
+	updated, err := client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("write the old status of %s: %v", svc.Name, err)
+	}
+	return updated
+}
+
+// waitForPolicies waits until both policies judge writes in ns: the
+// apiserver loads policies and bindings from informers, a moment after
+// they are created.
+func waitForPolicies(t *testing.T, client kubernetes.Interface, ns string, probe *corev1.Service) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	dry := metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}
+	for {
+		svc := probe.DeepCopy()
+		svc.Status.Conditions = []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}
+		_, statusErr := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, dry)
+		_, createErr := client.CoreV1().Services(ns).Create(ctx,
+			newService(ns, "probe", "basic", corev1.ServiceTypeClusterIP, map[string]string{v1.RequiredFeaturesAnnotation: "Ports"}),
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if statusErr != nil && createErr != nil {
+			checkAdmission(t, statusErr, "C1")
+			checkAdmission(t, createErr, "Forbidden")
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policies do not judge writes after 60s: status write: %v; create: %v", statusErr, createErr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkAdmission checks the outcome of a write: accepted when want is "",
+// else refused by a generated policy with a message holding want.
+func checkAdmission(t testing.TB, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("write refused, want accepted: %v", err)
+	case want != "" && err == nil:
+		t.Errorf("write accepted, want refused naming %s", want)
+	case want != "" && !isPolicyDenial(err):
+		t.Errorf("write refused by something other than an lbstatus policy: %v", err)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Errorf("refusal %q does not name %s", err, want)
+	}
+}
+
+// isPolicyDenial reports whether err is a 422 from one of the generated
+// policies.
+func isPolicyDenial(err error) bool {
+	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "ValidatingAdmissionPolicy") && strings.Contains(err.Error(), ".lbstatus.github.io")
+}
+
+// differentialCases is how many generated condition sets the differential
+// writes.
+const differentialCases = 520
+
+type differentialCase struct {
+	stored *corev1.Service
+	new    []metav1.Condition
+}
+
+// prepareDifferential creates the differential's Services with generated
+// old conditions (written before the policies exist) and generates the
+// condition set each one is then updated to.
+func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) []differentialCase {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("differential seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 4631))
+	cases := make([]differentialCase, differentialCases)
+	olds := make([][]metav1.Condition, len(cases))
+	specs := make([]string, len(cases))
+	for i := range cases {
+		specs[i] = specNames[rng.IntN(len(specNames))]
+		olds[i] = genConditions(rng, nil)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan int)
+	for range 4 {
+		wg.Go(func() {
+			for i := range work {
+				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], corev1.ServiceTypeLoadBalancer, nil), olds[i])
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				cases[i].stored = svc
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range cases {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+	for i := range cases {
+		cases[i].new = genConditions(rng, cases[i].stored.Status.Conditions)
+	}
+	return cases
+}
+
+func createStored(client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition) (*corev1.Service, error) {
+	ctx := context.Background()
+	created, err := client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil || len(conds) == 0 {
+		return created, err
+	}
+	created.Status.Conditions = conds
+	return client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
+}
+
+// Reasons the generator draws from, per condition type: the table's and
+// one a provider might have of its own.
+var genReasons = map[string][]string{
+	serving:      {"Serving", "Provisioning", "Unsupported", "Infrastructure", "Complete", "QuotaExceeded"},
+	provisioning: {"Provisioning", "Complete", "Serving", "Waiting"},
+	degraded: {"IPFamiliesNotSupported", "PortsNotSupported", "LoadBalancerIPNotSupported", "SessionAffinityNotSupported",
+		"ExternalTrafficPolicyNotSupported", "LoadBalancerSourceRangesNotSupported", "Multiple", "Multiple", "Partial"},
+	portsError: {"PortsError"},
+	"Ready":    {"Ready", "NotReady"},
+}
+
+// genTypes are the condition types the generator writes, with the chance
+// of each being present in a fresh set.
+var genTypes = []struct {
+	typ    string
+	chance float64
+}{{serving, 0.8}, {provisioning, 0.8}, {degraded, 0.4}, {portsError, 0.15}, {"Ready", 0.3}}
+
+// genConditions returns a well-formed (C5) condition set. With old not nil
+// it is a write on top of old: each of old's conditions is kept as it is,
+// changed or dropped, and absent types may appear; one write in four keeps
+// all of old's KEP-4631 conditions.
+func genConditions(rng *rand.Rand, old []metav1.Condition) []metav1.Condition {
+	keepAll := old != nil && rng.IntN(4) == 0
+	var out []metav1.Condition
+	for _, gt := range genTypes {
+		i := slices.IndexFunc(old, func(c metav1.Condition) bool { return c.Type == gt.typ })
+		switch {
+		case i >= 0 && (keepAll || rng.IntN(2) == 0):
+			out = append(out, old[i])
+		case i >= 0 && rng.IntN(3) == 0:
+			// dropped
+		case i >= 0 || rng.Float64() < gt.chance:
+			if keepAll && i < 0 {
+				continue
+			}
+			out = append(out, genCondition(rng, gt.typ))
+		}
+	}
+	return out
+}
+
+func genCondition(rng *rand.Rand, typ string) metav1.Condition {
+	status := metav1.ConditionStatus([]string{"True", "False", "Unknown"}[rng.IntN(3)])
+	if rng.IntN(4) > 0 && status == "Unknown" {
+		status = "True"
+	}
+	reasons := genReasons[typ]
+	reason := reasons[rng.IntN(len(reasons))]
+	// Mostly a reason that goes with the status, so that many sets are
+	// valid.
+	if rng.IntN(3) > 0 {
+		for _, r := range reasons {
+			if s, ok := v1.ReasonStatus(v1.LoadBalancerConditionType(typ), v1.LoadBalancerConditionReason(r)); ok && s == status && rng.IntN(2) == 0 {
+				reason = r
+				break
+			}
+		}
+	}
+	message := fmt.Sprintf("message %d", rng.IntN(3))
+	if reason == "Multiple" {
+		var list []string
+		for _, r := range genReasons[degraded][:6] {
+			if rng.IntN(3) == 0 {
+				list = append(list, r)
+			}
+		}
+		message = strings.Join(list, ",") + ": details"
+	}
+	return metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message,
+		LastTransitionTime: metav1.NewTime(admissionTime.Add(time.Duration(rng.IntN(3)) * time.Second)),
+	}
+}
+
+// differentialRules are the rules the policies enforce, as the reference
+// side finds them: C1 and C3 from validation.ValidateServiceStatusUpdate,
+// L1, L5 and P5 from the conformance checker, C4 from the rule's text.
+func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition) []string {
+	t.Helper()
+	oldSvc := v1.FromCore(stored)
+	next := stored.DeepCopy()
+	next.Status.Conditions = newConds
+	newSvc := v1.FromCore(next)
+
+	var rules []string
+	for _, err := range validation.ValidateServiceStatusUpdate(newSvc, oldSvc, gate) {
+		switch {
+		case isRuleID(err.Origin):
+			// Validation that names its rule by origin.
+			rules = append(rules, err.Origin)
+		case err.Type == field.ErrorTypeNotSupported:
+			// The generated sets are well-formed (C5), so an error is C1
+			// (Unknown) or C3.
+			rules = append(rules, "C1")
+		default:
+			rules = append(rules, "C3")
+		}
+	}
+	changed := func(types ...string) bool {
+		for _, typ := range types {
+			a := slices.IndexFunc(newConds, func(c metav1.Condition) bool { return c.Type == typ })
+			b := slices.IndexFunc(oldSvc.Status.Conditions, func(c metav1.Condition) bool { return c.Type == typ })
+			if (a < 0) != (b < 0) || (a >= 0 && !conditionEqual(newConds[a], oldSvc.Status.Conditions[b])) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range conformance.NewChecker().Observe(newSvc) {
+		if f.Severity != conformance.SeverityViolation {
+			continue
+		}
+		switch f.Rule {
+		case "L1", "L5":
+			if changed(serving, provisioning) {
+				rules = append(rules, string(f.Rule))
+			}
+		case "P5":
+			if changed(degraded, portsError) {
+				rules = append(rules, string(f.Rule))
+			}
+		}
+	}
+	// C4: a LoadBalancerPortsError where there was none.
+	if slices.ContainsFunc(newConds, func(c metav1.Condition) bool { return c.Type == portsError }) &&
+		!slices.ContainsFunc(oldSvc.Status.Conditions, func(c metav1.Condition) bool { return c.Type == portsError }) {
+		rules = append(rules, "C4")
+	}
+	slices.Sort(rules)
+	return slices.Compact(rules)
+}
+
+// isRuleID reports whether s looks like a rule ID of the specification
+// (C1, L5, P5, ...).
+func isRuleID(s string) bool {
+	return len(s) >= 2 && strings.ContainsRune("CLPRTG", rune(s[0])) && strings.Trim(s[1:], "0123456789") == ""
+}
+
+func conditionEqual(a, b metav1.Condition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+}
+
+// runDifferential writes each generated condition set (dry run) and
+// requires the policies to accept it exactly when the reference finds no
+// violation of the rules they enforce.
+func runDifferential(t *testing.T, client kubernetes.Interface, ns string, cases []differentialCase) {
+	gate := features.NewFeatureGate()
+	if err := gate.SetFromMap(map[string]bool{string(features.LoadBalancerStatusImprovements): true}); err != nil {
+		t.Fatal(err)
+	}
+	opts := validation.Options{FeatureGate: gate}
+	ctx := context.Background()
+	counts := map[string]int{}
+	accepted := 0
+	for i, c := range cases {
+		want := expectedRules(t, opts, c.stored, c.new)
+		svc := c.stored.DeepCopy()
+		svc.Status.Conditions = c.new
+		_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil && !isPolicyDenial(err) {
+			t.Fatalf("case %d: write failed for another reason: %v", i, err)
+		}
+		for _, r := range want {
+			counts[r]++
+		}
+		if err == nil {
+			accepted++
+		}
+		switch {
+		case err == nil && len(want) > 0:
+			t.Errorf("case %d: the policies accept a write that breaks %v\nold: %s\nnew: %s", i, want, formatConds(c.stored.Status.Conditions), formatConds(c.new))
+		case err != nil && len(want) == 0:
+			t.Errorf("case %d: the policies refuse a write the reference accepts: %v\nold: %s\nnew: %s", i, err, formatConds(c.stored.Status.Conditions), formatConds(c.new))
+		case err != nil && !slices.ContainsFunc(want, func(r string) bool { return strings.Contains(err.Error(), r+": ") }):
+			t.Errorf("case %d: the refusal names none of %v: %v", i, want, err)
+		}
+	}
+	t.Logf("differential: %d condition sets, %d accepted; rules broken: %v", len(cases), accepted, counts)
+	// The generator must reach every rule, and both outcomes, or the
+	// differential proves less than it says.
+	for _, r := range []string{"C1", "C3", "C4", "L1", "L5", "P5"} {
+		if counts[r] == 0 {
+			t.Errorf("no generated write breaks %s", r)
+		}
+	}
+	if accepted == 0 || accepted == len(cases) {
+		t.Errorf("%d of %d writes accepted; the generator must produce both outcomes", accepted, len(cases))
+	}
+}
+
+func formatConds(conds []metav1.Condition) string {
+	var parts []string
+	for _, c := range conds {
+		parts = append(parts, fmt.Sprintf("%s=%s/%s(%q)@%d", c.Type, c.Status, c.Reason, c.Message, c.LastTransitionTime.Unix()))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}

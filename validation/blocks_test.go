@@ -1,0 +1,174 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-base/featuregate"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/validation"
+)
+
+// cross is the gate on with the cross-condition rules, as a fork's status
+// strategy calls validation.
+var cross = validation.Options{FeatureGate: gateOn, CrossConditionRules: true}
+
+func TestValidateServiceStatusUpdate_L5(t *testing.T) {
+	unsupported := changed(servingFalse, func(c *metav1.Condition) { c.Reason = string(v1.LoadBalancerReasonUnsupported) })
+	infra := changed(servingFalse, func(c *metav1.Condition) { c.Reason = string(v1.LoadBalancerReasonInfrastructure) })
+	for _, tc := range []statusCase{
+		{name: "Serving=False/Provisioning with Provisioning=False", conds: c2(provisioningFalse, servingFalse),
+			want: errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status")))},
+		{name: "Serving=False/Unsupported with Provisioning=True", conds: c2(provisioningTrue, unsupported),
+			want: errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status")))},
+		{name: "Serving=False/Infrastructure with Provisioning=True, Serving first", conds: c2(infra, provisioningTrue),
+			want: errs(want("L5", field.ErrorTypeInvalid, conditionPath(1, "status")))},
+		{name: "Serving=False/Provisioning with Provisioning=True", conds: c2(provisioningTrue, servingFalse)},
+		{name: "Serving=False/Unsupported with Provisioning=False", conds: c2(provisioningFalse, unsupported)},
+		{name: "Serving=True with Provisioning=True (L3 reprovisioning)", conds: c2(provisioningTrue, servingTrue)},
+		{name: "Serving alone is L1, not L5", conds: c2(servingFalse)},
+		{name: "a provider's own Serving=False reason", conds: c2(provisioningTrue, changed(servingFalse, func(c *metav1.Condition) { c.Reason = "QuotaExceeded" }))},
+	} {
+		runStatusCases(t, cross, []statusCase{tc})
+		t.Run(tc.name+"/without CrossConditionRules", func(t *testing.T) {
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(service(withConditions(tc.conds...)), service(), on))
+		})
+	}
+}
+
+// TestValidateServiceStatusUpdate_L5_Ratchets: a broken pair that did not
+// change is not judged again; changing either half of it is.
+func TestValidateServiceStatusUpdate_L5_Ratchets(t *testing.T) {
+	old := service(withConditions(provisioningFalse, servingFalse))
+	testErrors(t, nil, validation.ValidateServiceStatusUpdate(old.DeepCopy(), old, cross))
+	moved := changed(servingFalse, func(c *metav1.Condition) { c.Message = "still" })
+	testErrors(t, errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status"))),
+		validation.ValidateServiceStatusUpdate(service(withConditions(provisioningFalse, moved)), old, cross))
+}
+
+func TestValidateServiceStatusUpdate_P5(t *testing.T) {
+	multiple := func(msg string) metav1.Condition {
+		return changed(degradedPorts, func(c *metav1.Condition) {
+			c.Reason = string(v1.LoadBalancerReasonMultiple)
+			c.Message = msg
+		})
+	}
+	twoPorts := func(s *v1.Service) {
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP})
+	}
+	clientIP := func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }
+	for _, tc := range []struct {
+		name string
+		mods []func(*v1.Service)
+		cond metav1.Condition
+		want field.ErrorList
+	}{
+		{name: "PortsNotSupported on a one-port Service", cond: degradedPorts,
+			want: errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
+		{name: "PortsNotSupported on a two-port Service", mods: []func(*v1.Service){twoPorts}, cond: degradedPorts},
+		{name: "Multiple naming one reason the Service does not ask for", mods: []func(*v1.Service){twoPorts},
+			cond: multiple("PortsNotSupported, SessionAffinityNotSupported: two"),
+			want: errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "message")))},
+		{name: "Multiple naming what the Service asks for", mods: []func(*v1.Service){twoPorts, clientIP},
+			cond: multiple("PortsNotSupported, SessionAffinityNotSupported: two")},
+		{name: "a provider's own Degraded reason", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Reason = "SlowDisks" })},
+		{name: "Degraded=Unknown names nothing", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown })},
+		{name: "not a LoadBalancer: L9's, not P5's", mods: []func(*v1.Service){withType(corev1.ServiceTypeClusterIP)}, cond: degradedPorts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := service(append(tc.mods, withConditions(provisioningFalse, servingTrue, tc.cond))...)
+			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(svc, service(tc.mods...), cross))
+			testErrors(t, tc.want, validation.ValidateService(svc, cross))
+			// Off without the option: the checker judges P5 itself.
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(svc, service(tc.mods...), on))
+			// Unchanged, it ratchets.
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(svc, svc.DeepCopy(), cross))
+		})
+	}
+}
+
+// TestValidateService_R5_ForbiddenNamesTheGate: with the gate off the
+// writer learns which gate to ask for.
+func TestValidateService_R5_ForbiddenNamesTheGate(t *testing.T) {
+	got := validation.ValidateService(service(withFeatures(ports)), off)
+	testErrors(t, errs(want("R5", field.ErrorTypeForbidden, featurePath(-1))), got)
+	if len(got) == 1 && !strings.Contains(got[0].Detail, "LoadBalancerStatusImprovements feature gate") {
+		t.Errorf("detail %q does not name the gate", got[0].Detail)
+	}
+}
+
+// TestDropDisabledFields_GateWithoutFeature: a gate the caller forgot to
+// register the feature in is an error, and the Service is left alone.
+func TestDropDisabledFields_GateWithoutFeature(t *testing.T) {
+	svc := service(withFeatures(ports))
+	err := validation.DropDisabledFields(svc, nil, validation.Options{FeatureGate: featuregate.NewFeatureGate()})
+	if err == nil || !strings.Contains(err.Error(), "LoadBalancerStatusImprovements") {
+		t.Errorf("err = %v, want one naming the gate", err)
+	}
+	if len(svc.Spec.RequiredLoadBalancerFeatures) != 1 {
+		t.Errorf("the Service was changed: %v", svc.Spec.RequiredLoadBalancerFeatures)
+	}
+}
+
+// TestBlocks_SameAsServiceLevel: the blocks a strategy holding the internal
+// type calls (plain values: conditions, a string type, the feature list)
+// give exactly the Service-level results, under a path of the caller's.
+func TestBlocks_SameAsServiceLevel(t *testing.T) {
+	ctx := context.Background()
+	old := service(withConditions(provisioningTrue, servingFalse), withFeatures(ports))
+	svc := service(withType(corev1.ServiceTypeNodePort), withFeatures(ports, "Teleport", ports),
+		withConditions(provisioningFalse, servingFalse, changed(degradedPorts, func(c *metav1.Condition) { c.Status = metav1.ConditionFalse })))
+	for name, opts := range map[string]validation.Options{"gate on": on, "gate off": off, "cross": cross} {
+		t.Run(name, func(t *testing.T) {
+			spec := validation.ValidateRequiredLoadBalancerFeatures(ctx, field.NewPath("spec"),
+				&validation.RequiredFeaturesSpec{Type: svc.Spec.Type, RequiredLoadBalancerFeatures: svc.Spec.RequiredLoadBalancerFeatures},
+				&validation.RequiredFeaturesSpec{Type: old.Spec.Type, RequiredLoadBalancerFeatures: old.Spec.RequiredLoadBalancerFeatures}, opts)
+			conds := validation.ValidateConditions(ctx, field.NewPath("status", "conditions"), svc.Status.Conditions, old.Status.Conditions,
+				validation.ConditionsSpecFor(svc), opts)
+			whole := validation.ValidateServiceUpdate(svc, old, opts)
+			if len(whole) == 0 {
+				t.Fatalf("the test Service is valid")
+			}
+			matcher.Test(t, whole, append(spec, conds...))
+			matcher.Test(t, validation.ValidateServiceStatusUpdate(svc, old, opts), conds)
+		})
+	}
+	// Under the caller's path.
+	got := validation.ValidateConditions(ctx, field.NewPath("x"), []metav1.Condition{changed(servingTrue, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown })}, nil, validation.ConditionsSpec{}, on)
+	matcher.Test(t, errs(want("C1", field.ErrorTypeNotSupported, "x[0].status")), got)
+	// A gate without the feature: one internal error naming it.
+	bad := validation.Options{FeatureGate: featuregate.NewFeatureGate()}
+	for _, got := range []field.ErrorList{
+		validation.ValidateConditions(ctx, field.NewPath("x"), nil, nil, validation.ConditionsSpec{}, bad),
+		validation.ValidateRequiredLoadBalancerFeatures(ctx, field.NewPath("spec"), &validation.RequiredFeaturesSpec{}, nil, bad),
+		validation.ValidateServiceStatusUpdate(service(), nil, bad),
+	} {
+		if len(got) != 1 || got[0].Type != field.ErrorTypeInternal || !strings.Contains(got[0].Detail, "LoadBalancerStatusImprovements") {
+			t.Errorf("gate without the feature: %v", got)
+		}
+	}
+}
+
+// c2 is a condition list.
+func c2(cs ...metav1.Condition) []metav1.Condition { return cs }
