@@ -48,11 +48,12 @@ type checkFlags struct {
 	decodeOnly        bool
 	scanOnly          bool
 	requireServices   bool
+	hooks             *checkHooks // timelines and progress; nil in watch
 }
 
 // addCheckerFlags adds the flags that configure the checker.
 func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
-	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"`)
+	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"; check also "html" (a page with timelines)`)
 	fs.StringSliceVar(&f.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
@@ -111,6 +112,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	_ = fs.MarkHidden("decode-only")
 	fs.BoolVar(&f.scanOnly, "scan-only", false, "find where each JSON value ends and nothing else (the floor the check is measured against)")
 	_ = fs.MarkHidden("scan-only")
+	f.hooks = addCheckHooks(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
@@ -120,9 +122,15 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer tuneGC()()
 	// Reports can be long; write them through a buffer, flushed at the end.
+	stdout, stderr, err := f.hooks.start(&f, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 	buffered := bufio.NewWriterSize(stdout, 64<<10)
 	defer buffered.Flush()
 	stdout = buffered
+	f.hooks.stdout = stdout
 
 	var out reporter
 	switch f.output {
@@ -130,8 +138,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		out = newTextReporter(stdout, f.maxFindings, f.verbose)
 	case "json":
 		out = newJSONReporter(stdout)
+	case "html":
+		out = f.hooks.newHTMLReporter(stdout)
 	default:
-		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text or json\n", f.output)
+		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text, json or html\n", f.output)
 		return exitInput
 	}
 	if f.maxObjectBytes <= 0 {
@@ -170,6 +180,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			}
 			r = file
 		}
+		r = f.hooks.reader(r)
 		var s conformance.Summary
 		var stopped bool
 		switch {
@@ -189,6 +200,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			break
 		}
 	}
+	f.hooks.done()
 	if f.decodeOnly || f.scanOnly {
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
@@ -246,6 +258,7 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 	defer dec.Close()
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(out.collectorOptions()...)
+	f.hooks.startInput()
 	for {
 		obj, err := dec.NextContext(ctx)
 		if err == io.EOF {
@@ -264,6 +277,7 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 			continue
 		}
 		found := checker.ObserveObject(obj)
+		f.hooks.observe(obj, found)
 		col.Observe(obj, found)
 		out.findings(found)
 	}
@@ -275,6 +289,7 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 		report.Summary.Services = checker.Seen() // a summary-only Collector
 	}
 	out.input(name, report)
+	f.hooks.endInput(end)
 	return report.Summary, stopped
 }
 

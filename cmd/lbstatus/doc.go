@@ -20,6 +20,7 @@ limitations under the License.
 //
 //	lbstatus check [flags] [PATH|-]...   files, directories, standard input
 //	lbstatus watch [flags]               a live cluster's watch stream
+//	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
 //	lbstatus explain [RULE]              what a rule requires
 //
 // check reads single objects, Lists (in JSON and YAML, item by item),
@@ -39,6 +40,11 @@ limitations under the License.
 // observation (uid and resourceVersion) once. A broken watch resumes from
 // the last resourceVersion seen; an expired one lists again and prints a gap
 // record naming what it did not see. It prints a summary when interrupted.
+//
+// describe shows, per Service of a cluster, its load-balancer-relevant spec,
+// required features, conditions with ages, ingress, verdict, findings and
+// latest Events. check --timeline, check -o html and watch --timeline tell
+// the story of a trace per Service (package conformance/timeline).
 //
 // # kubectl plugin
 //

@@ -40,6 +40,7 @@ const usage = `lbstatus checks Services against KEP-4631 (LoadBalancer Service s
 Usage:
   lbstatus check [flags] [PATH|-]...   check manifests, lists, traces and watch streams
   lbstatus watch [flags]               check a live cluster's Services as they change
+  lbstatus describe [flags] [svc/NAME]...  show Services' conditions, verdict, findings and Events
   lbstatus explain [RULE]              print a rule's text (all rules without RULE)
   lbstatus conformance [flags]         run the conformance suite against a cluster's provider
 
@@ -95,6 +96,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runExplain(args[1:], stdout, stderr)
 	case "conformance":
 		return runConformance(ctx, args[1:], stdout, stderr)
+	case "describe":
+		return runDescribe(ctx, args[1:], stdout, stderr, defaultDescribeEnv())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -149,6 +149,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f.checkFlags)
 	f.cluster = addClusterFlags(fs)
+	story := addWatchTimeline(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, watchUsage)
 		fs.PrintDefaults()
@@ -165,6 +166,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitInput
 	}
 	if err := f.cluster.validate(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
+	if err := story.start(&f.checkFlags); err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
@@ -220,6 +225,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		obj := conformance.Object{Kind: "Service", APIVersion: "v1", Service: ev.svc, Deleted: ev.deleted,
 			Ref: conformance.ObjectRef{Kind: "Service", Namespace: ev.svc.Namespace, Name: ev.svc.Name, ResourceVersion: ev.svc.ResourceVersion}}
 		found := checker.ObserveObject(obj)
+		story.observe(obj, found)
 		col.Observe(obj, found)
 		emit(found)
 	})
@@ -231,6 +237,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	end := checker.Finish()
 	col.Findings(end)
 	emit(end)
+	story.finish(stdout, end)
 	summary := col.Report().Summary
 	summary.Services = checker.Seen()
 	if f.output == "json" {

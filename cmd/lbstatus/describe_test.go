@@ -1,0 +1,282 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// describeNow is the clock of the describe tests: ages are measured from it.
+var describeNow = time.Date(2026, 5, 4, 12, 30, 0, 0, time.UTC)
+
+func ago(d time.Duration) metav1.Time { return metav1.NewTime(describeNow.Add(-d)) }
+
+func lbCondition(t v1.LoadBalancerConditionType, status metav1.ConditionStatus, reason, msg string, age time.Duration) metav1.Condition {
+	return metav1.Condition{Type: string(t), Status: status, Reason: reason, Message: msg, LastTransitionTime: ago(age)}
+}
+
+func describeService(ns, name string, typ corev1.ServiceType) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: k8stypes.UID("uid-" + name), ResourceVersion: "7"},
+		Spec: corev1.ServiceSpec{
+			Type:  typ,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, NodePort: 31080}},
+		},
+	}
+}
+
+// describeObjects is the cluster of the describe tests: a Ready Service
+// with required features from the annotation and the provider's Events, a
+// Service no KEP-4631 provider handles, one that breaks L4, a ClusterIP
+// Service, and one of the same name in another namespace.
+func describeObjects() []runtime.Object {
+	web := describeService("shop", "web", corev1.ServiceTypeLoadBalancer)
+	web.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Ports, SessionAffinity"}
+	web.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	web.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	web.Spec.LoadBalancerSourceRanges = []string{"198.51.100.0/24"}
+	web.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving", "serving on 203.0.113.10", 25*time.Minute),
+		lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, "Complete", "the load balancer\nis up", 25*time.Minute),
+	}
+	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.10"}}
+
+	legacy := describeService("shop", "legacy", corev1.ServiceTypeLoadBalancer)
+	legacy.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example.com"}}
+
+	broken := describeService("shop", "broken", corev1.ServiceTypeLoadBalancer)
+	broken.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving", "serving", 3*time.Hour),
+		lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, "Complete", "", 3*time.Hour),
+	}
+
+	plain := describeService("shop", "plain", corev1.ServiceTypeClusterIP)
+	otherWeb := describeService("staging", "web", corev1.ServiceTypeLoadBalancer)
+
+	event := func(name, svc, uid, typ, reason, msg string, age time.Duration, count int32) *corev1.Event {
+		return &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: name},
+			InvolvedObject: corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: svc, UID: k8stypes.UID(uid)},
+			Type:           typ, Reason: reason, Message: msg, Count: count,
+			LastTimestamp: ago(age), Source: corev1.EventSource{Component: "example-lb-controller"},
+		}
+	}
+	return []runtime.Object{web, legacy, broken, plain, otherWeb,
+		event("web.1", "web", "uid-web", "Normal", "EnsuringLoadBalancer", "Ensuring load balancer", 26*time.Minute, 1),
+		event("web.2", "web", "uid-web", "Normal", "EnsuredLoadBalancer", "Ensured load balancer", 25*time.Minute, 3),
+		event("web.old", "web", "uid-of-a-deleted-web", "Warning", "SyncFailed", "from an earlier Service of the same name", time.Hour, 1),
+		event("broken.1", "broken", "uid-broken", "Warning", "NoIngress", "no address assigned yet", 2*time.Hour, 1),
+	}
+}
+
+// runDescribeFake runs describe against a fake clientset holding objs.
+func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	e := describeEnv{
+		now: func() time.Time { return describeNow },
+		connect: func(f *clusterFlags) (*clusterConn, error) {
+			if err := f.validate(); err != nil {
+				return nil, err
+			}
+			ns := *f.config.Namespace
+			switch {
+			case f.allNamespaces:
+				ns = ""
+			case ns == "":
+				ns = "default"
+			}
+			return &clusterConn{client: client, host: "https://cluster.test", namespace: ns, requestTimeout: time.Second}, nil
+		},
+	}
+	var out, errOut bytes.Buffer
+	code = runDescribe(context.Background(), args, &out, &errOut, e)
+	return code, out.String(), errOut.String()
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
+	}
+}
+
+// TestDescribe_Golden: four Services of one namespace, as an operator sees
+// them: a Ready one with its Events (not those of an earlier Service of the
+// same name), one without KEP-4631 conditions (R3), one that breaks L4,
+// and a ClusterIP Service.
+func TestDescribe_Golden(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	code, out, errOut := runDescribeFake(t, client, "-n", "shop", "svc/web", "service/legacy", "broken", "services/plain")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	checkGolden(t, "describe-shop.txt", out)
+}
+
+// TestDescribe_AllNamespaces: -A with a name finds it in every namespace,
+// sorted by namespace.
+func TestDescribe_AllNamespaces(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	code, out, errOut := runDescribeFake(t, client, "-A", "web")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	shop, staging := strings.Index(out, "Namespace:                  shop"), strings.Index(out, "Namespace:                  staging")
+	if shop < 0 || staging < 0 || shop > staging {
+		t.Errorf("want shop/web then staging/web:\n%s", out)
+	}
+	if strings.Contains(out, "Name:                       legacy") {
+		t.Errorf("a Service not named was described:\n%s", out)
+	}
+}
+
+// TestDescribe_WholeNamespace: no name describes every Service of the
+// namespace and none of another.
+func TestDescribe_WholeNamespace(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	code, out, _ := runDescribeFake(t, client, "--namespace=staging")
+	if code != exitOK || strings.Count(out, "Name:  ") != 1 || !strings.Contains(out, "Namespace:                  staging") {
+		t.Errorf("exit %d, want staging/web alone:\n%s", code, out)
+	}
+}
+
+// TestDescribe_NotFound: a missing Service is one line on stderr naming it
+// and exit status 2; the others are still described.
+func TestDescribe_NotFound(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	code, out, errOut := runDescribeFake(t, client, "-n", "shop", "nope", "web")
+	if code != exitInput {
+		t.Errorf("exit %d, want %d", code, exitInput)
+	}
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "shop/nope") || !strings.Contains(lines[0], "not found") {
+		t.Errorf("stderr = %q, want one line naming shop/nope", errOut)
+	}
+	if !strings.Contains(out, "Verdict:                    Ready (T3)") {
+		t.Errorf("web was not described:\n%s", out)
+	}
+	code, _, errOut = runDescribeFake(t, client, "-A", "nope")
+	if code != exitInput || !strings.Contains(errOut, "nope: not found in any namespace") {
+		t.Errorf("-A nope: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestDescribe_BadUsage: another kind, an empty name, or -n with -A is
+// exit status 2 with one line.
+func TestDescribe_BadUsage(t *testing.T) {
+	client := fake.NewClientset()
+	for _, args := range [][]string{{"pod/web"}, {"svc/"}, {"-n", "a", "-A"}, {"--no-such-flag"}} {
+		code, out, errOut := runDescribeFake(t, client, args...)
+		if code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
+		}
+	}
+}
+
+// TestDescribe_Help: --help shows an example and exits 0.
+func TestDescribe_Help(t *testing.T) {
+	code, _, errOut := runDescribeFake(t, fake.NewClientset(), "--help")
+	if code != exitOK || !strings.Contains(errOut, "lbstatus describe svc/web -n shop") || !strings.Contains(errOut, "--kubeconfig") {
+		t.Errorf("exit %d, help %q", code, errOut)
+	}
+}
+
+// TestDescribe_EventsForbidden: when Events cannot be listed the Service
+// is still described, and the problem shown where the Events would be.
+func TestDescribe_EventsForbidden(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	client.PrependReactor("list", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errors.New("no RBAC"))
+	})
+	code, out, _ := runDescribeFake(t, client, "-n", "shop", "web")
+	if code != exitOK || !strings.Contains(out, "Events:                     cannot be listed:") || !strings.Contains(out, "Verdict:") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestDescribe_ListFails: a cluster that cannot list Services is exit
+// status 2 with one line naming the server.
+func TestDescribe_ListFails(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	code, _, errOut := runDescribeFake(t, client, "-A")
+	if code != exitInput || !strings.Contains(errOut, "https://cluster.test") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestRun_DescribeDispatch: the command line reaches describe.
+func TestRun_DescribeDispatch(t *testing.T) {
+	code, _, errOut := runCmd(t, "", "describe", "pod/x")
+	if code != exitInput || !strings.Contains(errOut, "describe shows Services only") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestDescribe_EscapesInput: messages, reasons and Events written by
+// controllers cannot drive the terminal of whoever runs describe.
+func TestDescribe_EscapesInput(t *testing.T) {
+	svc := describeService("shop", "web", corev1.ServiceTypeLoadBalancer)
+	svc.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving\x1b[2J", "up\x1b]0;pwned\x07", time.Minute),
+	}
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: "e"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "web"},
+		Type:           "Warning", Reason: "X\x1b[31m", Message: "red\u202e", LastTimestamp: ago(time.Minute),
+	}
+	code, out, _ := runDescribeFake(t, fake.NewClientset(svc, ev), "-n", "shop", "web")
+	if code != exitOK || strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("exit %d; control characters reach the terminal:\n%q", code, out)
+	}
+	if !strings.Contains(out, `Serving\x1b[2J`) || !strings.Contains(out, `X\x1b[31m`) {
+		t.Errorf("the escaped values are missing:\n%s", out)
+	}
+}

@@ -1,0 +1,110 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/suite"
+	"github.com/lbstatus/lbstatus/conformance/timeline"
+)
+
+// suiteHTMLPath is where the HTML form of a suite report written to
+// reportPath goes: beside it, its extension replaced by .html
+// ("report.yaml" gives "report.html"; "report.html", which would be
+// overwritten, gives "report.html.html"). An empty reportPath gives "".
+func suiteHTMLPath(reportPath string) string {
+	if reportPath == "" {
+		return ""
+	}
+	html := strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".html"
+	if html == reportPath {
+		html += ".html"
+	}
+	return html
+}
+
+// writeSuiteHTML writes a suite report as a self-contained HTML page at
+// path: the run's result, a table of the tests and one of the features,
+// then, per Service of every test, the lanes of its last observed state
+// with the test's findings pinned at the end. The suite keeps each
+// Service's last state, not its trace, so each lane holds one state. A nil
+// report writes a page that says it is empty.
+func writeSuiteHTML(path string, r *suite.Report) error {
+	if r == nil {
+		r = &suite.Report{}
+	}
+	page := timeline.Page{Title: "lbstatus conformance: " + string(r.Result)}
+	impl := r.Implementation
+	for _, s := range []string{impl.Organization, impl.Project, impl.Version, impl.URL} {
+		if s != "" {
+			page.Sources = append(page.Sources, s)
+		}
+	}
+	if r.LoadBalancerClass != "" {
+		page.Sources = append(page.Sources, "loadBalancerClass "+r.LoadBalancerClass)
+	}
+	st := r.Statistics
+	tests := timeline.Table{
+		Caption: fmt.Sprintf("%s on %s: %d passed, %d skipped, %d failed, %d not run",
+			r.Result, r.Date, st.Passed, st.Skipped, st.Failed, st.NotRun),
+		Header: []string{"test", "rules", "result", "reason", "namespace", "duration", "findings"},
+	}
+	tl := timeline.New()
+	for _, t := range r.Tests {
+		tests.Rows = append(tests.Rows, []string{t.Name, strings.Join(t.Rules, ", "), string(t.Result), t.Reason,
+			t.Namespace, t.Duration, strconv.Itoa(len(t.Findings))})
+		for _, o := range t.LastObserved {
+			svc := &v1.Service{
+				ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: o.Name, ResourceVersion: o.ResourceVersion},
+				Status:     o.Status,
+			}
+			svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+			tl.Observe(svc, nil)
+		}
+		tl.Findings(t.Findings)
+	}
+	features := timeline.Table{Caption: "Features", Header: []string{"feature", "support", "evidence"}}
+	for _, f := range r.Features {
+		features.Rows = append(features.Rows, []string{string(f.Name), string(f.Support), f.Evidence})
+	}
+	page.Tables = []timeline.Table{tests, features}
+	page.Services = tl.Services()
+
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(file)
+	err = timeline.WriteHTML(w, page)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,112 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/suite"
+)
+
+func TestSuiteHTMLPath(t *testing.T) {
+	for in, want := range map[string]string{"": "", "report.yaml": "report.html", "out/r.json": "out/r.html", "r": "r.html", "r.html": "r.html.html"} {
+		if got := suiteHTMLPath(in); got != want {
+			t.Errorf("suiteHTMLPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWriteSuiteHTML: the page of a suite report has a row per test and
+// per feature, a section per observed Service of every test with its last
+// state in the lanes, and each test's findings pinned on its Service.
+func TestWriteSuiteHTML(t *testing.T) {
+	ltt := metav1.NewTime(time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC))
+	ready := v1.ServiceStatus{Conditions: []metav1.Condition{
+		{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue, Reason: "Serving", LastTransitionTime: ltt},
+		{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete", LastTransitionTime: ltt},
+	}}
+	r := &suite.Report{
+		Result: suite.ResultFailure, Date: "2026-05-04T12:00:00Z", LoadBalancerClass: "example.com/lb",
+		Statistics: suite.Statistics{Passed: 1, Failed: 1},
+		Features:   []suite.FeatureReport{{Name: v1.LoadBalancerFeaturePorts, Support: suite.SupportSupported, Evidence: "Feature/Ports"}},
+		Tests: []suite.TestReport{
+			{Name: "Lifecycle", Rules: []string{"L1"}, Result: suite.TestPassed, Namespace: "lbs-a",
+				LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "9", Status: ready}}},
+			{Name: "SpecChange", Rules: []string{"L6"}, Result: suite.TestFailed, Reason: "L6 missed", Namespace: "lbs-b",
+				LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "12", Status: ready}},
+				Findings: []conformance.Finding{{Rule: "L6", Severity: conformance.SeverityViolation, Message: "not acknowledged",
+					Object: conformance.ObjectRef{Kind: "Service", Namespace: "lbs-b", Name: "web"}}}},
+		},
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := writeSuiteHTML(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells, services, pins []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			for _, a := range n.Attr {
+				switch {
+				case a.Key == "data-service":
+					services = append(services, a.Val)
+				case a.Key == "data-rule" && n.Data == "g":
+					pins = append(pins, a.Val)
+				}
+			}
+			if n.Data == "td" && n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
+				cells = append(cells, n.FirstChild.Data)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if strings.Join(services, " ") != "lbs-a/web lbs-b/web" || strings.Join(pins, " ") != "L6" {
+		t.Errorf("services %v, pins %v", services, pins)
+	}
+	joined := strings.Join(cells, "|")
+	for _, want := range []string{"SpecChange|L6|" + string(suite.TestFailed) + "|L6 missed|lbs-b", "Ports|Supported|Feature/Ports", "True/Serving"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("cells lack %q: %s", want, joined)
+		}
+	}
+	if !strings.Contains(string(data), string(suite.ResultFailure)+" on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 1 failed, 0 not run") {
+		t.Error("the run's result is missing")
+	}
+	if err := writeSuiteHTML(filepath.Join(t.TempDir(), "no", "such", "dir.html"), nil); err == nil {
+		t.Error("writing into a missing directory returned nil")
+	}
+}

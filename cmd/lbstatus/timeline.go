@@ -1,0 +1,213 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/timeline"
+)
+
+// checkHooks is what check does besides checking: the timeline of each
+// input (--timeline prints it after the input's table; -o html draws it),
+// and progress on a terminal. check calls it at a few points of its loop;
+// a nil *checkHooks does nothing.
+type checkHooks struct {
+	textTimeline bool
+	maxPoints    int
+	stdout       io.Writer
+	progress     *progress
+	html         *htmlReporter
+	annotations  []string
+	// current is the timeline of the input being checked; nil when no
+	// timeline is wanted.
+	current *timeline.Timeline
+}
+
+// addCheckHooks adds the flags of the hooks to check's flags.
+func addCheckHooks(fs *pflag.FlagSet) *checkHooks {
+	h := &checkHooks{}
+	fs.BoolVar(&h.textTimeline, "timeline", false, "text output: after each input's table, print each LoadBalancer Service's timeline: a lane per condition and the verdict, spec changes and findings where they happened")
+	fs.IntVar(&h.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
+	return h
+}
+
+// start sets the hooks up once the flags are parsed: progress on stderr
+// when it is a terminal and the output is not JSON. It returns check's
+// stdout and stderr, which clear the progress line before they write, so
+// that nothing is written over it. check then sets stdout to the writer
+// the reports go to, where --timeline prints too.
+func (h *checkHooks) start(f *checkFlags, stdout, stderr io.Writer) (io.Writer, io.Writer, error) {
+	if h.textTimeline && f.output != "text" {
+		return stdout, stderr, errors.New("--timeline goes with -o text; -o html draws the timelines anyway")
+	}
+	h.annotations = f.annotations
+	h.progress = newProgress(stderr, f.output == "json")
+	return h.progress.stderr(stdout), h.progress.stderr(stderr), nil
+}
+
+// newHTMLReporter returns the reporter of -o html.
+func (h *checkHooks) newHTMLReporter(w io.Writer) reporter {
+	h.html = &htmlReporter{w: w, hooks: h}
+	return h.html
+}
+
+func (h *checkHooks) wantTimeline() bool {
+	return h != nil && (h.textTimeline || h.html != nil)
+}
+
+// reader wraps an input to count its bytes.
+func (h *checkHooks) reader(r io.Reader) io.Reader {
+	if h == nil {
+		return r
+	}
+	return h.progress.reader(r)
+}
+
+// startInput begins an input's timeline.
+func (h *checkHooks) startInput() {
+	if h.wantTimeline() {
+		h.current = timeline.New(timeline.MaxPoints(h.maxPoints), timeline.RelevantAnnotations(h.annotations))
+	}
+}
+
+// observe records an object and the checker's findings on it.
+func (h *checkHooks) observe(obj conformance.Object, found []conformance.Finding) {
+	if h == nil {
+		return
+	}
+	h.progress.object()
+	if h.current != nil {
+		h.current.ObserveObject(obj, found)
+	}
+}
+
+// endInput records the findings owed at the end of the input, and prints
+// its timeline (--timeline) or keeps it for the page (-o html).
+func (h *checkHooks) endInput(end []conformance.Finding) {
+	if h == nil || h.current == nil {
+		return
+	}
+	h.current.Findings(end)
+	services := h.current.Services()
+	h.current = nil
+	if h.html != nil {
+		h.html.services = append(h.html.services, services...)
+		return
+	}
+	h.progress.clear()
+	if err := timeline.WriteText(h.stdout, services); err == nil {
+		fmt.Fprintln(h.stdout)
+	}
+}
+
+// done removes the progress line before the summary.
+func (h *checkHooks) done() {
+	if h != nil {
+		h.progress.clear()
+	}
+}
+
+// htmlReporter writes one self-contained HTML page at the end: the totals,
+// the input problems and every input's timelines.
+type htmlReporter struct {
+	w        io.Writer
+	hooks    *checkHooks
+	sources  []string
+	errors   []string
+	services []*timeline.Service
+}
+
+// The page needs counts only; the timelines carry the findings.
+func (r *htmlReporter) collectorOptions() []conformance.CollectorOption {
+	return []conformance.CollectorOption{conformance.SummaryOnly(true)}
+}
+
+func (r *htmlReporter) findings([]conformance.Finding) {}
+
+func (r *htmlReporter) inputError(err error) { r.errors = append(r.errors, err.Error()) }
+
+func (r *htmlReporter) input(name string, _ conformance.Report) {
+	r.sources = append(r.sources, displayName(name))
+}
+
+func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
+	r.hooks.done()
+	if interrupted {
+		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
+	}
+	_ = timeline.WriteHTML(r.w, timeline.Page{
+		Title:    "lbstatus check",
+		Sources:  r.sources,
+		Summary:  &total,
+		Errors:   r.errors,
+		Services: r.services,
+	})
+}
+
+// watchTimeline is watch's --timeline: the timelines of what the watch saw,
+// printed on exit before the summary. A nil *watchTimeline does nothing.
+type watchTimeline struct {
+	on        bool
+	maxPoints int
+	tl        *timeline.Timeline
+}
+
+// addWatchTimeline adds watch's --timeline flags.
+func addWatchTimeline(fs *pflag.FlagSet) *watchTimeline {
+	w := &watchTimeline{}
+	fs.BoolVar(&w.on, "timeline", false, "text output: on exit, print each LoadBalancer Service's timeline of what the watch saw")
+	fs.IntVar(&w.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
+	return w
+}
+
+// start checks the flags once parsed; the timeline goes with text output
+// only, since it would break a stream of JSON lines.
+func (w *watchTimeline) start(f *checkFlags) error {
+	if !w.on {
+		return nil
+	}
+	if f.output != "text" {
+		return errors.New("--timeline goes with -o text")
+	}
+	w.tl = timeline.New(timeline.MaxPoints(w.maxPoints), timeline.RelevantAnnotations(f.annotations))
+	return nil
+}
+
+// observe records an object the watch checked and its findings.
+func (w *watchTimeline) observe(obj conformance.Object, found []conformance.Finding) {
+	if w != nil && w.tl != nil {
+		w.tl.ObserveObject(obj, found)
+	}
+}
+
+// finish records the findings owed at the end and prints the timelines.
+func (w *watchTimeline) finish(out io.Writer, end []conformance.Finding) {
+	if w == nil || w.tl == nil {
+		return
+	}
+	w.tl.Findings(end)
+	fmt.Fprintln(out)
+	if err := timeline.WriteText(out, w.tl.Services()); err == nil {
+		fmt.Fprintln(out)
+	}
+}

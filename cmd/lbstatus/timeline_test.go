@@ -1,0 +1,215 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// l6Trace is a trace where web misses L6, api acknowledges its spec change
+// and db never writes again.
+const l6Trace = "../../conformance/timeline/testdata/l6-miss.json"
+
+// TestCheck_TimelineGolden: check --timeline prints the input's table,
+// then its timelines, where the L6 violation sits on web's 5th observation
+// after the ports change on its 4th.
+func TestCheck_TimelineGolden(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "check", "--timeline", l6Trace)
+	if code != exitViolation || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	table, timelines, ok := strings.Cut(out, "Timeline:")
+	if !ok || !strings.Contains(table, "shop/web  LoadBalancer") || !strings.Contains(timelines, "FAIL: 1 violation") {
+		t.Fatalf("want the table, then the timelines, then the totals:\n%s", out)
+	}
+	checkGolden(t, "check-timeline.txt", out)
+}
+
+// TestCheck_TimelineStdin: a timeline of standard input.
+func TestCheck_TimelineStdin(t *testing.T) {
+	code, out, _ := runCmd(t, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},"spec":{"type":"LoadBalancer"}}`, "check", "--timeline")
+	if code != exitOK || !strings.Contains(out, "a: 1 observation") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestCheck_TimelineNeedsText: --timeline with -o json would corrupt the
+// JSON; it is bad usage.
+func TestCheck_TimelineNeedsText(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "check", "--timeline", "-o", "json", l6Trace)
+	if code != exitInput || out != "" || !strings.Contains(errOut, "--timeline goes with -o text") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestCheck_HTML: -o html writes one page, nothing else, with a section
+// per LoadBalancer Service and the L6 finding pinned on web; the exit
+// status is check's.
+func TestCheck_HTML(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "check", "-o", "html", l6Trace, "does-not-exist.json")
+	if code != exitInput || !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Fatalf("exit %d, stderr %q, stdout starts %.40q", code, errOut, out)
+	}
+	doc, err := html.Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var services, pins []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for _, a := range n.Attr {
+			switch {
+			case a.Key == "data-service":
+				services = append(services, a.Val)
+			case a.Key == "data-rule" && n.Data == "g":
+				pins = append(pins, a.Val)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if strings.Join(services, " ") != "shop/api shop/db shop/web" || strings.Join(pins, " ") != "L6 L6" {
+		t.Errorf("services %v, pins %v", services, pins)
+	}
+	for _, want := range []string{"does-not-exist.json", "11 observations of 3 Services", "FAIL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestProgress_Drawing: nothing in the first second; then a status line
+// with objects, bytes and rates, at most every progressEvery; cleared
+// before a message and at the end.
+func TestProgress_Drawing(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	p := newProgressAt(&buf, func() time.Time { return now })
+	r := p.reader(strings.NewReader(strings.Repeat("x", 3<<20)))
+	if _, err := r.Read(make([]byte, 2<<20)); err != nil {
+		t.Fatal(err)
+	}
+	for range 1024 {
+		p.object()
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("drawn before progressAfter: %q", buf.String())
+	}
+	now = now.Add(2 * time.Second)
+	for range 256 {
+		p.object()
+	}
+	want := "\r\x1b[Kchecked 1280 objects, 2.0 MiB (640 objects/s, 1.0 MiB/s)"
+	if buf.String() != want {
+		t.Fatalf("status line %q, want %q", buf.String(), want)
+	}
+	for range 256 {
+		p.object() // within progressEvery: no redraw
+	}
+	if buf.String() != want {
+		t.Errorf("redrawn within progressEvery: %q", buf.String())
+	}
+	buf.Reset()
+	var msgs bytes.Buffer
+	stderr := p.stderr(&msgs)
+	stderr.Write([]byte("lbstatus: a problem\n"))
+	if buf.String() != "\r\x1b[K" || msgs.String() != "lbstatus: a problem\n" {
+		t.Errorf("a message did not clear the line first: %q, %q", buf.String(), msgs.String())
+	}
+	buf.Reset()
+	p.clear()
+	if buf.Len() != 0 {
+		t.Errorf("clearing a line already cleared wrote %q", buf.String())
+	}
+}
+
+// TestProgress_QuietWhenPiped: on a buffer (a pipe, a file) or with -o
+// json there is no progress at all, and a nil progress is safe to use.
+func TestProgress_QuietWhenPiped(t *testing.T) {
+	var buf bytes.Buffer
+	if p := newProgress(&buf, false); p != nil {
+		t.Fatal("progress on a writer that is not a terminal")
+	}
+	var p *progress
+	p.object()
+	p.clear()
+	if r := strings.NewReader("x"); p.reader(r) != r || p.stderr(&buf) != &buf {
+		t.Error("a nil progress wraps")
+	}
+	big := strings.Repeat(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},"spec":{"type":"ClusterIP"}}`+"\n", 5000)
+	code, _, errOut := runCmd(t, big, "check")
+	if code != exitOK || errOut != "" {
+		t.Errorf("exit %d, stderr %q: a piped check must print nothing on stderr", code, errOut)
+	}
+}
+
+// TestWatch_TimelineOnExit: watch --timeline prints, on exit, the timeline
+// of what it saw: the spec change of web and the L6 warning owed at its end.
+func TestWatch_TimelineOnExit(t *testing.T) {
+	ready := service("web", "10", func(s *v1.Service) {
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	})
+	cluster := newFakeCluster(ready)
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "--timeline")
+	w := cluster.nextWatcher(t)
+	changed := ready.DeepCopy()
+	changed.ResourceVersion = "11"
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	w.Modify(changed)
+	// Events are handled in order: once the marker's verdict is out, so
+	// is web's change.
+	w.Add(service("marker", "12", nil))
+	waitFor(t, stdout, "Service default/marker")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	out := stdout.String()
+	_, story, ok := strings.Cut(out, "Timeline:")
+	if !ok {
+		t.Fatalf("no timeline on exit:\n%s", out)
+	}
+	for _, want := range []string{"default/web: 2 observations, resourceVersion 10 to 11", "ports", "end", "L6 warning"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, story)
+		}
+	}
+	if !strings.Contains(story, "Watched 3 observations") {
+		t.Errorf("the summary does not follow the timeline:\n%s", out)
+	}
+}
+
+// TestWatch_TimelineNeedsText: --timeline with -o json is bad usage.
+func TestWatch_TimelineNeedsText(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := runContext(context.Background(), []string{"watch", "--timeline", "-o", "json"}, nil, &out, &errOut, fakeEnv(newFakeCluster()))
+	if code != exitInput || !strings.Contains(errOut.String(), "--timeline goes with -o text") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}

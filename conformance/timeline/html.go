@@ -1,0 +1,397 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// Page is what WriteHTML renders: a title, what was read, the totals, and
+// the Services' timelines.
+type Page struct {
+	// Title heads the page; empty gives "lbstatus report".
+	Title string
+	// Sources names the inputs (files, a cluster); may be empty.
+	Sources []string
+	// Summary holds the totals; nil leaves them out.
+	Summary *conformance.Summary
+	// Errors are input problems, one sentence each; may be empty.
+	Errors []string
+	// Tables are shown before the timelines, such as a suite's results;
+	// may be empty.
+	Tables []Table
+	// Services are the timelines, in the order shown; empty shows a line
+	// saying there is nothing to show.
+	Services []*Service
+}
+
+// Table is a table of text shown on the page. Every cell is escaped.
+type Table struct {
+	// Caption heads the table; may be empty.
+	Caption string
+	// Header names the columns; may be empty.
+	Header []string
+	// Rows are the cells, row by row; a row may have fewer cells than
+	// Header.
+	Rows [][]string
+}
+
+// Colours of the lanes, by what a state means for the Service rather than
+// by the condition's raw status: Provisioning=False is good news, Serving=
+// False bad news. The browser test looks for these exact colours.
+const (
+	ColourGood    = "#2e7d32" // serving, provisioned, not degraded, Ready
+	ColourBusy    = "#f9a825" // provisioning, degraded, Pending
+	ColourBad     = "#c62828" // not serving, Fail
+	ColourSkip    = "#8e24aa" // the verdict Skip
+	ColourUnknown = "#9e9e9e" // status Unknown, or an unexpected value
+	ColourAbsent  = "#e0e0e0" // the condition is not set
+	ColourUnseen  = "#f5f5f5" // before the first kept point (MaxPoints)
+	ColourSpec    = "#00838f" // a load-balancer-relevant spec change
+)
+
+// SeverityColour is the colour of a finding's pin.
+var SeverityColour = map[conformance.Severity]string{
+	conformance.SeverityViolation: "#b71c1c",
+	conformance.SeverityWarning:   "#ef6c00",
+	conformance.SeverityNotice:    "#1565c0",
+}
+
+// Geometry of the SVG, in pixels.
+const (
+	slotWidth   = 44  // one row of the text timeline
+	labelWidth  = 130 // lane names
+	laneHeight  = 22
+	laneGap     = 6
+	topBand     = 26 // spec-change labels
+	bottomBand  = 44 // finding pins and step numbers
+	rightMargin = 12
+)
+
+// StateColour returns the colour of a lane's state: see the Colour
+// constants. An empty status (condition not set) is ColourAbsent.
+func StateColour(lane, status string) string {
+	if status == "" {
+		return ColourAbsent
+	}
+	switch lane {
+	case LaneVerdict:
+		switch status {
+		case "Ready":
+			return ColourGood
+		case "Pending":
+			return ColourBusy
+		case "Fail":
+			return ColourBad
+		case "Skip":
+			return ColourSkip
+		}
+		return ColourUnknown
+	}
+	good, bad := "True", "False" // Serving
+	switch lane {
+	case string(v1.LoadBalancerConditionProvisioning), string(v1.LoadBalancerConditionDegraded), string(v1.LoadBalancerConditionPortsError):
+		good, bad = "False", "True"
+	}
+	switch status {
+	case good:
+		return ColourGood
+	case bad:
+		if lane == string(v1.LoadBalancerConditionServing) {
+			return ColourBad
+		}
+		return ColourBusy
+	}
+	return ColourUnknown
+}
+
+// The view the template draws: geometry computed here, text escaped by
+// html/template.
+type pageView struct {
+	Page
+	Views      []serviceView
+	Legend     []legendItem
+	SpecColour string
+}
+
+type legendItem struct{ Colour, Text string }
+
+type serviceView struct {
+	S             *Service
+	Width, Height int
+	Lanes         []laneView
+	Specs         []markView
+	Pins          []pinView
+	Steps         []stepView
+	Rows          []rowView
+	Dropped       int
+	Findings      []findingView
+}
+
+type laneView struct {
+	Name, Title string
+	Y, TextY    int
+	Segments    []segmentView
+	Bumps       []bumpView
+}
+
+type segmentView struct {
+	X, Width        int
+	Colour, Status  string
+	Label, Tooltip  string
+	LabelX, LabelY  int
+	ShowLabel, Dark bool
+}
+
+type bumpView struct {
+	Points, Tooltip string
+}
+
+type markView struct {
+	X, Y1, Y2, TextY int
+	Label, Tooltip   string
+}
+
+type pinView struct {
+	X, Y, TextY    int
+	Colour, Rule   string
+	Severity       string
+	Tooltip, Label string
+}
+
+type stepView struct {
+	X, Y  int
+	Label string
+}
+
+type rowView struct {
+	Step, Version, Spec string
+	Cells               []string
+	Findings            string
+}
+
+type findingView struct {
+	Place, Severity, Rule, Field, Message, Colour string
+}
+
+// WriteHTML writes one self-contained HTML page: per Service an inline SVG
+// with a lane per condition and one for the verdict drawn left to right
+// over the observations where something happened (the rows of WriteText),
+// spec changes as vertical marks, findings as pins, and below it the same
+// facts as tables, so that the page reads without scripts, style sheets
+// or images from anywhere. The only error is the writer's.
+func WriteHTML(w io.Writer, p Page) error {
+	if p.Title == "" {
+		p.Title = "lbstatus report"
+	}
+	v := pageView{Page: p, SpecColour: ColourSpec}
+	for _, s := range p.Services {
+		v.Views = append(v.Views, layout(s))
+	}
+	v.Legend = []legendItem{
+		{ColourGood, "serving, provisioned, not degraded; verdict Ready"},
+		{ColourBusy, "provisioning or degraded; verdict Pending"},
+		{ColourBad, "not serving; verdict Fail"},
+		{ColourSkip, "verdict Skip"},
+		{ColourUnknown, "status Unknown"},
+		{ColourAbsent, "condition not set"},
+		{ColourSpec, "load-balancer-relevant spec change (G3)"},
+	}
+	return pageTemplate.Execute(w, v)
+}
+
+// layout computes a Service's drawing.
+func layout(s *Service) serviceView {
+	rs := rows(s)
+	if len(rs) == 0 {
+		rs = []*row{{step: 1, cells: make([]string, len(s.Lanes))}}
+	}
+	slots := len(rs)
+	v := serviceView{S: s, Dropped: dropped(s)}
+	v.Width = labelWidth + slots*slotWidth + rightMargin
+	lanesTop := topBand
+	lanesBottom := lanesTop + len(s.Lanes)*(laneHeight+laneGap) - laneGap
+	v.Height = lanesBottom + bottomBand
+	x := func(slot int) int { return labelWidth + slot*slotWidth }
+
+	for i, l := range s.Lanes {
+		y := lanesTop + i*(laneHeight+laneGap)
+		lv := laneView{Name: l.Name, Title: strings.TrimPrefix(l.Name, "LoadBalancer"), Y: y, TextY: y + laneHeight/2 + 4}
+		// The state in each slot: the latest point at or before its step.
+		next := 0
+		var cur *Point
+		start := 0
+		flush := func(end int) {
+			if end <= start {
+				return
+			}
+			seg := segmentView{X: x(start), Width: x(end) - x(start) - 1, LabelX: x(start) + 4, LabelY: y + laneHeight/2 + 4}
+			switch {
+			case cur == nil && l.Dropped > 0:
+				seg.Colour, seg.Label, seg.Tooltip = ColourUnseen, "?", "not known: earlier events were not kept"
+			case cur == nil || cur.Status == "":
+				seg.Colour, seg.Label, seg.Tooltip = ColourAbsent, "", l.Name+" is not set"
+				if cur != nil {
+					seg.Tooltip += " (from observation " + strconv.Itoa(cur.Step) + ")"
+				}
+			default:
+				seg.Status = cur.Status
+				seg.Colour = StateColour(l.Name, cur.Status)
+				seg.Label = cur.Status
+				seg.Tooltip = tooltip(l.Name, cur)
+			}
+			seg.ShowLabel = seg.Width >= 7*len(seg.Label)+6
+			seg.Dark = seg.Colour == ColourBusy || seg.Colour == ColourAbsent || seg.Colour == ColourUnseen
+			lv.Segments = append(lv.Segments, seg)
+		}
+		for slot, r := range rs {
+			if r.end {
+				continue
+			}
+			var latest *Point
+			for next < len(l.Points) && l.Points[next].Step <= r.step {
+				latest = &l.Points[next]
+				next++
+			}
+			changed := latest != nil
+			if changed {
+				if slot > 0 {
+					flush(slot)
+					start = slot
+				}
+				cur = latest
+			}
+			if changed && cur.Bumped {
+				cx, cy := x(slot)+2, y
+				lv.Bumps = append(lv.Bumps, bumpView{
+					Points:  fmt.Sprintf("%d,%d %d,%d %d,%d", cx, cy, cx+10, cy, cx, cy+10),
+					Tooltip: fmt.Sprintf("observation %d: %s's lastTransitionTime moved to %s with the status unchanged (an acknowledgement, L6)", cur.Step, l.Name, cur.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z")),
+				})
+			}
+		}
+		lanesEnd := slots
+		if rs[len(rs)-1].end {
+			lanesEnd--
+		}
+		flush(lanesEnd)
+		v.Lanes = append(v.Lanes, lv)
+	}
+
+	for slot, r := range rs {
+		label := strconv.Itoa(r.step)
+		if r.end {
+			label = "end"
+		}
+		v.Steps = append(v.Steps, stepView{X: x(slot) + slotWidth/2, Y: v.Height - 6, Label: label})
+		if len(r.spec) > 0 || r.deleted {
+			what := strings.Join(r.spec, ", ")
+			tip := "observation " + label + ": spec changed (" + what + ")"
+			if r.deleted {
+				what, tip = strings.TrimPrefix(what+", deleted", ", "), "observation "+label+": the Service was deleted"
+			}
+			v.Specs = append(v.Specs, markView{X: x(slot), Y1: 4, Y2: lanesBottom + 4, TextY: 14, Label: what, Tooltip: tip})
+		}
+		for i, p := range r.pins {
+			f := p.Finding
+			v.Pins = append(v.Pins, pinView{
+				X: x(slot) + 8 + 14*(i%3), Y: lanesBottom + 14 + 12*(i/3), TextY: lanesBottom + 18 + 12*(i/3),
+				Colour: SeverityColour[f.Severity], Rule: string(f.Rule), Severity: string(f.Severity),
+				Tooltip: label + ": " + findingText(f),
+			})
+		}
+	}
+	// Pins in a crowded slot are stacked; make room for them.
+	for _, p := range v.Pins {
+		if p.Y+bottomBand/2 > v.Height {
+			v.Height = p.Y + bottomBand/2
+		}
+	}
+	for i := range v.Steps {
+		v.Steps[i].Y = v.Height - 6
+	}
+
+	for _, r := range rs {
+		rv := rowView{Step: strconv.Itoa(r.step), Version: r.version, Spec: strings.Join(r.spec, ", ")}
+		if r.end {
+			rv.Step = "end"
+		}
+		if r.deleted {
+			rv.Spec = strings.TrimPrefix(rv.Spec+", deleted", ", ")
+		}
+		for _, c := range r.cells {
+			switch {
+			case c != "":
+			case r.end:
+			default:
+				c = "|"
+			}
+			rv.Cells = append(rv.Cells, c)
+		}
+		var pins []string
+		for _, p := range r.pins {
+			pins = append(pins, string(p.Finding.Rule)+" "+string(p.Finding.Severity))
+		}
+		rv.Findings = strings.Join(pins, ", ")
+		v.Rows = append(v.Rows, rv)
+	}
+	for _, p := range s.Findings {
+		place := "observation " + strconv.Itoa(p.Step)
+		if p.AtEnd {
+			place = "end"
+		}
+		f := p.Finding
+		v.Findings = append(v.Findings, findingView{Place: place, Severity: string(f.Severity), Rule: string(f.Rule),
+			Field: f.Field, Message: f.Message, Colour: SeverityColour[f.Severity]})
+	}
+	return v
+}
+
+// tooltip describes a lane's state in full.
+func tooltip(lane string, p *Point) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s from observation %d", lane, p.Step)
+	if p.ResourceVersion != "" {
+		fmt.Fprintf(&b, " (resourceVersion %s)", p.ResourceVersion)
+	}
+	fmt.Fprintf(&b, ": %s", p.Status)
+	if p.Reason != "" {
+		fmt.Fprintf(&b, ", %s", p.Reason)
+	}
+	if p.Message != "" {
+		fmt.Fprintf(&b, ", %q", p.Message)
+	}
+	if !p.LastTransitionTime.IsZero() {
+		fmt.Fprintf(&b, ", lastTransitionTime %s", p.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return b.String()
+}
+
+//go:embed report.html.tmpl
+var pageSource string
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"laneTitle": laneTitle,
+	"plural":    plural,
+}).Parse(pageSource))

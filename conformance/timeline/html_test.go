@@ -1,0 +1,209 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// node helpers over golang.org/x/net/html.
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func hasClass(n *html.Node, class string) bool {
+	v, _ := attr(n, "class")
+	return n.Type == html.ElementNode && strings.Contains(" "+v+" ", " "+class+" ")
+}
+
+// findAll returns the descendants of n (n included) that match.
+func findAll(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if match(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func renderHTML(t *testing.T, p Page) (string, *html.Node) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("the page does not parse: %v", err)
+	}
+	return buf.String(), doc
+}
+
+// TestWriteHTML_EveryServiceLaneAndFinding parses the page of the L6 trace
+// and finds, for every Service of the model, its section; for every lane a
+// group whose segments follow the lane's points, in the lane's colours; a
+// mark per spec change; and every finding both as a pin and as a table row,
+// in order.
+func TestWriteHTML_EveryServiceLaneAndFinding(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	services := tl.Services()
+	summary := conformance.Summary{Services: 3, Observations: 11}
+	summary.Findings.Violations = 1
+	page, doc := renderHTML(t, Page{Title: "L6 trace", Sources: []string{"l6-miss.json"}, Summary: &summary, Services: services})
+
+	sections := findAll(doc, func(n *html.Node) bool { return hasClass(n, "service") })
+	if len(sections) != len(services) {
+		t.Fatalf("%d service sections, want %d", len(sections), len(services))
+	}
+	for i, s := range services {
+		sec := sections[i]
+		if got, _ := attr(sec, "data-service"); got != s.Ref() {
+			t.Errorf("section %d is %q, want %q", i, got, s.Ref())
+		}
+		lanes := findAll(sec, func(n *html.Node) bool { return hasClass(n, "lane") })
+		if len(lanes) != len(Lanes) {
+			t.Fatalf("%s: %d lanes, want %d", s.Ref(), len(lanes), len(Lanes))
+		}
+		for j, l := range s.Lanes {
+			if got, _ := attr(lanes[j], "data-lane"); got != l.Name {
+				t.Errorf("%s: lane %d is %q, want %q", s.Ref(), j, got, l.Name)
+			}
+			var gotStatus, wantStatus, gotFill, wantFill []string
+			for _, r := range findAll(lanes[j], func(n *html.Node) bool { return hasClass(n, "segment") }) {
+				st, _ := attr(r, "data-status")
+				fill, _ := attr(r, "fill")
+				gotStatus, gotFill = append(gotStatus, st), append(gotFill, fill)
+			}
+			for _, p := range l.Points {
+				wantStatus, wantFill = append(wantStatus, p.Status), append(wantFill, StateColour(l.Name, p.Status))
+			}
+			if !cmp.Equal(gotStatus, wantStatus) || !cmp.Equal(gotFill, wantFill) {
+				t.Errorf("%s %s: segments %v %v, want %v %v", s.Ref(), l.Name, gotStatus, gotFill, wantStatus, wantFill)
+			}
+		}
+		bumps := 0
+		for _, p := range s.Lanes[0].Points {
+			if p.Bumped {
+				bumps++
+			}
+		}
+		if got := len(findAll(lanes[0], func(n *html.Node) bool { return hasClass(n, "bump") })); got != bumps {
+			t.Errorf("%s: %d bump marks on Provisioning, want %d", s.Ref(), got, bumps)
+		}
+		if got := len(findAll(sec, func(n *html.Node) bool { return hasClass(n, "spec-change") })); got != len(s.SpecChanges) {
+			t.Errorf("%s: %d spec-change marks, want %d", s.Ref(), got, len(s.SpecChanges))
+		}
+		var pins, rows, want []string
+		for _, n := range findAll(sec, func(n *html.Node) bool { return hasClass(n, "finding") }) {
+			rule, _ := attr(n, "data-rule")
+			sev, _ := attr(n, "data-severity")
+			if n.Data == "g" {
+				pins = append(pins, rule+" "+sev)
+			} else {
+				rows = append(rows, rule+" "+sev)
+			}
+		}
+		for _, p := range s.Findings {
+			want = append(want, string(p.Finding.Rule)+" "+string(p.Finding.Severity))
+		}
+		if !cmp.Equal(pins, want) || !cmp.Equal(rows, want) {
+			t.Errorf("%s: pins %v, rows %v, want %v", s.Ref(), pins, rows, want)
+		}
+	}
+	for _, want := range []string{"<title>L6 trace</title>", "11 observations of 3 Services", "FAIL", "l6-miss.json"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestWriteHTML_SelfContained: nothing is loaded from anywhere: no script,
+// no external style sheet, image or font, no URL at all but the SVG
+// namespace, and no value html/template refused (ZgotmplZ).
+func TestWriteHTML_SelfContained(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	page, doc := renderHTML(t, Page{Services: tl.Services()})
+	for _, n := range findAll(doc, func(n *html.Node) bool { return n.Type == html.ElementNode }) {
+		switch n.Data {
+		case "script", "link", "img", "iframe", "object", "embed":
+			t.Errorf("the page has a <%s>", n.Data)
+		}
+		for _, a := range n.Attr {
+			if a.Key == "src" || a.Key == "href" || strings.HasPrefix(a.Key, "on") {
+				t.Errorf("<%s %s=%q>", n.Data, a.Key, a.Val)
+			}
+		}
+	}
+	rest := strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")
+	for _, bad := range []string{"http:", "https:", "url(", "@import", "ZgotmplZ"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+	if !strings.Contains(page, "<title>lbstatus report</title>") {
+		t.Error("an empty title does not default to lbstatus report")
+	}
+}
+
+// TestWriteHTML_Escapes: what a provider writes into a message cannot
+// inject markup.
+func TestWriteHTML_Escapes(t *testing.T) {
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Status.Conditions[0].Message = `</title><script>alert(1)</script>`
+	svc.Name = `<b>x</b>`
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "<img src=x>",
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: svc.Name}}})
+	page, doc := renderHTML(t, Page{Title: "<i>t</i>", Services: tl.Services()})
+	if len(findAll(doc, func(n *html.Node) bool {
+		return n.Data == "script" || n.Data == "img" || n.Data == "b" || n.Data == "i"
+	})) > 0 {
+		t.Errorf("markup from the input was not escaped:\n%s", page)
+	}
+	if !strings.Contains(page, "&lt;script&gt;") {
+		t.Error("the message is missing, escaped")
+	}
+}
+
+// TestWriteHTML_Empty: no Service gives a page that says so.
+func TestWriteHTML_Empty(t *testing.T) {
+	page, doc := renderHTML(t, Page{})
+	if len(findAll(doc, func(n *html.Node) bool { return hasClass(n, "service") })) != 0 || !strings.Contains(page, "No LoadBalancer Service and no finding to show.") {
+		t.Errorf("empty page:\n%s", page)
+	}
+}

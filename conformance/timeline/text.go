@@ -1,0 +1,269 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
+)
+
+// row is one line of a Service's timeline: an observation where something
+// happened, or the end of the input.
+type row struct {
+	step    int
+	end     bool
+	version string
+	cells   []string // one per lane: the lane's new state, or "" unchanged
+	spec    []string
+	pins    []Pin
+	deleted bool
+}
+
+// rows lays out a Service's events, observation by observation; only
+// observations where something happened get a row.
+func rows(s *Service) []*row {
+	byStep := map[int]*row{}
+	get := func(step int, version string) *row {
+		r := byStep[step]
+		if r == nil {
+			r = &row{step: step, version: version, cells: make([]string, len(s.Lanes))}
+			byStep[step] = r
+		}
+		if r.version == "" {
+			r.version = version
+		}
+		return r
+	}
+	for i, l := range s.Lanes {
+		for _, p := range l.Points {
+			get(p.Step, p.ResourceVersion).cells[i] = cell(l.Name, p)
+		}
+	}
+	for _, c := range s.SpecChanges {
+		r := get(c.Step, c.ResourceVersion)
+		for _, f := range c.Fields {
+			r.spec = append(r.spec, strings.TrimPrefix(f, "spec."))
+		}
+	}
+	end := &row{end: true, cells: make([]string, len(s.Lanes))}
+	for _, p := range s.Findings {
+		if p.AtEnd {
+			end.pins = append(end.pins, p)
+			continue
+		}
+		r := get(p.Step, p.Finding.Object.ResourceVersion)
+		r.pins = append(r.pins, p)
+	}
+	for _, d := range s.Deletions {
+		get(d, "").deleted = true
+	}
+	out := make([]*row, 0, len(byStep)+1)
+	for _, r := range byStep {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *row) int { return a.step - b.step })
+	// Before the first point a lane kept, its state is not known.
+	for i, l := range s.Lanes {
+		if l.Dropped == 0 || len(l.Points) == 0 {
+			continue
+		}
+		for _, r := range out {
+			if r.step < l.Points[0].Step && r.cells[i] == "" {
+				r.cells[i] = "?"
+			}
+		}
+	}
+	if len(end.pins) > 0 {
+		out = append(out, end)
+	}
+	return out
+}
+
+// cell is a lane's new state as the text timeline shows it.
+func cell(lane string, p Point) string {
+	switch {
+	case lane == LaneVerdict:
+		rule, _, _ := strings.Cut(p.Reason, ":")
+		return p.Status + " " + rule
+	case p.Status == "":
+		return "-"
+	}
+	s := p.Status
+	if p.Reason != "" {
+		s += "/" + p.Reason
+	}
+	if p.Bumped {
+		s += "*"
+	}
+	return s
+}
+
+// laneTitle is a lane's column title: the condition type without its
+// LoadBalancer prefix, which every one shares.
+func laneTitle(name string) string {
+	return strings.ToUpper(strings.TrimPrefix(name, "LoadBalancer"))
+}
+
+// WriteText writes the timelines of services as text: per Service a table
+// whose columns are the lanes and whose rows are the observations where
+// something happened, time flowing down. A lane's cell shows its new state
+// where it changed and "|" where it goes on unchanged. Below each table
+// come the findings in full. What the input says (names, reasons,
+// messages) is escaped as check's text output escapes it (input.Escape),
+// so that it cannot drive the terminal. Nil or empty services writes a line saying
+// there is nothing to show. The only error is the writer's.
+func WriteText(w io.Writer, services []*Service) error {
+	ew := &errWriter{w: w}
+	if len(services) == 0 {
+		fmt.Fprintln(ew, "Timeline: no LoadBalancer Service and no finding to show.")
+		return ew.err
+	}
+	fmt.Fprintln(ew, "Timeline: one row per observation where something happened; \"|\" a lane unchanged,")
+	fmt.Fprintln(ew, "\"-\" a condition absent, \"?\" not known (earlier events not kept), \"*\" lastTransitionTime")
+	fmt.Fprintln(ew, "moved with the status unchanged (how a provider acknowledges a spec change, L6).")
+	for _, s := range services {
+		writeService(ew, s)
+	}
+	return ew.err
+}
+
+func writeService(w io.Writer, s *Service) {
+	fmt.Fprintf(w, "\n%s: %s", input.Escape(s.Ref()), plural(s.Observations, "observation"))
+	switch {
+	case s.FirstVersion != "" && s.FirstVersion != s.LastVersion:
+		fmt.Fprintf(w, ", resourceVersion %s to %s", input.Escape(s.FirstVersion), input.Escape(s.LastVersion))
+	case s.LastVersion != "":
+		fmt.Fprintf(w, ", resourceVersion %s", input.Escape(s.LastVersion))
+	}
+	fmt.Fprintln(w)
+	if n := dropped(s); n > 0 {
+		fmt.Fprintf(w, "  (%s not kept; the first row stands for the state before it)\n", plural(n, "earlier event"))
+	}
+
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	header := []string{"  OBS", "RV"}
+	for _, l := range s.Lanes {
+		header = append(header, laneTitle(l.Name))
+	}
+	header = append(header, "SPEC CHANGE", "FINDINGS")
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows(s) {
+		cols := []string{"  " + strconv.Itoa(r.step), r.version}
+		if r.end {
+			cols[0], cols[1] = "  end", ""
+		}
+		for _, c := range r.cells {
+			switch {
+			case c != "":
+				cols = append(cols, c)
+			case r.end:
+				cols = append(cols, "")
+			default:
+				cols = append(cols, "|")
+			}
+		}
+		spec := strings.Join(r.spec, ",")
+		if r.deleted {
+			spec = strings.TrimPrefix(spec+",deleted", ",")
+		}
+		var pins []string
+		for _, p := range r.pins {
+			pins = append(pins, string(p.Finding.Rule)+" "+string(p.Finding.Severity))
+		}
+		cols = append(cols, spec, strings.Join(pins, ","))
+		// Every cell ends in a tab, the last ones too: tabwriter aligns
+		// only cells that a tab terminates.
+		for i, c := range cols {
+			cols[i] = input.Escape(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	}
+	tw.Flush()
+	for line := range strings.Lines(table.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+
+	if len(s.Findings) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  findings:")
+	if s.DroppedFindings > 0 {
+		fmt.Fprintf(w, "    (%s not kept)\n", plural(s.DroppedFindings, "earlier finding"))
+	}
+	for _, p := range s.Findings {
+		fmt.Fprintf(w, "    %s  %s\n", pinPlace(p), input.Escape(findingText(p.Finding)))
+	}
+}
+
+// pinPlace says where a finding is pinned: "obs 3" or "end".
+func pinPlace(p Pin) string {
+	if p.AtEnd {
+		return "end    "
+	}
+	return fmt.Sprintf("obs %-3d", p.Step)
+}
+
+// findingText is a finding on one line: severity, rule, field, message.
+func findingText(f conformance.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-9s %-4s ", f.Severity, f.Rule)
+	if f.Field != "" {
+		b.WriteString(f.Field + ": ")
+	}
+	b.WriteString(f.Message)
+	return b.String()
+}
+
+// dropped counts the events of a Service's lanes and spec changes that
+// MaxPoints dropped.
+func dropped(s *Service) int {
+	n := s.DroppedSpecChanges
+	for _, l := range s.Lanes {
+		n += l.Dropped
+	}
+	return n
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// errWriter keeps the first write error and writes nothing after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,353 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+// DefaultMaxPoints is how many events a lane, the spec-change list and the
+// finding list of one Service keep unless MaxPoints says otherwise.
+const DefaultMaxPoints = 200
+
+// LaneVerdict names the lane of the section 6 verdict; the other lanes are
+// named by their condition type.
+const LaneVerdict = "Verdict"
+
+// Lanes lists the lanes of every Service, in the order they are drawn:
+// Provisioning first, since a provider writes it first (L6), then Serving,
+// Degraded, and the verdict a client concludes from the three.
+var Lanes = []string{
+	string(v1.LoadBalancerConditionProvisioning),
+	string(v1.LoadBalancerConditionServing),
+	string(v1.LoadBalancerConditionDegraded),
+	LaneVerdict,
+}
+
+// Option configures a Timeline.
+type Option interface {
+	apply(*Timeline)
+}
+
+// MaxPoints is an Option: how many events each lane, the spec-change list
+// and the finding list of a Service keep. When more happen the oldest are
+// dropped and counted, so that the end of a long trace, where a problem
+// usually is, stays visible. Zero or negative means DefaultMaxPoints.
+type MaxPoints int
+
+func (m MaxPoints) apply(t *Timeline) {
+	if m > 0 {
+		t.maxPoints = int(m)
+	}
+}
+
+// RelevantAnnotations is an Option: annotation keys whose changes count as
+// load-balancer-relevant spec changes, as for the checker's option of the
+// same name. Nil or empty adds none.
+type RelevantAnnotations []string
+
+func (a RelevantAnnotations) apply(t *Timeline) {
+	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(slices.Clone(a)...)}
+}
+
+// Timeline records, per Service, what happened over a trace: the
+// observations' conditions and verdict (one lane each), the
+// load-balancer-relevant spec changes (G3) and the checker's findings,
+// pinned to the observation they were made on.
+//
+// Memory is bounded per Service: each lane keeps at most MaxPoints events
+// (an event is an observation where the lane changed: status, reason, or
+// lastTransitionTime), and so do the spec-change and finding lists; the
+// previous observation's spec and annotations are kept to compare with the
+// next. Memory grows with the number of Services, as the checker's does.
+//
+// A Timeline is not safe for concurrent use.
+type Timeline struct {
+	maxPoints  int
+	changeOpts []conditions.ChangeOption
+	services   map[key]*Service
+	// seq counts every observation given to the Timeline, all Services
+	// together: input order.
+	seq int
+}
+
+type key struct{ namespace, name string }
+
+// New returns an empty Timeline with the given options; nil options are
+// ignored.
+func New(opts ...Option) *Timeline {
+	t := &Timeline{maxPoints: DefaultMaxPoints, services: map[key]*Service{}}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(t)
+		}
+	}
+	return t
+}
+
+// Service is the timeline of one Service (namespace/name).
+type Service struct {
+	Namespace string
+	Name      string
+	// LoadBalancer reports that the Service was of type LoadBalancer in at
+	// least one observation.
+	LoadBalancer bool
+	// Observations counts the Service's observations; Steps are numbered
+	// from 1 to Observations.
+	Observations int
+	// FirstVersion and LastVersion are the resourceVersions of the first
+	// and the last observation; empty for manifests without one.
+	FirstVersion, LastVersion string
+	// Lanes holds one lane per entry of the package's Lanes, in that order.
+	Lanes []*Lane
+	// SpecChanges are the observations whose load-balancer-relevant spec
+	// differs from the previous observation's, oldest first.
+	SpecChanges []SpecChange
+	// DroppedSpecChanges counts the spec changes not kept (MaxPoints).
+	DroppedSpecChanges int
+	// Findings are the checker's findings on the Service, oldest first,
+	// verdict notices left out (the verdict lane shows them).
+	Findings []Pin
+	// DroppedFindings counts the findings not kept (MaxPoints).
+	DroppedFindings int
+	// Deletions are the steps at which a DELETED watch event ended the
+	// Service; the next observation starts a new Service of the same name.
+	Deletions []int
+
+	// prev is the previous observation reduced to what spec changes are
+	// computed from: spec and annotations. Nil after a deletion.
+	prev *v1.Service
+}
+
+// Ref returns "namespace/name", or "name" without a namespace.
+func (s *Service) Ref() string {
+	return conformance.ObjectRef{Namespace: s.Namespace, Name: s.Name}.String()
+}
+
+// Lane is the history of one condition (or of the verdict) of a Service.
+type Lane struct {
+	// Name is a condition type, or LaneVerdict.
+	Name string
+	// Points are the observations where the lane changed, oldest first.
+	// Between two points the lane is as the earlier one says.
+	Points []Point
+	// Dropped counts the points not kept (MaxPoints); the first kept point
+	// then stands for the state before it too.
+	Dropped int
+}
+
+// Point is a lane's state from one observation on.
+type Point struct {
+	// Step is the Service's observation, from 1.
+	Step int
+	// Seq is the observation's place among all observations, from 1.
+	Seq int
+	// ResourceVersion is the observation's, empty when it has none.
+	ResourceVersion string
+	// Status is True, False or Unknown (as written) for a condition, empty
+	// when the condition is absent; for the verdict lane the result:
+	// Ready, Pending, Skip or Fail.
+	Status string
+	// Reason is the condition's reason; for the verdict lane the rule of
+	// section 6 and why ("T3: ...").
+	Reason string
+	// Message is the condition's message; empty for the verdict lane.
+	Message string
+	// LastTransitionTime is the condition's; zero for the verdict lane and
+	// an absent condition.
+	LastTransitionTime time.Time
+	// Bumped reports that lastTransitionTime moved while status stayed:
+	// the provider acknowledged a change (L6).
+	Bumped bool
+}
+
+// SpecChange is an observation whose load-balancer-relevant spec differs
+// from the previous one's.
+type SpecChange struct {
+	Step            int
+	Seq             int
+	ResourceVersion string
+	// Fields are the JSON paths that changed, as conditions.ChangedFields
+	// names them.
+	Fields []string
+}
+
+// Pin is a finding placed on a Service's timeline.
+type Pin struct {
+	// Step is the observation the finding was made on; for a finding owed
+	// at the end of the input (AtEnd) the last observation.
+	Step int
+	// AtEnd reports a finding made when the input ended (Checker.Finish)
+	// or the Service was deleted, not on an observation.
+	AtEnd   bool
+	Finding conformance.Finding
+}
+
+// ObserveObject records an object a Decoder read and the findings the
+// Checker returned for it. Objects that are not Services are ignored; a
+// DELETED watch event ends the Service's trace, and its findings are
+// pinned at its end.
+func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Finding) {
+	if obj.Service == nil {
+		return
+	}
+	if obj.Deleted {
+		s := t.services[key{obj.Service.Namespace, obj.Service.Name}]
+		if s == nil {
+			return
+		}
+		t.Findings(found)
+		s.Deletions = append(s.Deletions, s.Observations)
+		s.prev = nil
+		return
+	}
+	t.Observe(obj.Service, found)
+}
+
+// Observe records one observation of a Service and the findings the
+// Checker returned for it, in input order. A nil Service is ignored; the
+// findings are pinned to the observation of the Service they name.
+func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
+	if svc == nil {
+		return
+	}
+	t.seq++
+	k := key{svc.Namespace, svc.Name}
+	s := t.services[k]
+	if s == nil {
+		s = &Service{Namespace: svc.Namespace, Name: svc.Name, FirstVersion: svc.ResourceVersion}
+		for _, name := range Lanes {
+			s.Lanes = append(s.Lanes, &Lane{Name: name})
+		}
+		t.services[k] = s
+	}
+	s.Observations++
+	s.LastVersion = svc.ResourceVersion
+	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		s.LoadBalancer = true
+	}
+	step := s.Observations
+	base := Point{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion}
+
+	for i, name := range Lanes {
+		p := base
+		if name == LaneVerdict {
+			v := conditions.Evaluate(svc, "")
+			p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
+		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
+			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, c.Message
+			p.LastTransitionTime = c.LastTransitionTime.Time
+		}
+		t.addPoint(s.Lanes[i], p)
+	}
+
+	reduced := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: svc.Annotations}, Spec: svc.Spec}
+	changed := s.prev == nil
+	if s.prev != nil {
+		if fields := conditions.ChangedFields(s.prev, reduced, t.changeOpts...); len(fields) > 0 {
+			changed = true
+			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion, Fields: fields})
+			s.SpecChanges, s.DroppedSpecChanges = trim(t.maxPoints, s.SpecChanges, s.DroppedSpecChanges)
+		}
+	}
+	// A deep copy, since the caller may reuse or change the object; only
+	// when the spec changed, since an unchanged one compares the same.
+	if changed {
+		s.prev = reduced.DeepCopy()
+	}
+
+	for _, f := range found {
+		t.pin(f, false)
+	}
+}
+
+// Findings records findings that come without an observation: those
+// Checker.Finish or Checker.Forget return. Each is pinned at the end of the
+// Service it names; one about a Service never observed, or about an object
+// that is not a Service, is ignored.
+func (t *Timeline) Findings(found []conformance.Finding) {
+	for _, f := range found {
+		t.pin(f, true)
+	}
+}
+
+func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
+	if f.Verdict != nil || (f.Object.Kind != "" && f.Object.Kind != "Service") {
+		return
+	}
+	s := t.services[key{f.Object.Namespace, f.Object.Name}]
+	if s == nil {
+		return
+	}
+	s.Findings = append(s.Findings, Pin{Step: s.Observations, AtEnd: atEnd, Finding: f})
+	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings)
+}
+
+// addPoint appends p to the lane when the lane changed: another status,
+// reason or message, or a lastTransitionTime that moved.
+func (t *Timeline) addPoint(l *Lane, p Point) {
+	if n := len(l.Points); n > 0 {
+		last := l.Points[n-1]
+		moved := !p.LastTransitionTime.Equal(last.LastTransitionTime)
+		if p.Status == last.Status && p.Reason == last.Reason && p.Message == last.Message && !moved {
+			return
+		}
+		p.Bumped = moved && p.Status == last.Status && p.Status != ""
+	}
+	l.Points = append(l.Points, p)
+	l.Points, l.Dropped = trim(t.maxPoints, l.Points, l.Dropped)
+}
+
+// trim drops the oldest entries beyond maxPoints and counts them. It
+// copies down rather than reslicing so the backing array stays bounded.
+func trim[T any](maxPoints int, list []T, dropped int) ([]T, int) {
+	if over := len(list) - maxPoints; over > 0 {
+		n := copy(list, list[over:])
+		clear(list[n:])
+		list = list[:n]
+		dropped += over
+	}
+	return list, dropped
+}
+
+// Services returns the Services worth a timeline, sorted by namespace and
+// name: those of type LoadBalancer in at least one observation, and those
+// with a finding. An empty Timeline gives nil.
+func (t *Timeline) Services() []*Service {
+	var out []*Service
+	for _, s := range t.services {
+		if s.LoadBalancer || len(s.Findings) > 0 || s.DroppedFindings > 0 {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Service) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// Len returns how many observations the Timeline has recorded.
+func (t *Timeline) Len() int { return t.seq }

@@ -1,0 +1,279 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// build runs a trace file through the checker and a Timeline, as check
+// --timeline does.
+func build(t *testing.T, path string, opts ...Option) *Timeline {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := conformance.NewDecoder(f, filepath.Base(path))
+	checker := conformance.NewChecker()
+	tl := New(opts...)
+	for {
+		obj, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl.ObserveObject(obj, checker.ObserveObject(obj))
+	}
+	tl.Findings(checker.Finish())
+	return tl
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
+	}
+}
+
+// TestWriteText_L6Golden: the text timeline of a trace where one provider
+// misses L6 (web), one acknowledges its spec change (api) and one never
+// writes again (db, the end-of-input warning).
+func TestWriteText_L6Golden(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "l6-miss.txt", buf.Bytes())
+}
+
+// TestTimeline_L6Model checks the model the renderers draw: the spec change
+// of web at its 4th observation, the L6 violation pinned at its 5th, the
+// acknowledging bump of api's Provisioning, and db's warning at the end.
+func TestTimeline_L6Model(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	if tl.Len() != 11 {
+		t.Errorf("Len() = %d, want 11", tl.Len())
+	}
+	byName := map[string]*Service{}
+	for _, s := range tl.Services() {
+		byName[s.Name] = s
+	}
+	if len(byName) != 3 {
+		t.Fatalf("Services() = %d, want 3", len(byName))
+	}
+	web := byName["web"]
+	if got := web.SpecChanges; len(got) != 1 || got[0].Step != 4 || !cmp.Equal(got[0].Fields, []string{"spec.ports"}) {
+		t.Errorf("web spec changes = %+v, want one at step 4 of spec.ports", got)
+	}
+	if len(web.Findings) != 1 || web.Findings[0].Step != 5 || web.Findings[0].AtEnd || web.Findings[0].Finding.Rule != "L6" {
+		t.Errorf("web findings = %+v, want L6 at step 5", web.Findings)
+	}
+	prov := web.Lanes[0]
+	if prov.Name != string(v1.LoadBalancerConditionProvisioning) {
+		t.Fatalf("first lane = %s", prov.Name)
+	}
+	var steps []int
+	for _, p := range prov.Points {
+		steps = append(steps, p.Step)
+	}
+	if !cmp.Equal(steps, []int{1, 2, 3}) {
+		t.Errorf("web Provisioning points at steps %v, want [1 2 3]: nothing moved after the spec change", steps)
+	}
+	api := byName["api"]
+	last := api.Lanes[0].Points[len(api.Lanes[0].Points)-1]
+	if last.Step != 4 || !last.Bumped || last.Status != "False" {
+		t.Errorf("api Provisioning last point = %+v, want a bump at step 4 with status False", last)
+	}
+	if len(api.Findings) != 0 {
+		t.Errorf("api findings = %+v, want none", api.Findings)
+	}
+	db := byName["db"]
+	if len(db.Findings) != 1 || !db.Findings[0].AtEnd || db.Findings[0].Finding.Severity != conformance.SeverityWarning {
+		t.Errorf("db findings = %+v, want one warning at the end", db.Findings)
+	}
+	verdict := web.Lanes[3]
+	var results []string
+	for _, p := range verdict.Points {
+		results = append(results, p.Status)
+	}
+	if !cmp.Equal(results, []string{"Pending", "Pending", "Ready"}) {
+		t.Errorf("web verdicts = %v, want [Pending Pending Ready] (the reason moves on, then the result)", results)
+	}
+}
+
+func lbService(name, rv string, status metav1.ConditionStatus, ltt time.Time) *v1.Service {
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Status.Conditions = []metav1.Condition{{
+		Type: string(v1.LoadBalancerConditionServing), Status: status, Reason: "Serving",
+		LastTransitionTime: metav1.NewTime(ltt),
+	}}
+	return svc
+}
+
+// TestTimeline_MaxPointsBoundsLanes: a Service that flaps many times keeps
+// at most MaxPoints events per lane and per finding list, the latest ones,
+// and counts the others.
+func TestTimeline_MaxPointsBoundsLanes(t *testing.T) {
+	tl := New(MaxPoints(5))
+	base := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		status := metav1.ConditionTrue
+		if i%2 == 1 {
+			status = metav1.ConditionFalse
+		}
+		svc := lbService("flap", "", status, base.Add(time.Duration(i)*time.Second))
+		tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "flap"}}})
+	}
+	s := tl.Services()[0]
+	serving := s.Lanes[1]
+	if len(serving.Points) != 5 || serving.Dropped != 95 {
+		t.Errorf("Serving lane keeps %d points, dropped %d; want 5 and 95", len(serving.Points), serving.Dropped)
+	}
+	if serving.Points[4].Step != 100 || serving.Points[0].Step != 96 {
+		t.Errorf("Serving lane keeps steps %d..%d, want the latest, 96..100", serving.Points[0].Step, serving.Points[4].Step)
+	}
+	if cap(serving.Points) > 16 {
+		t.Errorf("Serving lane's backing array holds %d points: trimming must not let it grow", cap(serving.Points))
+	}
+	if len(s.Findings) != 5 || s.DroppedFindings != 95 {
+		t.Errorf("findings keep %d, dropped %d; want 5 and 95", len(s.Findings), s.DroppedFindings)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"95 earlier events not kept", "95 earlier findings not kept"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text timeline lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestTimeline_EmptyAndForeign: nil Services, objects of other kinds and
+// findings about Services never observed leave a Timeline empty, and the
+// text renderer says so.
+func TestTimeline_EmptyAndForeign(t *testing.T) {
+	tl := New(nil)
+	tl.Observe(nil, nil)
+	tl.ObserveObject(conformance.Object{Kind: "ConfigMap"}, nil)
+	tl.Findings([]conformance.Finding{{Rule: "L6", Object: conformance.ObjectRef{Kind: "Service", Name: "ghost"}}})
+	if got := tl.Services(); got != nil {
+		t.Errorf("Services() = %v, want nil", got)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "no LoadBalancer Service") {
+		t.Errorf("empty timeline text = %q", buf.String())
+	}
+}
+
+// TestTimeline_ClusterIPLeftOut: a Service never of type LoadBalancer and
+// without findings gets no timeline.
+func TestTimeline_ClusterIPLeftOut(t *testing.T) {
+	tl := New()
+	tl.Observe(&v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}, nil)
+	tl.Observe(lbService("lb", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	got := tl.Services()
+	if len(got) != 1 || got[0].Name != "lb" {
+		t.Errorf("Services() = %v, want only lb", got)
+	}
+}
+
+// TestTimeline_DeletionEndsTrace: after a DELETED event a Service of the
+// same name starts again, so its new spec is no spec change.
+func TestTimeline_DeletionEndsTrace(t *testing.T) {
+	tl := New()
+	a := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.ObserveObject(conformance.Object{Service: a}, nil)
+	tl.ObserveObject(conformance.Object{Service: a, Deleted: true}, nil)
+	b := a.DeepCopy()
+	b.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	tl.ObserveObject(conformance.Object{Service: b}, nil)
+	s := tl.Services()[0]
+	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
+		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestWriteText_WriterError: the writer's error comes back.
+func TestWriteText_WriterError(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	if err := WriteText(failWriter{}, tl.Services()); err == nil {
+		t.Error("WriteText to a failing writer returned nil")
+	}
+}
+
+// TestWriteText_EscapesInput: a reason, a name or a message that would
+// drive the terminal is printed escaped.
+func TestWriteText_EscapesInput(t *testing.T) {
+	svc := lbService("evil\x1b[2J", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Status.Conditions[0].Reason = "Serving\x1b]0;title\x07"
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "bad \u202e text",
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: svc.Name}}})
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("control characters reach the terminal:\n%q", out)
+	}
+	for _, want := range []string{`evil\x1b[2J`, `Serving\x1b]0;title\a`, `\u202e`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+}
