@@ -72,35 +72,42 @@ func changedFields(old, new *v1.Service, relevantAnnotations []string) []string 
 	if old == nil || new == nil {
 		return []string{"spec"}
 	}
-	spec := field.NewPath("spec")
+	// The paths are constants, written out so that comparing two specs
+	// allocates only for the fields that differ: the checker calls this on
+	// every observation.
 	annotations := field.NewPath("metadata", "annotations")
 	a, b := &old.Spec.ServiceSpec, &new.Spec.ServiceSpec
 	var out []string
-	add := func(differs bool, p *field.Path) {
+	add := func(differs bool, path string) {
 		if differs {
-			out = append(out, p.String())
+			out = append(out, path)
 		}
 	}
-	add(serviceType(a) != serviceType(b), spec.Child("type"))
-	add(!slices.Equal(portKeys(a.Ports), portKeys(b.Ports)), spec.Child("ports"))
-	add(a.LoadBalancerIP != b.LoadBalancerIP, spec.Child("loadBalancerIP"))
-	add(!sourceRanges(a.LoadBalancerSourceRanges).Equal(sourceRanges(b.LoadBalancerSourceRanges)), spec.Child("loadBalancerSourceRanges"))
-	add(old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != new.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
-		annotations.Key(corev1.AnnotationLoadBalancerSourceRangesKey))
-	add(ptr.Deref(a.LoadBalancerClass, "") != ptr.Deref(b.LoadBalancerClass, ""), spec.Child("loadBalancerClass"))
-	add(trafficPolicy(a) != trafficPolicy(b), spec.Child("externalTrafficPolicy"))
-	add(a.HealthCheckNodePort != b.HealthCheckNodePort, spec.Child("healthCheckNodePort"))
-	add(sessionAffinity(a) != sessionAffinity(b), spec.Child("sessionAffinity"))
-	add(sessionAffinity(a) == sessionAffinity(b) && affinityTimeout(a) != affinityTimeout(b), spec.Child("sessionAffinityConfig"))
-	add(!slices.Equal(a.IPFamilies, b.IPFamilies), spec.Child("ipFamilies"))
-	add(familyPolicy(a) != familyPolicy(b), spec.Child("ipFamilyPolicy"))
-	add(ptr.Deref(a.AllocateLoadBalancerNodePorts, true) != ptr.Deref(b.AllocateLoadBalancerNodePorts, true), spec.Child("allocateLoadBalancerNodePorts"))
-	add(ptr.Deref(a.TrafficDistribution, "") != ptr.Deref(b.TrafficDistribution, ""), spec.Child("trafficDistribution"))
-	add(requiredFeaturesDiffer(old, new), spec.Child("requiredLoadBalancerFeatures"))
+	addAnnotation := func(differs bool, key string) {
+		if differs {
+			out = append(out, annotations.Key(key).String())
+		}
+	}
+	add(serviceType(a) != serviceType(b), "spec.type")
+	add(!slices.Equal(portKeys(a.Ports), portKeys(b.Ports)), "spec.ports")
+	add(a.LoadBalancerIP != b.LoadBalancerIP, "spec.loadBalancerIP")
+	add(!sourceRanges(a.LoadBalancerSourceRanges).Equal(sourceRanges(b.LoadBalancerSourceRanges)), "spec.loadBalancerSourceRanges")
+	addAnnotation(old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != new.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
+		corev1.AnnotationLoadBalancerSourceRangesKey)
+	add(ptr.Deref(a.LoadBalancerClass, "") != ptr.Deref(b.LoadBalancerClass, ""), "spec.loadBalancerClass")
+	add(trafficPolicy(a) != trafficPolicy(b), "spec.externalTrafficPolicy")
+	add(a.HealthCheckNodePort != b.HealthCheckNodePort, "spec.healthCheckNodePort")
+	add(sessionAffinity(a) != sessionAffinity(b), "spec.sessionAffinity")
+	add(sessionAffinity(a) == sessionAffinity(b) && affinityTimeout(a) != affinityTimeout(b), "spec.sessionAffinityConfig")
+	add(!slices.Equal(a.IPFamilies, b.IPFamilies), "spec.ipFamilies")
+	add(familyPolicy(a) != familyPolicy(b), "spec.ipFamilyPolicy")
+	add(ptr.Deref(a.AllocateLoadBalancerNodePorts, true) != ptr.Deref(b.AllocateLoadBalancerNodePorts, true), "spec.allocateLoadBalancerNodePorts")
+	add(ptr.Deref(a.TrafficDistribution, "") != ptr.Deref(b.TrafficDistribution, ""), "spec.trafficDistribution")
+	add(requiredFeaturesDiffer(old, new), "spec.requiredLoadBalancerFeatures")
 	for _, key := range relevantAnnotations {
 		ov, ook := old.Annotations[key]
 		nv, nok := new.Annotations[key]
-		add(ov != nv || ook != nok, annotations.Key(key))
+		addAnnotation(ov != nv || ook != nok, key)
 	}
 	return out
 }

@@ -81,6 +81,12 @@ func ValidateRequiredLoadBalancerFeatures(ctx context.Context, fldPath *field.Pa
 // validateRequiredFeatures is ValidateRequiredLoadBalancerFeatures with the
 // gate read.
 func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, old *RequiredFeaturesSpec, gateOn bool) field.ErrorList {
+	// An empty set breaks no rule (it is not "used", so R5 does not forbid
+	// it, and R4 has no value to judge). Most Services have none, and the
+	// checker validates every observation.
+	if len(spec.RequiredLoadBalancerFeatures) == 0 {
+		return nil
+	}
 	// The option is on when the gate is, and also when old already uses the
 	// field: that is when DropDisabledFields keeps it, so validation must
 	// accept it too, edits included (R5).
