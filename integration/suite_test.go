@@ -216,44 +216,59 @@ func TestSuite_CapabilityRemoved(t *testing.T) {
 	}
 }
 
+// injectedBug is one deliberate mistake of the provider, the suite test
+// that owns it and the rule it breaks.
+type injectedBug struct {
+	name string
+	bugs provider.Bugs
+	test string
+	rule string
+}
+
 // TestSuite_InjectedBug: each deliberate mistake of the provider fails the
 // test that owns it, and the reason names the rule broken.
 func TestSuite_InjectedBug(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name string
-		bugs provider.Bugs
-		test string
-		rule string
-	}{
+	for _, tc := range []injectedBug{
 		{"SkipProvisioningBump", provider.Bugs{SkipProvisioningBump: true}, "SpecChange", "L6"},
-		{"ClaimForeignClasses", provider.Bugs{ClaimForeignClasses: true}, "ForeignClass", "P1"},
 		{"AcceptUnknownFeatures", provider.Bugs{AcceptUnknownFeatures: true}, "UnknownRequiredFeature", "R2"},
 		{"KeepConditionsOnTypeChange", provider.Bugs{KeepConditionsOnTypeChange: true}, "TypeChange", "L9"},
 		{"IgnoreLoadBalancerIP", provider.Bugs{IgnoreLoadBalancerIP: true}, "Feature/LoadBalancerIP", "P3"},
-	}
-	for _, tc := range cases {
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			class := suiteClass(t)
-			startSuiteProvider(t, fullCapabilities(class), tc.bugs)
-			report := runSuite(t, class)
-			tr := report.Test(tc.test)
-			if tr == nil || tr.Result != suite.TestFailed {
-				t.Fatalf("%s: %+v, want failed", tc.test, tr)
-			}
-			if !strings.Contains(tr.Reason, tc.rule) {
-				t.Errorf("%s failed for %q, which does not name %s", tc.test, tr.Reason, tc.rule)
-			}
-			if report.Result != suite.ResultFailure {
-				t.Errorf("result %s, want failure", report.Result)
-			}
-			for _, other := range report.Tests {
-				if other.Name != tc.test && other.Result == suite.TestFailed {
-					t.Errorf("%s failed too: %s", other.Name, other.Reason)
-				}
-			}
+			checkInjectedBug(t, tc)
 		})
+	}
+}
+
+// TestSuite_InjectedBug_ClaimForeignClasses runs alone, not in parallel: a
+// provider that claims foreign classes claims every Service of the shared
+// foreign class in the cluster, so it would also break the ForeignClass
+// test of every suite run beside it.
+func TestSuite_InjectedBug_ClaimForeignClasses(t *testing.T) {
+	checkInjectedBug(t, injectedBug{"ClaimForeignClasses", provider.Bugs{ClaimForeignClasses: true}, "ForeignClass", "P1"})
+}
+
+func checkInjectedBug(t *testing.T, tc injectedBug) {
+	t.Helper()
+	class := suiteClass(t)
+	startSuiteProvider(t, fullCapabilities(class), tc.bugs)
+	report := runSuite(t, class)
+	tr := report.Test(tc.test)
+	if tr == nil || tr.Result != suite.TestFailed {
+		t.Fatalf("%s: %+v, want failed", tc.test, tr)
+	}
+	if !strings.Contains(tr.Reason, tc.rule) {
+		t.Errorf("%s failed for %q, which does not name %s", tc.test, tr.Reason, tc.rule)
+	}
+	if report.Result != suite.ResultFailure {
+		t.Errorf("result %s, want failure", report.Result)
+	}
+	for _, other := range report.Tests {
+		if other.Name != tc.test && other.Result == suite.TestFailed {
+			t.Errorf("%s failed too: %s", other.Name, other.Reason)
+		}
 	}
 }
 
