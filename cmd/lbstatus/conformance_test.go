@@ -18,24 +18,13 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestConformance_Usage(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	// A server that is not there: the run cannot start.
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-users: [{name: u, user: {token: t}}]
-current-context: c
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -331,22 +331,7 @@ func TestWatch_Kubeconfig(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(kubeconfig, fmt.Appendf(nil, `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: %q}
-users:
-- name: test
-  user: {token: secret}
-contexts:
-- name: test
-  context: {cluster: test, user: test, namespace: default}
-current-context: test
-`, srv.URL), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, srv.URL)
 
 	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", kubeconfig, "--context", "test", "-n", "shop")
 	waitFor(t, stdout, "violation  R4")
