@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/featuregate"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -81,11 +82,13 @@ type Checker struct {
 	// services locates each Service's state in states.
 	services map[serviceKey]int32
 	states   stateSlab
-	// noMemo turns off the memo of clean validation results; for tests
-	// that prove the memo changes nothing.
+	// noMemo turns off the memos of clean validation results; for tests
+	// that prove the memos change nothing.
 	noMemo bool
-	// scratch is encodeG3's buffer, hash the hashes' one.
+	// scratch is encodeG3's buffer, hash the hashes' one, ratchet
+	// validateChanged's.
 	scratch []byte
+	ratchet []metav1.Condition
 	hash    hasher
 	seen    int
 }

@@ -111,8 +111,9 @@ func TestCheck_L6_ChangeDetectionAgreesWithConditions(t *testing.T) {
 	})
 }
 
-// The memo of clean validation results only saves work: with it or
-// without it, the findings are the same.
+// The memos of clean validation results, of whole observations and of
+// single conditions, only save work: with them or without them, the
+// findings are the same.
 func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var trace []*v1.Service
@@ -120,7 +121,7 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 		svc := ready("web", 10)
 		for i := range n {
 			svc = next(svc)
-			switch rapid.IntRange(0, 5).Draw(t, "edit") {
+			switch rapid.IntRange(0, 8).Draw(t, "edit") {
 			case 0: // nothing: the same inputs again
 			case 1:
 				getCond(t, svc, v1.LoadBalancerConditionServing).Status = rapid.SampledFrom([]metav1.ConditionStatus{"True", "False", "Unknown", "Maybe"}).Draw(t, "status")
@@ -133,8 +134,16 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 				getCond(t, svc, v1.LoadBalancerConditionProvisioning).Reason = rapid.SampledFrom([]string{"Complete", "Provisioning", "bad reason"}).Draw(t, "reason")
 			case 5:
 				svc.Spec.Type = rapid.SampledFrom([]corev1.ServiceType{corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP}).Draw(t, "type")
+			case 6: // an unchanged condition may stop being bounded by the generation
+				getCond(t, svc, v1.LoadBalancerConditionProvisioning).ObservedGeneration = int64(rapid.IntRange(0, 3).Draw(t, "observed"))
+			case 7:
+				svc.Generation = int64(rapid.IntRange(0, 3).Draw(t, "generation"))
+			case 8: // a copy of a condition: a duplicate type, with equal content
+				svc.Status.Conditions = append(svc.Status.Conditions, *getCond(t, svc, v1.LoadBalancerConditionProvisioning))
 			}
-			getCond(t, svc, v1.LoadBalancerConditionServing).LastTransitionTime = at(10 + i)
+			if rapid.Bool().Draw(t, "serving moves") {
+				getCond(t, svc, v1.LoadBalancerConditionServing).LastTransitionTime = at(10 + i)
+			}
 			trace = append(trace, svc)
 		}
 		memo, direct := NewChecker(), NewChecker()

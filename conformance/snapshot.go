@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -115,18 +116,65 @@ const (
 // more than all the checker's own rules together (the metav1.Condition
 // format checks are regular expressions). So when the previous observation
 // of the same Service had the same inputs and passed, this one passes too
-// and is not validated again.
+// and is not validated again; and when it passed with other inputs, the
+// conditions it shares with this one are not validated again either (see
+// validateChanged).
 func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *view, o *observation) {
 	sum := c.validationSum(svc, v, o)
 	if !c.noMemo && st.validClean && st.validSum == sum {
 		return
 	}
-	errs := validation.ValidateService(svc, c.validation)
+	var errs field.ErrorList
+	if !c.noMemo && st.validClean {
+		errs = c.validateChanged(st, svc, v, o)
+	} else {
+		errs = validation.ValidateService(svc, c.validation)
+	}
 	st.validSum, st.validClean = sum, len(errs) == 0
 	for _, e := range errs {
 		rule, msg := classify(svc, e)
 		f.add(rule, SeverityViolation, e.Field, msg)
 	}
+}
+
+// Paths of the validation blocks validateChanged calls, as
+// validation.ValidateService passes them.
+var (
+	specPath       = field.NewPath("spec")
+	conditionsPath = field.NewPath("status", "conditions")
+)
+
+// validateChanged is validation.ValidateService(svc) for a Service whose
+// previous observation (st) passed validation: each of its KEP-4631
+// conditions passed, and a condition of svc that hashes the same, at the
+// same slot, passes again, unless svc's generation no longer bounds its
+// observedGeneration. With the checker's options (no cross-condition
+// rules) a condition's errors depend on nothing else, but for the
+// duplicate check, which ratcheting leaves alone here: the old list holds
+// no type twice. Those conditions are handed to validation as the old
+// conditions of an update, whose ratcheting skips a condition equal to an
+// old one; the spec is validated as created, as ValidateService does.
+func (c *Checker) validateChanged(st *serviceState, svc *v1.Service, v *view, o *observation) field.ErrorList {
+	old := c.ratchet[:0]
+	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
+		if i < 0 || !st.conds[s].present || st.conds[s].sum != o.conds[s].sum {
+			continue
+		}
+		cond := &v.conds[i]
+		if svc.Generation > 0 && cond.ObservedGeneration > svc.Generation {
+			continue
+		}
+		old = append(old, *cond)
+	}
+	ctx := context.Background()
+	errs := validation.ValidateRequiredLoadBalancerFeatures(ctx, specPath,
+		&validation.RequiredFeaturesSpec{Type: svc.Spec.Type, RequiredLoadBalancerFeatures: svc.Spec.RequiredLoadBalancerFeatures}, nil, c.validation)
+	errs = append(errs, validation.ValidateConditions(ctx, conditionsPath, svc.Status.Conditions, old,
+		validation.ConditionsSpec{Generation: svc.Generation, Type: svc.Spec.Type}, c.validation)...)
+	// The copies hold svc's strings: drop them, as svc is not kept.
+	clear(old)
+	c.ratchet = old[:0]
+	return errs
 }
 
 // validationSum hashes everything validation.ValidateService reads:
