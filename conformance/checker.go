@@ -89,8 +89,10 @@ type Checker struct {
 	// validateChanged's.
 	scratch []byte
 	ratchet []metav1.Condition
-	hash    hasher
-	seen    int
+	// g3 is decodeG3's Service.
+	g3   g3Old
+	hash hasher
+	seen int
 }
 
 // NewChecker returns a Checker with the given options. A nil option is
