@@ -22,7 +22,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/featuregate"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -86,9 +85,9 @@ type Checker struct {
 	// that prove the memos change nothing.
 	noMemo bool
 	// scratch is encodeG3's buffer, hash the hashes' one, ratchet
-	// validateChanged's.
+	// validateChanged's old Service.
 	scratch []byte
-	ratchet []metav1.Condition
+	ratchet v1.Service
 	// g3 is decodeG3's Service.
 	g3   g3Old
 	hash hasher

@@ -137,13 +137,6 @@ func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *vi
 	}
 }
 
-// Paths of the validation blocks validateChanged calls, as
-// validation.ValidateService passes them.
-var (
-	specPath       = field.NewPath("spec")
-	conditionsPath = field.NewPath("status", "conditions")
-)
-
 // validateChanged is validation.ValidateService(svc) for a Service whose
 // previous observation (st) passed validation: each of its KEP-4631
 // conditions passed, and a condition of svc that hashes the same, at the
@@ -152,10 +145,11 @@ var (
 // rules) a condition's errors depend on nothing else, but for the
 // duplicate check, which ratcheting leaves alone here: the old list holds
 // no type twice. Those conditions are handed to validation as the old
-// conditions of an update, whose ratcheting skips a condition equal to an
-// old one; the spec is validated as created, as ValidateService does.
+// conditions of a status update, whose ratcheting skips a condition equal
+// to an old one; the spec is validated as created, as ValidateService
+// does. ValidateService is those two blocks.
 func (c *Checker) validateChanged(st *serviceState, svc *v1.Service, v *view, o *observation) field.ErrorList {
-	old := c.ratchet[:0]
+	old := c.ratchet.Status.Conditions[:0]
 	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
 		if i < 0 || !st.conds[s].present || st.conds[s].sum != o.conds[s].sum {
 			continue
@@ -166,16 +160,18 @@ func (c *Checker) validateChanged(st *serviceState, svc *v1.Service, v *view, o 
 		}
 		old = append(old, *cond)
 	}
-	ctx := context.Background()
-	errs := validation.ValidateRequiredLoadBalancerFeatures(ctx, specPath,
+	c.ratchet.Status.Conditions = old
+	errs := validation.ValidateRequiredLoadBalancerFeatures(context.Background(), specPath,
 		&validation.RequiredFeaturesSpec{Type: svc.Spec.Type, RequiredLoadBalancerFeatures: svc.Spec.RequiredLoadBalancerFeatures}, nil, c.validation)
-	errs = append(errs, validation.ValidateConditions(ctx, conditionsPath, svc.Status.Conditions, old,
-		validation.ConditionsSpec{Generation: svc.Generation, Type: svc.Spec.Type}, c.validation)...)
+	errs = append(errs, validation.ValidateServiceStatusUpdate(svc, &c.ratchet, c.validation)...)
 	// The copies hold svc's strings: drop them, as svc is not kept.
 	clear(old)
-	c.ratchet = old[:0]
+	c.ratchet.Status.Conditions = old[:0]
 	return errs
 }
+
+// specPath is the path ValidateService gives the spec.
+var specPath = field.NewPath("spec")
 
 // validationSum hashes everything validation.ValidateService reads:
 // spec.type, spec.requiredLoadBalancerFeatures (and, should validation take
