@@ -308,6 +308,32 @@ func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 	return &f.list[len(f.list)-1]
 }
 
+// addVerdict adds the verdict notice of rule with message msg for v. It is
+// the last finding of an observation, and usually the only one: then its
+// list, its Verdict and, unless an earlier rule made it, its position are
+// made in one allocation.
+func (f *findings) addVerdict(rule RuleID, msg string, v conditions.Verdict) {
+	if len(f.list) > 0 {
+		f.add(rule, SeverityNotice, "status", msg).Verdict = newVerdict(v)
+		return
+	}
+	n := &verdictNotice{verdict: Verdict{Result: v.Result, Rule: v.Rule, Reason: v.Reason}}
+	if f.pos == nil && f.at != (Position{}) {
+		n.pos = f.at
+		f.pos = &n.pos
+	}
+	n.list[0] = Finding{Rule: rule, Severity: SeverityNotice, Object: f.ref, Field: "status", Message: msg, Position: f.pos, Verdict: &n.verdict}
+	f.list = n.list[:]
+}
+
+// verdictNotice holds an observation's only finding, a verdict notice,
+// with what it points to.
+type verdictNotice struct {
+	list    [1]Finding
+	verdict Verdict
+	pos     Position
+}
+
 // serviceKey identifies a Service across observations.
 type serviceKey struct{ namespace, name string }
 

@@ -360,8 +360,7 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 	if rule == "" {
 		rule = "T4"
 	}
-	added := f.add(rule, SeverityNotice, "status", "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason)
-	added.Verdict = newVerdict(verdict)
+	f.addVerdict(rule, "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason, verdict)
 }
 
 // endOfTrace returns the findings owed when a Service's trace ends: an
