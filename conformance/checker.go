@@ -84,8 +84,12 @@ type Checker struct {
 	// noMemo turns off the memos of clean validation results; for tests
 	// that prove the memos change nothing.
 	noMemo bool
+	// cleanConds holds the contents (see condStates) of KEP-4631
+	// conditions that passed validation: one with the same content passes
+	// again, at any generation that bounds its observedGeneration.
+	cleanConds map[uint64]struct{}
 	// scratch is encodeG3's buffer, hash the hashes' one, ratchet
-	// validateChanged's old Service.
+	// validateUnknown's old Service.
 	scratch []byte
 	ratchet v1.Service
 	// g3 is decodeG3's Service.
@@ -101,6 +105,7 @@ func NewChecker(opts ...Option) *Checker {
 		validation: validation.Options{FeatureGate: gateOn()},
 		seed:       maphash.MakeSeed(),
 		services:   map[serviceKey]int32{},
+		cleanConds: map[uint64]struct{}{},
 	}
 	for _, o := range opts {
 		if o != nil {

@@ -127,7 +127,7 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 		svc := ready("web", 10)
 		for i := range n {
 			svc = next(svc)
-			switch rapid.IntRange(0, 8).Draw(t, "edit") {
+			switch rapid.IntRange(0, 11).Draw(t, "edit") {
 			case 0: // nothing: the same inputs again
 			case 1:
 				getCond(t, svc, v1.LoadBalancerConditionServing).Status = rapid.SampledFrom([]metav1.ConditionStatus{"True", "False", "Unknown", "Maybe"}).Draw(t, "status")
@@ -146,6 +146,16 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 				svc.Generation = int64(rapid.IntRange(0, 3).Draw(t, "generation"))
 			case 8: // a copy of a condition: a duplicate type, with equal content
 				svc.Status.Conditions = append(svc.Status.Conditions, *getCond(t, svc, v1.LoadBalancerConditionProvisioning))
+			case 9:
+				getCond(t, svc, v1.LoadBalancerConditionProvisioning).LastTransitionTime = rapid.SampledFrom([]metav1.Time{{}, at(10), at(11)}).Draw(t, "provisioningTime")
+			case 10: // another Service with the same conditions: the memo is the checker's
+				svc.Name = rapid.SampledFrom([]string{"web", "api", "db"}).Draw(t, "name")
+			case 11: // the same content under another type, which may judge it otherwise (C3)
+				serving, prov := getCond(t, svc, v1.LoadBalancerConditionServing), getCond(t, svc, v1.LoadBalancerConditionProvisioning)
+				serving.Reason = rapid.SampledFrom([]string{"Serving", "Complete"}).Draw(t, "servingReason")
+				if rapid.Bool().Draw(t, "copy") {
+					prov.Status, prov.Reason, prov.Message, prov.ObservedGeneration = serving.Status, serving.Reason, serving.Message, serving.ObservedGeneration
+				}
 			}
 			if rapid.Bool().Draw(t, "serving moves") {
 				getCond(t, svc, v1.LoadBalancerConditionServing).LastTransitionTime = at(10 + i)
