@@ -75,7 +75,6 @@ func changedFields(old, new *v1.Service, relevantAnnotations []string) []string 
 	// The paths are constants, written out so that comparing two specs
 	// allocates only for the fields that differ: the checker calls this on
 	// every observation.
-	annotations := field.NewPath("metadata", "annotations")
 	a, b := &old.Spec.ServiceSpec, &new.Spec.ServiceSpec
 	var out []string
 	add := func(differs bool, path string) {
@@ -85,13 +84,13 @@ func changedFields(old, new *v1.Service, relevantAnnotations []string) []string 
 	}
 	addAnnotation := func(differs bool, key string) {
 		if differs {
-			out = append(out, annotations.Key(key).String())
+			out = append(out, field.NewPath("metadata", "annotations").Key(key).String())
 		}
 	}
 	add(serviceType(a) != serviceType(b), "spec.type")
-	add(!slices.Equal(portKeys(a.Ports), portKeys(b.Ports)), "spec.ports")
+	add(portsDiffer(a.Ports, b.Ports), "spec.ports")
 	add(a.LoadBalancerIP != b.LoadBalancerIP, "spec.loadBalancerIP")
-	add(!sourceRanges(a.LoadBalancerSourceRanges).Equal(sourceRanges(b.LoadBalancerSourceRanges)), "spec.loadBalancerSourceRanges")
+	add(sourceRangesDiffer(a.LoadBalancerSourceRanges, b.LoadBalancerSourceRanges), "spec.loadBalancerSourceRanges")
 	addAnnotation(old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != new.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
 		corev1.AnnotationLoadBalancerSourceRangesKey)
 	add(ptr.Deref(a.LoadBalancerClass, "") != ptr.Deref(b.LoadBalancerClass, ""), "spec.loadBalancerClass")
@@ -146,9 +145,19 @@ type portKey struct {
 	protocol       corev1.Protocol
 }
 
-// portKeys returns the ports' keys, sorted, so that order does not matter.
-func portKeys(ports []corev1.ServicePort) []portKey {
-	keys := make([]portKey, 0, len(ports))
+// portsDiffer reports whether two port lists differ as sets of keys.
+// Lists of a few ports, as most Services have, are sorted on the stack.
+func portsDiffer(a, b []corev1.ServicePort) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	var bufA, bufB [4]portKey
+	return !slices.Equal(appendPortKeys(bufA[:0], a), appendPortKeys(bufB[:0], b))
+}
+
+// appendPortKeys appends the ports' keys to keys, sorted, so that order
+// does not matter.
+func appendPortKeys(keys []portKey, ports []corev1.ServicePort) []portKey {
 	for _, p := range ports {
 		keys = append(keys, portKey{port: p.Port, nodePort: p.NodePort, protocol: protocol(p)})
 	}
@@ -160,6 +169,13 @@ func portKeys(ports []corev1.ServicePort) []portKey {
 
 func protocol(p corev1.ServicePort) corev1.Protocol {
 	return cmp.Or(p.Protocol, corev1.ProtocolTCP)
+}
+
+// sourceRangesDiffer reports whether two lists of source ranges differ as
+// sets of trimmed values. Equal lists, as most comparisons find, are equal
+// sets without building either.
+func sourceRangesDiffer(a, b []string) bool {
+	return !slices.Equal(a, b) && !sourceRanges(a).Equal(sourceRanges(b))
 }
 
 func sourceRanges(ranges []string) sets.Set[string] {
@@ -175,6 +191,9 @@ func requiredFeaturesDiffer(old, new *v1.Service) bool {
 	nf, _, nerrs := v1.RequiredFeatures(new)
 	if (len(oerrs) > 0) != (len(nerrs) > 0) {
 		return true
+	}
+	if slices.Equal(of, nf) {
+		return false // equal lists are equal sets: most Services have none
 	}
 	return !sets.New(of...).Equal(sets.New(nf...))
 }

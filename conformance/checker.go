@@ -81,13 +81,21 @@ type Checker struct {
 	// services locates each Service's state in states.
 	services map[serviceKey]int32
 	states   stateSlab
-	// noMemo turns off the memo of clean validation results; for tests
-	// that prove the memo changes nothing.
+	// noMemo turns off the memos of clean validation results; for tests
+	// that prove the memos change nothing.
 	noMemo bool
-	// scratch is encodeG3's buffer, hash the hashes' one.
+	// cleanConds holds the contents (see condStates) of KEP-4631
+	// conditions that passed validation: one with the same content passes
+	// again, at any generation that bounds its observedGeneration.
+	cleanConds map[uint64]struct{}
+	// scratch is encodeG3's buffer, hash the hashes' one, ratchet
+	// validateUnknown's old Service.
 	scratch []byte
-	hash    hasher
-	seen    int
+	ratchet v1.Service
+	// g3 is decodeG3's Service.
+	g3   g3Old
+	hash hasher
+	seen int
 }
 
 // NewChecker returns a Checker with the given options. A nil option is
@@ -97,6 +105,7 @@ func NewChecker(opts ...Option) *Checker {
 		validation: validation.Options{FeatureGate: gateOn()},
 		seed:       maphash.MakeSeed(),
 		services:   map[serviceKey]int32{},
+		cleanConds: map[uint64]struct{}{},
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -302,6 +311,32 @@ func (f *findings) position() *Position {
 func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 	f.list = append(f.list, Finding{Rule: rule, Severity: sev, Object: f.ref, Field: field, Message: msg, Position: f.position()})
 	return &f.list[len(f.list)-1]
+}
+
+// addVerdict adds the verdict notice of rule with message msg for v. It is
+// the last finding of an observation, and usually the only one: then its
+// list, its Verdict and, unless an earlier rule made it, its position are
+// made in one allocation.
+func (f *findings) addVerdict(rule RuleID, msg string, v conditions.Verdict) {
+	if len(f.list) > 0 {
+		f.add(rule, SeverityNotice, "status", msg).Verdict = newVerdict(v)
+		return
+	}
+	n := &verdictNotice{verdict: Verdict{Result: v.Result, Rule: v.Rule, Reason: v.Reason}}
+	if f.pos == nil && f.at != (Position{}) {
+		n.pos = f.at
+		f.pos = &n.pos
+	}
+	n.list[0] = Finding{Rule: rule, Severity: SeverityNotice, Object: f.ref, Field: "status", Message: msg, Position: f.pos, Verdict: &n.verdict}
+	f.list = n.list[:]
+}
+
+// verdictNotice holds an observation's only finding, a verdict notice,
+// with what it points to.
+type verdictNotice struct {
+	list    [1]Finding
+	verdict Verdict
+	pos     Position
 }
 
 // serviceKey identifies a Service across observations.

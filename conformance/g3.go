@@ -115,131 +115,185 @@ func appendAnnotation(b []byte, ann map[string]string, key string) []byte {
 	return appendString(append(b, 1), v)
 }
 
-// g3Reader reads what encodeG3 wrote.
+// g3Reader reads what encodeG3 wrote. It reads the remembered string
+// itself, so that the strings it returns are parts of it, not copies.
 type g3Reader struct {
-	b   []byte
+	s   string
 	err error
 }
 
 var errG3 = errors.New("corrupt G3 encoding")
 
+// uvarint is binary.Uvarint on a string.
 func (r *g3Reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errG3
-		return 0
+	var v uint64
+	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
+		b := r.s[i]
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				break // overflows 64 bits
+			}
+			r.s = r.s[i+1:]
+			return v | uint64(b)<<(7*i)
+		}
+		v |= uint64(b&0x7f) << (7 * i)
 	}
-	r.b = r.b[n:]
-	return v
+	r.err = errG3
+	return 0
 }
 
+// varint is binary.Varint on a string.
 func (r *g3Reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errG3
-		return 0
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	r.b = r.b[n:]
 	return v
 }
 
 func (r *g3Reader) byte() byte {
-	if len(r.b) == 0 {
+	if len(r.s) == 0 {
 		r.err = errG3
 		return 0
 	}
-	v := r.b[0]
-	r.b = r.b[1:]
+	v := r.s[0]
+	r.s = r.s[1:]
 	return v
 }
 
 func (r *g3Reader) string() string {
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.s)) {
 		r.err = errG3
 		return ""
 	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
 }
 
-func (r *g3Reader) optString() *string {
+// optString reads an optional string into *to and returns to, or nil
+// when the string is absent.
+func (r *g3Reader) optString(to *string) *string {
 	if r.byte() == 0 {
 		return nil
 	}
-	s := r.string()
-	return &s
+	*to = r.string()
+	return to
 }
 
 // count reads a length, bounded by what is left: each item takes a byte
 // at least.
 func (r *g3Reader) count() int {
 	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.s)) {
 		r.err = errG3
 		return 0
 	}
 	return int(n)
 }
 
+// g3Old is what decodeG3 decodes into: the Service and what its pointers
+// and map point to. The Checker keeps one and decodes into it again and
+// again, so that once its slices have grown decoding allocates nothing.
+type g3Old struct {
+	svc v1.Service
+	ann map[string]string
+	// The lists' arrays, kept apart from svc, whose empty lists are nil.
+	ports                       []corev1.ServicePort
+	ranges                      []string
+	families                    []corev1.IPFamily
+	required                    []v1.LoadBalancerFeature
+	class, policy, distribution string
+	allocate                    bool
+	timeout                     int32
+	affinity                    corev1.SessionAffinityConfig
+	clientIP                    corev1.ClientIPConfig
+}
+
 // decodeG3 rebuilds a Service that holds only the G3 fields encodeG3
-// wrote.
+// wrote. The Service is the Checker's, and its strings are parts of enc:
+// it is valid until the next call, and the caller only reads it.
 func (c *Checker) decodeG3(enc string) (*v1.Service, error) {
-	r := &g3Reader{b: []byte(enc)}
-	svc := &v1.Service{}
+	r := &g3Reader{s: enc}
+	d := &c.g3
+	if d.ann == nil {
+		d.ann = map[string]string{}
+	}
+	clear(d.ann)
+	ports, ranges, families, required := d.ports[:0], d.ranges[:0], d.families[:0], d.required[:0]
+	d.svc = v1.Service{}
+	svc := &d.svc
 	s := &svc.Spec.ServiceSpec
-	ann := map[string]string{}
 	s.Type = corev1.ServiceType(r.string())
 	for range r.count() {
 		p := corev1.ServicePort{Port: int32(r.varint()), NodePort: int32(r.varint())}
 		p.Protocol = corev1.Protocol(r.string())
-		s.Ports = append(s.Ports, p)
+		ports = append(ports, p)
 	}
 	s.LoadBalancerIP = r.string()
 	for range r.count() {
-		s.LoadBalancerSourceRanges = append(s.LoadBalancerSourceRanges, r.string())
+		ranges = append(ranges, r.string())
 	}
 	if v := r.string(); v != "" {
-		ann[corev1.AnnotationLoadBalancerSourceRangesKey] = v
+		d.ann[corev1.AnnotationLoadBalancerSourceRangesKey] = v
 	}
-	s.LoadBalancerClass = r.optString()
+	s.LoadBalancerClass = r.optString(&d.class)
 	s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicy(r.string())
 	s.HealthCheckNodePort = int32(r.varint())
 	s.SessionAffinity = corev1.ServiceAffinity(r.string())
 	if r.byte() == 1 {
-		t := int32(r.varint())
-		s.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &t}}
+		d.timeout = int32(r.varint())
+		d.clientIP = corev1.ClientIPConfig{TimeoutSeconds: &d.timeout}
+		d.affinity = corev1.SessionAffinityConfig{ClientIP: &d.clientIP}
+		s.SessionAffinityConfig = &d.affinity
 	}
 	for range r.count() {
-		s.IPFamilies = append(s.IPFamilies, corev1.IPFamily(r.string()))
+		families = append(families, corev1.IPFamily(r.string()))
 	}
-	s.IPFamilyPolicy = (*corev1.IPFamilyPolicy)(r.optString())
+	s.IPFamilyPolicy = (*corev1.IPFamilyPolicy)(r.optString(&d.policy))
 	switch r.byte() {
 	case 1:
-		t := true
-		s.AllocateLoadBalancerNodePorts = &t
+		d.allocate = true
+		s.AllocateLoadBalancerNodePorts = &d.allocate
 	case 2:
-		f := false
-		s.AllocateLoadBalancerNodePorts = &f
+		d.allocate = false
+		s.AllocateLoadBalancerNodePorts = &d.allocate
 	}
-	s.TrafficDistribution = r.optString()
+	s.TrafficDistribution = r.optString(&d.distribution)
 	for range r.count() {
-		svc.Spec.RequiredLoadBalancerFeatures = append(svc.Spec.RequiredLoadBalancerFeatures, v1.LoadBalancerFeature(r.string()))
+		required = append(required, v1.LoadBalancerFeature(r.string()))
 	}
-	keys := append([]string{v1.RequiredFeaturesAnnotation}, c.opts.relevantAnnotations...)
-	for _, k := range keys {
-		if r.byte() == 1 {
-			ann[k] = r.string()
-		}
+	r.annotation(d.ann, v1.RequiredFeaturesAnnotation)
+	for _, k := range c.opts.relevantAnnotations {
+		r.annotation(d.ann, k)
 	}
+	d.ports, d.ranges, d.families, d.required = ports, ranges, families, required
+	// An empty list decodes as nil, as an unset field is.
+	s.Ports, s.LoadBalancerSourceRanges, s.IPFamilies, svc.Spec.RequiredLoadBalancerFeatures = orNil(ports), orNil(ranges), orNil(families), orNil(required)
 	if r.err != nil {
 		return nil, r.err
 	}
-	if len(ann) > 0 {
-		svc.Annotations = ann
+	if len(d.ann) > 0 {
+		svc.Annotations = d.ann
 	}
 	return svc, nil
+}
+
+// annotation reads an optional annotation value into ann under key.
+func (r *g3Reader) annotation(ann map[string]string, key string) {
+	if r.byte() == 1 {
+		ann[key] = r.string()
+	}
+}
+
+// orNil returns s, or nil when s is empty.
+func orNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // specChanges returns the load-balancer-relevant fields that changed since

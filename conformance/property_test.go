@@ -96,23 +96,30 @@ func genService(t *rapid.T) *v1.Service {
 func TestCheck_L6_ChangeDetectionAgreesWithConditions(t *testing.T) {
 	const key = "lb.example.com/size"
 	rapid.Check(t, func(t *rapid.T) {
-		old, cur := genService(t), genService(t)
+		old := genService(t)
 		c := NewChecker(RelevantAnnotations{key})
 		st := &serviceState{spec: string(c.encodeG3(old))}
-		got := c.specChanges(st, cur)
-		want := conditions.ChangedFields(old, cur, conditions.WithRelevantAnnotations(key))
-		if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
-			t.Fatalf("changed fields %v, ChangedFields says %v", got, want)
-		}
-		// And the copy is now cur's: no change against cur itself.
-		if again := c.specChanges(st, cur); len(again) != 0 {
-			t.Fatalf("after remembering, %v still differ", again)
+		// A few changes in a row: the checker decodes each into the same
+		// Service, which must hold nothing of the one before.
+		for range rapid.IntRange(1, 3).Draw(t, "changes") {
+			cur := genService(t)
+			got := c.specChanges(st, cur)
+			want := conditions.ChangedFields(old, cur, conditions.WithRelevantAnnotations(key))
+			if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+				t.Fatalf("changed fields %v, ChangedFields says %v", got, want)
+			}
+			// And the copy is now cur's: no change against cur itself.
+			if again := c.specChanges(st, cur); len(again) != 0 {
+				t.Fatalf("after remembering, %v still differ", again)
+			}
+			old = cur
 		}
 	})
 }
 
-// The memo of clean validation results only saves work: with it or
-// without it, the findings are the same.
+// The memos of clean validation results, of whole observations and of
+// single conditions, only save work: with them or without them, the
+// findings are the same.
 func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var trace []*v1.Service
@@ -120,7 +127,7 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 		svc := ready("web", 10)
 		for i := range n {
 			svc = next(svc)
-			switch rapid.IntRange(0, 5).Draw(t, "edit") {
+			switch rapid.IntRange(0, 11).Draw(t, "edit") {
 			case 0: // nothing: the same inputs again
 			case 1:
 				getCond(t, svc, v1.LoadBalancerConditionServing).Status = rapid.SampledFrom([]metav1.ConditionStatus{"True", "False", "Unknown", "Maybe"}).Draw(t, "status")
@@ -133,8 +140,26 @@ func TestCheck_ValidationMemoChangesNothing(t *testing.T) {
 				getCond(t, svc, v1.LoadBalancerConditionProvisioning).Reason = rapid.SampledFrom([]string{"Complete", "Provisioning", "bad reason"}).Draw(t, "reason")
 			case 5:
 				svc.Spec.Type = rapid.SampledFrom([]corev1.ServiceType{corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeClusterIP}).Draw(t, "type")
+			case 6: // an unchanged condition may stop being bounded by the generation
+				getCond(t, svc, v1.LoadBalancerConditionProvisioning).ObservedGeneration = int64(rapid.IntRange(0, 3).Draw(t, "observed"))
+			case 7:
+				svc.Generation = int64(rapid.IntRange(0, 3).Draw(t, "generation"))
+			case 8: // a copy of a condition: a duplicate type, with equal content
+				svc.Status.Conditions = append(svc.Status.Conditions, *getCond(t, svc, v1.LoadBalancerConditionProvisioning))
+			case 9:
+				getCond(t, svc, v1.LoadBalancerConditionProvisioning).LastTransitionTime = rapid.SampledFrom([]metav1.Time{{}, at(10), at(11)}).Draw(t, "provisioningTime")
+			case 10: // another Service with the same conditions: the memo is the checker's
+				svc.Name = rapid.SampledFrom([]string{"web", "api", "db"}).Draw(t, "name")
+			case 11: // the same content under another type, which may judge it otherwise (C3)
+				serving, prov := getCond(t, svc, v1.LoadBalancerConditionServing), getCond(t, svc, v1.LoadBalancerConditionProvisioning)
+				serving.Reason = rapid.SampledFrom([]string{"Serving", "Complete"}).Draw(t, "servingReason")
+				if rapid.Bool().Draw(t, "copy") {
+					prov.Status, prov.Reason, prov.Message, prov.ObservedGeneration = serving.Status, serving.Reason, serving.Message, serving.ObservedGeneration
+				}
 			}
-			getCond(t, svc, v1.LoadBalancerConditionServing).LastTransitionTime = at(10 + i)
+			if rapid.Bool().Draw(t, "serving moves") {
+				getCond(t, svc, v1.LoadBalancerConditionServing).LastTransitionTime = at(10 + i)
+			}
 			trace = append(trace, svc)
 		}
 		memo, direct := NewChecker(), NewChecker()

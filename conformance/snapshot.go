@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -115,19 +116,89 @@ const (
 // more than all the checker's own rules together (the metav1.Condition
 // format checks are regular expressions). So when the previous observation
 // of the same Service had the same inputs and passed, this one passes too
-// and is not validated again.
+// and is not validated again; and a KEP-4631 condition that passed before,
+// in this Service or another, is not validated again either (see
+// validateUnknown).
 func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *view, o *observation) {
 	sum := c.validationSum(svc, v, o)
 	if !c.noMemo && st.validClean && st.validSum == sum {
 		return
 	}
-	errs := validation.ValidateService(svc, c.validation)
+	var errs field.ErrorList
+	if c.noMemo {
+		errs = validation.ValidateService(svc, c.validation)
+	} else {
+		errs = c.validateUnknown(svc, v, o)
+	}
 	st.validSum, st.validClean = sum, len(errs) == 0
+	if !c.noMemo && len(errs) == 0 {
+		c.rememberClean(v, o)
+	}
 	for _, e := range errs {
 		rule, msg := classify(svc, e)
 		f.add(rule, SeverityViolation, e.Field, msg)
 	}
 }
+
+// validateUnknown is validation.ValidateService(svc), but for the
+// KEP-4631 conditions known to pass (see Checker.cleanConds). With the
+// checker's options (no cross-condition rules) a condition's errors depend
+// on nothing else, but for the duplicate check, which ratcheting leaves
+// alone here: the known conditions are one of each type. They are handed
+// to validation as the old conditions of a status update, whose
+// ratcheting skips a condition equal to an old one; the spec is validated
+// as created, as ValidateService does. ValidateService is those two
+// blocks.
+func (c *Checker) validateUnknown(svc *v1.Service, v *view, o *observation) field.ErrorList {
+	old := c.ratchet.Status.Conditions[:0]
+	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
+		if i < 0 {
+			continue
+		}
+		if _, ok := c.cleanConds[o.contents[s]]; !ok {
+			continue
+		}
+		// The generation bound is the one rule that reads the Service too.
+		cond := &v.conds[i]
+		if svc.Generation > 0 && cond.ObservedGeneration > svc.Generation {
+			continue
+		}
+		old = append(old, *cond)
+	}
+	c.ratchet.Status.Conditions = old
+	errs := validation.ValidateRequiredLoadBalancerFeatures(context.Background(), specPath,
+		&validation.RequiredFeaturesSpec{Type: svc.Spec.Type, RequiredLoadBalancerFeatures: svc.Spec.RequiredLoadBalancerFeatures}, nil, c.validation)
+	errs = append(errs, validation.ValidateServiceStatusUpdate(svc, &c.ratchet, c.validation)...)
+	// The copies hold svc's strings: drop them, as svc is not kept.
+	clear(old)
+	c.ratchet.Status.Conditions = old[:0]
+	return errs
+}
+
+// maxCleanConds bounds Checker.cleanConds. Providers write few distinct
+// conditions once lastTransitionTime is left out; one whose messages vary
+// without end only makes the memo start again now and then.
+const maxCleanConds = 4096
+
+// rememberClean remembers the KEP-4631 conditions of an observation that
+// passed validation.
+func (c *Checker) rememberClean(v *view, o *observation) {
+	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
+		if i < 0 {
+			continue
+		}
+		if _, ok := c.cleanConds[o.contents[s]]; ok {
+			continue
+		}
+		if len(c.cleanConds) >= maxCleanConds {
+			clear(c.cleanConds)
+		}
+		c.cleanConds[o.contents[s]] = struct{}{}
+	}
+}
+
+// specPath is the path ValidateService gives the spec.
+var specPath = field.NewPath("spec")
 
 // validationSum hashes everything validation.ValidateService reads:
 // spec.type, spec.requiredLoadBalancerFeatures (and, should validation take

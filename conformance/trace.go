@@ -160,7 +160,10 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 // observation is what the checker derives from an observation and the
 // previous one of the same Service before applying any rule.
 type observation struct {
-	conds      [numSlots]condState
+	conds [numSlots]condState
+	// contents hash what validation reads of each condition in conds (see
+	// condStates).
+	contents   [numSlots]uint64
 	ingressSum uint64
 	hasIngress bool
 	// changed lists the load-balancer-relevant fields that changed since
@@ -178,7 +181,8 @@ type observation struct {
 // whether it holds a previous observation. It updates the remembered G3
 // fields and nothing else.
 func (c *Checker) derive(st *serviceState, seen bool, svc *v1.Service, v *view) observation {
-	o := observation{conds: c.condStates(v)}
+	var o observation
+	o.conds, o.contents = c.condStates(v)
 	o.ingressSum, o.hasIngress = c.ingressSum(svc.Status.LoadBalancer.Ingress)
 	if !seen {
 		return o
@@ -206,9 +210,12 @@ func (c *Checker) uidSum(svc *v1.Service) uint64 {
 	return maphash.String(c.seed, string(svc.UID)) | 1
 }
 
-// condStates hashes the three KEP-4631 conditions of an observation.
-func (c *Checker) condStates(v *view) [numSlots]condState {
-	var out [numSlots]condState
+// condStates hashes the three KEP-4631 conditions of an observation. It
+// hashes each twice: whole, for the trace rules (condState.sum), and with
+// its slot, which stands for its type, and what validation reads of it
+// (contents): every field but lastTransitionTime, of which validation
+// only reads whether it is set.
+func (c *Checker) condStates(v *view) (out [numSlots]condState, contents [numSlots]uint64) {
 	for s, i := range [numSlots]int{v.serving, v.provisioning, v.degraded} {
 		if i < 0 {
 			continue
@@ -216,15 +223,20 @@ func (c *Checker) condStates(v *view) [numSlots]condState {
 		cond := &v.conds[i]
 		h := &c.hash
 		h.reset()
+		h.int(int64(s))
 		h.str(string(cond.Status))
 		h.str(cond.Reason)
 		h.str(cond.Message)
+		h.int(cond.ObservedGeneration)
+		n := len(h.buf)
+		h.bool(!cond.LastTransitionTime.IsZero())
+		contents[s] = h.sum(c.seed)
+		h.buf = h.buf[:n]
 		ltt := cond.LastTransitionTime.Unix()
 		h.int(ltt)
-		h.int(cond.ObservedGeneration)
 		out[s] = condState{present: true, status: codeOf(cond.Status), ltt: ltt, sum: h.sum(c.seed)}
 	}
-	return out
+	return out, contents
 }
 
 // ingressSum hashes status.loadBalancer.ingress, and reports whether it
@@ -275,6 +287,14 @@ func (h *hasher) optStr(s *string) {
 }
 
 func (h *hasher) int(n int64) { h.buf = binary.AppendVarint(h.buf, n) }
+
+func (h *hasher) bool(b bool) {
+	if b {
+		h.buf = append(h.buf, 1)
+	} else {
+		h.buf = append(h.buf, 0)
+	}
+}
 
 func (h *hasher) sum(seed maphash.Seed) uint64 { return maphash.Bytes(seed, h.buf) }
 
@@ -360,8 +380,7 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 	if rule == "" {
 		rule = "T4"
 	}
-	added := f.add(rule, SeverityNotice, "status", "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason)
-	added.Verdict = newVerdict(verdict)
+	f.addVerdict(rule, "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason, verdict)
 }
 
 // endOfTrace returns the findings owed when a Service's trace ends: an

@@ -34,6 +34,25 @@ import (
 // are immutable, so one value serves every call.
 var conditionsPath = field.NewPath("status", "conditions")
 
+// conditionPaths are conditionsPath.Index(i) for the first few i, made
+// once: every condition validated needs its path, errors or not, and a
+// Service has a few conditions.
+var conditionPaths = func() (p [8]*field.Path) {
+	for i := range p {
+		p[i] = conditionsPath.Index(i)
+	}
+	return p
+}()
+
+// conditionPath returns fldPath.Index(i), made once for the Service's own
+// conditions path.
+func conditionPath(fldPath *field.Path, i int) *field.Path {
+	if fldPath == conditionsPath && i < len(conditionPaths) {
+		return conditionPaths[i]
+	}
+	return fldPath.Index(i)
+}
+
 // servingStatuses are the only statuses of LoadBalancerServing and
 // LoadBalancerProvisioning (C1).
 var servingStatuses = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse}
@@ -151,7 +170,7 @@ func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition,
 		if r.unchanged(i) {
 			continue
 		}
-		p := fldPath.Index(i)
+		p := conditionPath(fldPath, i)
 		// C5: the metav1.Condition rules.
 		for _, e := range metav1validation.ValidateCondition(*c, p) {
 			allErrs = append(allErrs, c5(e))
