@@ -14,52 +14,32 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package input reads the objects the conformance checker judges: files
-// and streams of Kubernetes objects in JSON or YAML, one object at a time.
+// Package input reads the objects the conformance checker judges, one at a
+// time and in input order, from files and streams of JSON or YAML:
+// concatenated values, arrays, Lists and watch events, nested in any way,
+// and multi-document YAML. Each object comes with its Position.
 //
-// # Model
+// What is read must mean one thing, or it is not checked (section 8 of the
+// specification, "Reading inputs"). Each value is decoded once, with
+// github.com/go-json-experiment/json, into every member the reader needs,
+// so that a name given twice at any depth (compared unescaped) makes the
+// object an input error before its kind is decided, and member order means
+// nothing: an event's type may follow its object. Names match
+// case-sensitively and unknown members are ignored, as in kube-apiserver.
+// A BOOKMARK event is not an observation; an ERROR event is an input error.
 //
-// An input is a sequence of documents: concatenated JSON values (what
-// `kubectl get --watch -o json` prints), a top-level JSON array, or
-// multi-document YAML. A document is an object, a List (items in any
-// kind of List, a ServiceList's without kind), or a watch event
-// ({"type": ..., "object": ...}); Lists and events nest. Decoder.Next
-// hands out the objects one by one, in input order, each with its
-// Position (source, document, item, line, byte offset).
+// Memory is bounded by the size limit of one object (MaxObjectBytes), not
+// by the input: jsontext splits JSON, behind a reader that refuses to let
+// it hold a value over the limit; such a value, when it is a List, is read
+// again item by item, and otherwise ends the input, since skipping it would
+// mean holding it. YAML documents come from apimachinery's YAMLReader,
+// behind a line filter that makes each item of a "kubectl get -o yaml"
+// List a document of its own.
 //
-// What is read must mean one thing, or it is not checked (section 8 of
-// the specification, "Reading inputs"):
+// Decoding is what costs: Workers goroutines decode batches of values
+// while the caller consumes the objects. Of a Service, only what the
+// checker reads is decoded.
 //
-//   - each value is decoded once, with github.com/go-json-experiment/json,
-//     into every member the reader needs; a member name given twice at any
-//     depth, compared after unescaping, makes the object an input error
-//     before its kind, or whether it is a List or an event, is decided;
-//   - member order means nothing: an event's type may follow its object;
-//   - names are matched case-sensitively and unknown members are ignored,
-//     as kube-apiserver decodes;
-//   - a BOOKMARK event is not an observation; an ERROR event is an input
-//     error naming its status message.
-//
-// # Memory
-//
-// The reader holds one value at a time, at most MaxObjectBytes
-// (DefaultMaxObjectBytes, 4 MiB) of it plus a read buffer. jsontext
-// splits the stream; it would hold a value whole, so a value over the
-// limit is refused as it is being read: a List is then read item by item,
-// each item under the limit, and anything else ends the input, since
-// skipping it would mean holding it. YAML documents come from
-// k8s.io/apimachinery's YAMLReader, behind a line filter that turns the
-// items of a top-level "items:" block sequence (`kubectl get -o yaml`) into
-// documents of their own, so a YAML List of any length is read item by
-// item too, and caps every document at the limit.
-//
-// # Speed
-//
-// Decoding, not reading, is what costs: Workers goroutines decode batches
-// of values while the caller consumes the objects, in input order. Only
-// the fields the checker reads are decoded (the metadata that names an
-// observation, annotations, the load-balancer-relevant spec, the status).
-//
-// Every string an input holds may reach a terminal: Escape, and the String
+// Every string from the input may reach a terminal: Escape, and the String
 // and Error methods of this package, escape control and format characters.
 package input

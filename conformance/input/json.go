@@ -26,17 +26,20 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// errTooBig is what guard returns once a value outgrows its allowance.
-var errTooBig = errors.New("value larger than the limit")
+// errTooBig is what guard returns once a value outgrows its allowance;
+// errStop ends a split whose consumer wants no more.
+var (
+	errTooBig = errors.New("value larger than the limit")
+	errStop   = errors.New("stopped")
+)
 
-// guard sits between the input and the JSON tokenizer, which holds a
-// whole value in its buffer before handing it out: it refuses to read
-// further than a value's allowance, so that a value larger than the limit
-// fails instead of being held. Between values the allowance is unlimited.
+// guard sits between the input and jsontext, which holds a whole value
+// before handing it out: past a value's allowance it fails the read, so
+// that a value over the limit is refused instead of held.
 type guard struct {
 	r     io.Reader
 	read  int64 // bytes handed out: the offset of the next one
-	limit int64 // offset at which reading stops; negative: no limit
+	limit int64 // the offset reading stops at; negative: no limit
 }
 
 func (g *guard) Read(p []byte) (int, error) {
@@ -45,72 +48,164 @@ func (g *guard) Read(p []byte) (int, error) {
 		if left <= 0 {
 			return 0, errTooBig
 		}
-		if int64(len(p)) > left {
-			p = p[:left]
-		}
+		p = p[:min(int64(len(p)), left)]
 	}
 	n, err := g.r.Read(p)
 	g.read += int64(n)
 	return n, err
 }
 
-// guardSlack is what the tokenizer may read past the end of a value
-// within the limit: a read ahead, not part of the value.
+// guardSlack is what jsontext may read ahead past a value's limit.
 const guardSlack = 64 << 10
 
-// splitState is where the JSON splitter is in the structure it streams.
-type splitState int
+// jsonOptions split the stream only: a duplicate name or invalid UTF-8
+// inside a value is the value decoder's to report, costing one object
+// instead of the rest of the input.
+var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-const (
-	atTop       splitState = iota // between documents
-	inArray                       // in a top-level array: its elements are values
-	inObject                      // in a document too large to read whole: a List, read member by member
-	inItems                       // in that List's items
-	inDiscarded                   // in an array whose elements are read and dropped
-)
-
-// jsonSplitter reads a stream of JSON documents with jsontext and hands
-// out values that are read whole: each document, each element of a
-// top-level array and, when a document is larger than the limit, each
-// item of its "items" (a List read item by item, however long).
+// jsonSplitter cuts a JSON stream into values read whole: each document,
+// each element of a top-level array, and each item of a List too large to
+// read whole.
 type jsonSplitter struct {
 	dec    *jsontext.Decoder
 	g      *guard
 	source string
 	limit  int
-
-	base      int64 // input offset of the tokenizer's offset 0
-	line      int   // line of the tokenizer's offset
-	doc       int
-	state     splitState
-	index     int
-	names     []string // member names of the List being streamed
-	kind      string   // its kind, when read before its items
-	itemsSeen bool
-	done      bool
+	base   int64 // input offset of the tokenizer's offset 0
+	line   int   // line of the tokenizer's offset
+	doc    int
 }
-
-// jsonOptions read the stream's structure only: duplicate names and
-// invalid UTF-8 inside a value are the value decoder's business, where
-// they cost one object instead of the rest of the input.
-var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 func newJSONSplitter(r io.Reader, source string, limit int, base int64, line int) *jsonSplitter {
 	g := &guard{r: r, limit: -1, read: base}
-	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit,
-		base: base, line: line}
+	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: line}
 }
 
-// read reads the next value or token, bounded by the limit when bounded
-// is set, and returns where it starts. A token is read when token is set.
+func (s *jsonSplitter) buffered() bool {
+	ub := s.dec.UnreadBuffer()
+	return leadingDelims(ub) < len(ub)
+}
+
+func (s *jsonSplitter) split(yield func(job) bool) {
+	for {
+		pos, err := s.document(yield)
+		if err != nil {
+			if err != io.EOF && err != errStop {
+				yield(s.fatal(err, pos))
+			}
+			return
+		}
+	}
+}
+
+// document hands out the jobs of the next top-level value.
+func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
+	k := s.dec.PeekKind()
+	if k == 0 { // the end, or a syntax error
+		_, _, pos, err := s.read(false, true)
+		return pos, err
+	}
+	s.doc++
+	switch k {
+	case '[':
+		// A top-level array stands for a List: its elements are items.
+		return s.array("List", false, yield)
+	case '{':
+		v, _, pos, err := s.read(true, false)
+		switch {
+		case errors.Is(err, errTooBig):
+			return s.list(yield)
+		case err == nil && !yield(job{raw: v, pos: pos}):
+			return pos, errStop
+		}
+		return pos, err
+	}
+	_, _, pos, _ := s.read(false, true)
+	return pos, errors.New("a document is not a JSON object or array")
+}
+
+// array hands out, as items[i], the elements of the array the tokenizer is
+// at, or drops them when discard is set.
+func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (Position, error) {
+	if _, _, pos, err := s.read(false, true); err != nil {
+		return pos, err
+	}
+	for i := 0; s.dec.PeekKind() != ']'; i++ {
+		v, _, pos, err := s.read(true, false)
+		if err != nil {
+			return pos, err
+		}
+		if !discard && !yield(job{raw: v, pos: nest(pos, "items["+strconv.Itoa(i)+"]"), containerKind: kind}) {
+			return pos, errStop
+		}
+	}
+	_, _, pos, err := s.read(false, true)
+	return pos, err
+}
+
+// list reads member by member the document the tokenizer refused to read
+// whole, handing out its items one by one: a List of any length.
+func (s *jsonSplitter) list(yield func(job) bool) (Position, error) {
+	// The failed read consumed nothing: a fresh tokenizer reads the
+	// unread bytes, which start with the document, then the rest.
+	unread := s.dec.UnreadBuffer()
+	s.base += s.dec.InputOffset()
+	s.dec = jsontext.NewDecoder(io.MultiReader(bytes.NewReader(unread), s.g), jsonOptions...)
+	_, _, pos, err := s.read(false, true)
+	kind, items, seen := "", false, map[string]bool{}
+	for err == nil && s.dec.PeekKind() != '}' {
+		var tok jsontext.Token
+		if _, tok, pos, err = s.read(false, true); err != nil {
+			break
+		}
+		name := tok.String()
+		dup := seen[name]
+		seen[name] = true
+		if name == "items" && s.dec.PeekKind() == '[' {
+			if dup && !yield(job{err: &DecodeError{Position: pos, Field: name,
+				Err: errors.New(`duplicate member name "items": the List is ambiguous; its second items were not checked`)}}) {
+				return pos, errStop
+			}
+			pos, err = s.array(listKind(kind), dup, yield)
+			items = true
+			continue
+		}
+		var v []byte
+		if v, _, pos, err = s.read(true, false); err != nil {
+			break
+		}
+		j := job{pos: pos}
+		switch {
+		case dup:
+			j.err = &DecodeError{Position: pos, Field: name, Err: fmt.Errorf("duplicate member name %q in a List", name)}
+		case !jsontext.Value(v).IsValid():
+			j.raw = v // for the value decoder to say what is wrong
+		case name == "type" || name == "object":
+			return pos, errTooBig // a watch event, not a List
+		case name == "kind" && !items:
+			k, _ := jsontext.AppendUnquote(nil, v)
+			kind = string(k)
+		}
+		if (j.err != nil || j.raw != nil) && !yield(j) {
+			return pos, errStop
+		}
+	}
+	if err == nil {
+		_, _, pos, err = s.read(false, true)
+	}
+	return pos, err
+}
+
+// read reads the next value, or the next token when token is set, at most
+// the limit's worth when bounded is set, and says where it starts.
 func (s *jsonSplitter) read(bounded, token bool) (v []byte, tok jsontext.Token, pos Position, err error) {
 	s.dec.PeekKind()
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
-	start := s.base + s.dec.InputOffset()
-	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start + int64(n)}
+	start := s.base + s.dec.InputOffset() + int64(n)
+	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
 	if bounded {
-		s.g.limit = max(s.g.read, start+int64(n)+int64(s.limit)+guardSlack)
+		s.g.limit = max(s.g.read, start+int64(s.limit)+guardSlack)
 	}
 	if token {
 		tok, err = s.dec.ReadToken()
@@ -118,16 +213,14 @@ func (s *jsonSplitter) read(bounded, token bool) (v []byte, tok jsontext.Token, 
 		v, err = s.dec.ReadValue()
 	}
 	s.g.limit = -1
-	if err != nil {
-		return nil, tok, pos, err
+	if err == nil {
+		s.line = pos.Line + bytes.Count(v, []byte{'\n'})
 	}
-	s.line = pos.Line + bytes.Count(v, []byte{'\n'})
-	return v, tok, pos, nil
+	return v, tok, pos, err
 }
 
 // fatal turns a tokenizer error into the DecodeError that ends the input.
 func (s *jsonSplitter) fatal(err error, pos Position) job {
-	s.done = true
 	de := &DecodeError{Position: pos, Fatal: true}
 	var syn *jsontext.SyntacticError
 	switch {
@@ -136,12 +229,8 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
-		if syn.ByteOffset >= s.dec.InputOffset() {
-			ub := s.dec.UnreadBuffer()
-			rel := syn.ByteOffset - s.dec.InputOffset()
-			if rel <= int64(len(ub)) {
-				de.Position.Line = s.line + bytes.Count(ub[:rel], []byte{'\n'})
-			}
+		if rel := syn.ByteOffset - s.dec.InputOffset(); rel >= 0 && rel <= int64(len(s.dec.UnreadBuffer())) {
+			de.Position.Line = s.line + bytes.Count(s.dec.UnreadBuffer()[:rel], []byte{'\n'})
 			de.Position.Offset = s.base + syn.ByteOffset
 		}
 		de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
@@ -149,139 +238,4 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 		de.Err = errors.New(trimJSONError(err))
 	}
 	return job{err: de}
-}
-
-// next returns the next job; false at the end of the input.
-func (s *jsonSplitter) next() (job, bool) {
-	for !s.done {
-		switch s.state {
-		case atTop:
-			k := s.dec.PeekKind()
-			if k == 0 {
-				_, _, pos, err := s.read(false, true)
-				if err == io.EOF {
-					s.done = true
-					return job{}, false
-				}
-				return s.fatal(err, pos), true
-			}
-			s.doc++
-			switch k {
-			case '[':
-				if _, _, pos, err := s.read(false, true); err != nil {
-					return s.fatal(err, pos), true
-				}
-				s.state, s.index = inArray, 0
-			case '{':
-				v, _, pos, err := s.read(true, false)
-				if errors.Is(err, errTooBig) {
-					if err := s.stream(); err != nil {
-						return s.fatal(err, pos), true
-					}
-					continue
-				}
-				if err != nil {
-					return s.fatal(err, pos), true
-				}
-				return job{raw: v, pos: pos}, true
-			default:
-				_, _, pos, _ := s.read(false, true)
-				return s.fatal(errors.New("a document is not a JSON object or array"), pos), true
-			}
-		case inArray, inItems, inDiscarded:
-			if s.dec.PeekKind() == ']' {
-				if _, _, pos, err := s.read(false, true); err != nil {
-					return s.fatal(err, pos), true
-				}
-				if s.state == inArray {
-					s.state = atTop
-				} else {
-					s.state = inObject
-				}
-				continue
-			}
-			v, _, pos, err := s.read(true, false)
-			if err != nil {
-				return s.fatal(err, pos), true
-			}
-			i := s.index
-			s.index++
-			if s.state == inDiscarded {
-				continue
-			}
-			// An element of a top-level array is named as a List's item
-			// is: that is what such an array stands for.
-			pos.Item = "items[" + strconv.Itoa(i) + "]"
-			return job{raw: v, pos: pos, containerKind: listKind(s.kind)}, true
-		case inObject:
-			if s.dec.PeekKind() == '}' {
-				if _, _, pos, err := s.read(false, true); err != nil {
-					return s.fatal(err, pos), true
-				}
-				s.state = atTop
-				continue
-			}
-			_, tok, pos, err := s.read(false, true)
-			if err != nil {
-				return s.fatal(err, pos), true
-			}
-			name := tok.String()
-			dup := false
-			for _, n := range s.names {
-				dup = dup || n == name
-			}
-			s.names = append(s.names, name)
-			if name == "items" && s.dec.PeekKind() == '[' {
-				if _, _, pos, err := s.read(false, true); err != nil {
-					return s.fatal(err, pos), true
-				}
-				s.state, s.index, s.itemsSeen = inItems, 0, true
-				if dup {
-					s.state = inDiscarded
-					return job{err: &DecodeError{Position: pos, Field: "items",
-						Err: errors.New(`duplicate member name "items": the List is ambiguous; its second items were not checked`)}}, true
-				}
-				continue
-			}
-			v, _, pos, err := s.read(true, false)
-			if err != nil {
-				return s.fatal(err, pos), true
-			}
-			switch {
-			case dup:
-				return job{err: &DecodeError{Position: pos, Field: name, Err: fmt.Errorf("duplicate member name %q in a List", name)}}, true
-			case !jsontext.Value(v).IsValid():
-				return job{raw: v, pos: pos}, true // the value decoder says what is wrong
-			case name == "kind" && !s.itemsSeen:
-				k, _ := jsontext.AppendUnquote(nil, v)
-				s.kind = string(k)
-			case name == "type" || name == "object":
-				return s.fatal(errTooBig, pos), true
-			}
-		}
-	}
-	return job{}, false
-}
-
-// stream starts reading the document that the tokenizer has just refused
-// to read whole member by member: a List larger than the limit.
-func (s *jsonSplitter) stream() error {
-	// The failed read consumed nothing: the document starts the unread
-	// bytes. Read them again, then the rest, with a fresh tokenizer.
-	// The old tokenizer is dropped: its buffer can be read in place.
-	unread := s.dec.UnreadBuffer()
-	s.base += s.dec.InputOffset()
-	s.g.limit = -1
-	s.dec = jsontext.NewDecoder(io.MultiReader(bytes.NewReader(unread), s.g), jsonOptions...)
-	s.names, s.kind, s.index, s.itemsSeen = s.names[:0], "", 0, false
-	if _, _, _, err := s.read(false, true); err != nil {
-		return err
-	}
-	s.state = inObject
-	return nil
-}
-
-func (s *jsonSplitter) buffered() bool {
-	ub := s.dec.UnreadBuffer()
-	return leadingDelims(ub) < len(ub)
 }

@@ -20,97 +20,140 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// wire is every member an object of the input may have that the reader
-// needs: a Service's, a List's (items) and a watch event's (type, object).
-// One decode into it checks the whole object, duplicate names at any depth
-// included, before anything is decided about it, and makes member order
-// irrelevant. The members of other kinds' objects are skipped, but still
-// read: a duplicate name anywhere makes any object unreadable.
-type wire struct {
-	Kind       string     `json:"kind"`
-	APIVersion string     `json:"apiVersion"`
-	Metadata   metaWire   `json:"metadata"`
-	Spec       specWire   `json:"spec"`
-	Status     statusWire `json:"status"`
-	Items      located    `json:"items"`
-	Type       string     `json:"type"`
-	Object     located    `json:"object"`
-	// Message is a Status's, for the object of an ERROR event.
-	Message string `json:"message"`
-}
-
-// probe is what the reader looks at when an object does not decode as a
-// Service: enough to name it and say whether it is one.
-type probe struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	Metadata   struct {
-		Namespace       string `json:"namespace"`
-		Name            string `json:"name"`
-		ResourceVersion string `json:"resourceVersion"`
-	} `json:"metadata"`
-	Type   string  `json:"type"`
-	Object located `json:"object"`
-	Items  located `json:"items"`
-}
-
-// located is a member's value, kept raw, and its offset in the object, so
-// that what is found in it can be located in the input.
-type located struct {
-	v   jsontext.Value
-	off int64
-}
-
-// UnmarshalJSONFrom keeps the value and where it starts.
-func (l *located) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	l.off = dec.InputOffset()
-	v, err := dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	l.v = bytes.Clone(v)
-	return nil
-}
-
-// at returns the position of the value, in an object at pos.
-func (l *located) at(pos Position, raw []byte) Position {
-	if l.off < 0 || l.off > int64(len(raw)) {
-		return pos
-	}
-	return at(pos, raw, l.off+int64(leadingDelims(raw[l.off:])))
-}
-
-// job is a value the splitter read whole: a JSON document, an item of a
-// List, an element of an array, or a YAML document converted to JSON.
+// job is a value the splitter read whole (a JSON document, array element
+// or List item, or a YAML document), or a problem it found instead.
 type job struct {
-	raw []byte
-	pos Position
-	// yaml marks a job whose raw is YAML still to be converted; its
-	// offsets then mean nothing.
-	yaml bool
-	// containerKind is the kind of the List the value is an item of, when
-	// known; "" otherwise.
+	raw  []byte
+	pos  Position
+	yaml bool // raw is YAML, to be converted
+	// containerKind is the kind of the List the value is an item of.
 	containerKind string
-	// err is a problem the splitter found instead of a value.
-	err *DecodeError
+	err           *DecodeError
 }
 
-// result is one outcome of a job: an object or a problem.
+// result is an object or a problem.
 type result struct {
 	obj Object
 	err *DecodeError
 }
 
-// maxNesting bounds how deep Lists and watch events may nest inside one
-// another: each level is decoded again.
+// maxNesting bounds how deep Lists and watch events may nest.
 const maxNesting = 8
+
+// wire is every member the reader needs of an object: a Service's, a
+// List's and a watch event's. One decode into it checks the whole object,
+// duplicate names at any depth included, before anything is decided about
+// it, and makes member order irrelevant. Other members are skipped, but
+// still read: a duplicate name anywhere makes any object unreadable.
+//
+// Of a Service, what the checker reads is kept (names, annotations, the
+// load-balancer spec, the status); labels, selector, cluster IPs are not.
+// That decodes in two thirds of the time of a whole core/v1 Service, and
+// FuzzReaderDifferential holds what is kept to what encoding/json decodes.
+type wire struct {
+	Kind       string  `json:"kind"`
+	APIVersion string  `json:"apiVersion"`
+	Items      located `json:"items"`
+	Type       string  `json:"type"`
+	Object     located `json:"object"`
+	Metadata   struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		UID             types.UID         `json:"uid"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Generation      int64             `json:"generation"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		Type  corev1.ServiceType `json:"type"`
+		Ports []struct {
+			// No targetPort: no rule reads it, and its IntOrString
+			// would go through encoding/json.
+			Name        string          `json:"name"`
+			Protocol    corev1.Protocol `json:"protocol"`
+			AppProtocol *string         `json:"appProtocol"`
+			Port        int32           `json:"port"`
+			NodePort    int32           `json:"nodePort"`
+		} `json:"ports"`
+		LoadBalancerIP                string                              `json:"loadBalancerIP"`
+		LoadBalancerSourceRanges      []string                            `json:"loadBalancerSourceRanges"`
+		LoadBalancerClass             *string                             `json:"loadBalancerClass"`
+		ExternalTrafficPolicy         corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy"`
+		HealthCheckNodePort           int32                               `json:"healthCheckNodePort"`
+		SessionAffinity               corev1.ServiceAffinity              `json:"sessionAffinity"`
+		SessionAffinityConfig         *corev1.SessionAffinityConfig       `json:"sessionAffinityConfig"`
+		IPFamilies                    []corev1.IPFamily                   `json:"ipFamilies"`
+		IPFamilyPolicy                *corev1.IPFamilyPolicy              `json:"ipFamilyPolicy"`
+		AllocateLoadBalancerNodePorts *bool                               `json:"allocateLoadBalancerNodePorts"`
+		TrafficDistribution           *string                             `json:"trafficDistribution"`
+		RequiredLoadBalancerFeatures  []v1.LoadBalancerFeature            `json:"requiredLoadBalancerFeatures"`
+	} `json:"spec"`
+	Status struct {
+		LoadBalancer corev1.LoadBalancerStatus `json:"loadBalancer"`
+		Conditions   []struct {
+			Type               string                 `json:"type"`
+			Status             metav1.ConditionStatus `json:"status"`
+			ObservedGeneration int64                  `json:"observedGeneration"`
+			LastTransitionTime wireTime               `json:"lastTransitionTime"`
+			Reason             string                 `json:"reason"`
+			Message            string                 `json:"message"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+// unmarshalOptions decode as kube-apiserver does: names match
+// case-sensitively, unknown members are ignored; a duplicate name and
+// invalid UTF-8 are errors (json's defaults).
+var unmarshalOptions = json.JoinOptions(json.MatchCaseInsensitiveNames(false), json.RejectUnknownMembers(false))
+
+// located is a member's value, kept raw, and its offset in the object.
+type located struct {
+	v   jsontext.Value
+	off int64
+}
+
+func (l *located) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	l.off = dec.InputOffset()
+	v, err := dec.ReadValue()
+	l.v = bytes.Clone(v)
+	return err
+}
+
+// wireTime is a metav1.Time decoded as its UnmarshalJSON does (RFC 3339,
+// null is the zero time, in local time), without a trip through
+// encoding/json.
+type wireTime metav1.Time
+
+func (t *wireTime) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		return err
+	case tok.Kind() == 'n':
+		*t = wireTime{}
+		return nil
+	case tok.Kind() != '"':
+		return errors.New("times are strings")
+	}
+	pt, err := time.Parse(time.RFC3339, tok.String())
+	*t = wireTime(metav1.NewTime(pt.Local()))
+	return err
+}
 
 // decodeJob turns one job into its objects and problems, in input order.
 func decodeJob(j job, limit int, out []result) []result {
@@ -120,113 +163,100 @@ func decodeJob(j job, limit int, out []result) []result {
 	raw := j.raw
 	if j.yaml {
 		var err error
-		if raw, err = yamlToJSON(raw); err != nil {
+		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
+			msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")), " ")
+			if strings.Contains(msg, "already set in map") {
+				err = fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
+			} else {
+				err = fmt.Errorf("malformed YAML: %s", msg)
+			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
 		}
-		if len(raw) == 0 || string(raw) == "null" {
-			return out
+		if raw = bytes.TrimSpace(raw); string(raw) == "null" {
+			return out // a document of comments only
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
 }
 
-// decodeValue decodes one value: an object (a Service, another kind, a List
-// or a watch event) or, nested in a document, an array of such values.
-// deleted marks the object of a DELETED event.
+// decodeValue decodes an object (a Service, another kind, a List, a watch
+// event) or, nested in a document, an array of them. deleted marks the
+// object of a DELETED event.
 func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, limit, depth int, out []result) []result {
-	if len(raw) > limit {
-		// A List is not one object: the limit applies to its items.
-		var p probe
-		err := json.Unmarshal(raw, &p)
-		switch {
-		case err == nil && p.Items.v != nil:
-			return decodeElements(p.Items.v, p.Items.at(pos, raw), "items", listKind(p.Kind), limit, depth+1, out)
-		case errors.Is(err, jsontext.ErrDuplicateName):
-			de, _ := objectError(raw, pos, err)
-			return append(out, result{err: de})
-		}
-		return append(out, result{err: &DecodeError{Position: pos,
-			Err: fmt.Errorf("object of %d bytes is larger than the limit of %s; skipped", len(raw), formatBytes(limit))}})
+	fail := func(format string, args ...any) []result {
+		return append(out, result{err: &DecodeError{Position: pos, Err: fmt.Errorf(format, args...)}})
 	}
-	if depth > maxNesting {
-		return append(out, result{err: &DecodeError{Position: pos, Err: errors.New("Lists and watch events nested too deep; skipped")}})
-	}
-	switch kindOf(raw) {
-	case '[':
+	switch {
+	case depth > maxNesting:
+		return fail("Lists and watch events nested too deep; skipped")
+	case kindOf(raw) == '[':
 		return decodeElements(raw, pos, "", listKind(containerKind), limit, depth+1, out)
-	case '{':
-	default:
-		return append(out, result{err: &DecodeError{Position: pos, Err: errors.New("not a JSON object")}})
+	case kindOf(raw) != '{':
+		return fail("not a JSON object")
 	}
 	var w wire
-	err := json.Unmarshal(raw, &w, unmarshalOptions)
-	if err != nil {
+	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, p := objectError(raw, pos, err)
 		kind, apiVersion := resolveKind(p.Kind, p.APIVersion, containerKind)
-		if de != nil && !(errors.As(err, new(*json.SemanticError)) && !isCoreService(kind, apiVersion)) {
+		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) {
 			return append(out, result{err: de})
 		}
 		// Another kind that does not fit a Service's fields: skipped, as
-		// any other kind is; what it holds is not the checker's business.
-		ref := ObjectRef{Kind: kind, Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, ResourceVersion: p.Metadata.ResourceVersion}
-		return append(out, result{obj: Object{Position: pos, Kind: kind, APIVersion: apiVersion, Ref: ref}})
+		// other kinds are.
+		w = wire{Kind: p.Kind, APIVersion: p.APIVersion}
+		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = p.Metadata.Name, p.Metadata.Namespace, p.Metadata.ResourceVersion
 	}
 	switch {
-	case w.Items.v != nil:
-		// A List: its items, one by one. An item carries its kind; a
-		// ServiceList's items, as the API returns them, do not.
-		return decodeElements(w.Items.v, w.Items.at(pos, raw), "items", listKind(w.Kind), limit, depth+1, out)
+	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
+		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
 	case w.Object.v != nil || w.Type != "":
 		return decodeEvent(raw, pos, &w, limit, depth, out)
+	case len(raw) > limit: // within the splitter's read-ahead
+		return fail("object of %d bytes is larger than the limit of %s; skipped", len(raw), formatBytes(limit))
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)
-	ref := ObjectRef{Kind: kind, Namespace: w.Metadata.Namespace, Name: w.Metadata.Name, ResourceVersion: w.Metadata.ResourceVersion}
-	obj := Object{Position: pos, Kind: kind, APIVersion: apiVersion, Ref: ref}
-	if !isCoreService(kind, apiVersion) {
-		return append(out, result{obj: obj})
+	m := &w.Metadata
+	obj := Object{Position: pos, Kind: kind, APIVersion: apiVersion, Deleted: deleted,
+		Ref: ObjectRef{Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}}
+	if isCoreService(kind, apiVersion) {
+		obj.Service = w.service()
 	}
-	obj.Service = w.service()
-	obj.Deleted = deleted
 	return append(out, result{obj: obj})
 }
 
-// decodeEvent handles a watch event: {"type": ..., "object": ...}, members
-// in any order.
+// decodeEvent decodes a watch event, its members in any order.
 func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []result) []result {
-	objPos := nest(w.Object.at(pos, raw), "object")
+	de := &DecodeError{Position: pos}
 	switch w.Type {
 	case "ADDED", "MODIFIED", "DELETED":
-		if w.Object.v == nil {
-			return append(out, result{err: &DecodeError{Position: pos, Err: fmt.Errorf("watch event %s without an object", w.Type)}})
+		if w.Object.v != nil {
+			objPos := nest(at(pos, raw, w.Object.off), "object")
+			return decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, out)
 		}
-		return decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, out)
-	case "BOOKMARK":
-		// A bookmark only carries a resourceVersion: not an observation.
+		de.Err = fmt.Errorf("watch event %s without an object", w.Type)
+	case "BOOKMARK": // a resourceVersion, not an observation
 		return out
 	case "ERROR":
-		var st struct {
-			Message string `json:"message"`
-			Reason  string `json:"reason"`
-			Code    int    `json:"code"`
-		}
+		var st metav1.Status
 		_ = json.Unmarshal(w.Object.v, &st)
-		msg := st.Message
-		if msg == "" {
-			msg = "no message"
+		if st.Message == "" {
+			st.Message = "no message"
 		}
 		detail := ""
 		if st.Code != 0 || st.Reason != "" {
 			detail = fmt.Sprintf(" (%s, %d)", st.Reason, st.Code)
 		}
-		return append(out, result{err: &DecodeError{Position: pos, Err: fmt.Errorf("watch event ERROR%s: %s", detail, msg)}})
+		de.Err = fmt.Errorf("watch event ERROR%s: %s", detail, st.Message)
 	case "":
-		return append(out, result{err: &DecodeError{Position: pos, Err: errors.New("watch event without a type")}})
+		de.Err = errors.New("watch event without a type")
+	default:
+		de.Field, de.Err = "type", fmt.Errorf("unknown watch event type %q", w.Type)
 	}
-	return append(out, result{err: &DecodeError{Position: pos, Field: "type", Err: fmt.Errorf("unknown watch event type %q", w.Type)}})
+	return append(out, result{err: de})
 }
 
-// decodeElements decodes the elements of an array: the items of a List, or
-// an array nested in a document.
+// decodeElements decodes the elements of an array, at pos: the items of a
+// List, or an array nested in a document.
 func decodeElements(raw []byte, pos Position, name, containerKind string, limit, depth int, out []result) []result {
 	if kindOf(raw) != '[' {
 		if string(raw) == "null" {
@@ -234,176 +264,128 @@ func decodeElements(raw []byte, pos Position, name, containerKind string, limit,
 		}
 		return append(out, result{err: &DecodeError{Position: pos, Field: name, Err: errors.New("not a JSON array")}})
 	}
-	d := jsontext.NewDecoder(bytes.NewBuffer(raw))
-	if _, err := d.ReadToken(); err != nil {
-		return append(out, result{err: &DecodeError{Position: pos, Err: err}})
-	}
-	for i := 0; d.PeekKind() != ']'; i++ {
+	d := jsontext.NewDecoder(bytes.NewReader(raw))
+	_, err := d.ReadToken()
+	for i := 0; err == nil && d.PeekKind() != ']'; i++ {
 		start := d.InputOffset()
-		v, err := d.ReadValue()
-		if err != nil {
-			// The array was read whole before: this cannot happen.
-			return append(out, result{err: &DecodeError{Position: pos, Err: err}})
+		var v jsontext.Value
+		if v, err = d.ReadValue(); err == nil {
+			p := nest(at(pos, raw, start), name+"["+strconv.Itoa(i)+"]")
+			out = decodeValue(v, p, containerKind, false, limit, depth, out)
 		}
-		p := pos
-		if p.Offset >= 0 {
-			skip := int64(leadingDelims(raw[start:]))
-			p.Line += bytes.Count(raw[:start+skip], []byte{'\n'})
-			p.Offset += start + skip
-		}
-		item := "[" + strconv.Itoa(i) + "]"
-		if name != "" {
-			item = name + item
-		}
-		out = decodeValue(v, nest(p, item), containerKind, false, limit, depth, out)
+	}
+	if err != nil {
+		out = append(out, result{err: &DecodeError{Position: pos, Field: name, Err: errors.New(trimJSONError(err))}})
 	}
 	return out
 }
 
-// nest appends item to pos's Item.
-func nest(pos Position, item string) Position {
-	if pos.Item != "" {
-		item = pos.Item + "." + item
-	}
-	pos.Item = item
-	return pos
-}
-
-// at returns the position of byte off of raw, which is at pos.
-func at(pos Position, raw []byte, off int64) Position {
-	if pos.Offset < 0 || off < 0 || off > int64(len(raw)) {
-		return pos
-	}
-	pos.Line += bytes.Count(raw[:off], []byte{'\n'})
-	pos.Offset += off
-	return pos
-}
-
-// leadingDelims counts the white space, commas and colons before a value.
-func leadingDelims(b []byte) int {
-	for i, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n', ',', ':':
-		default:
-			return i
+// service builds the Service the checker is given.
+func (w *wire) service() *v1.Service {
+	m, s := &w.Metadata, &w.Spec
+	var ports []corev1.ServicePort
+	if s.Ports != nil {
+		ports = make([]corev1.ServicePort, len(s.Ports))
+		for i, p := range s.Ports {
+			ports[i] = corev1.ServicePort{Name: p.Name, Protocol: p.Protocol, AppProtocol: p.AppProtocol, Port: p.Port, NodePort: p.NodePort}
 		}
 	}
-	return len(b)
-}
-
-// kindOf returns the first byte of a JSON value after white space.
-func kindOf(raw []byte) byte {
-	if i := leadingDelims(raw); i < len(raw) {
-		return raw[i]
+	var conds []metav1.Condition
+	if w.Status.Conditions != nil {
+		conds = make([]metav1.Condition, len(w.Status.Conditions))
+		for i, c := range w.Status.Conditions {
+			conds[i] = metav1.Condition{Type: c.Type, Status: c.Status, ObservedGeneration: c.ObservedGeneration,
+				LastTransitionTime: metav1.Time(c.LastTransitionTime), Reason: c.Reason, Message: c.Message}
+		}
 	}
-	return 0
+	return &v1.Service{
+		TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+			Generation: m.Generation, Annotations: m.Annotations},
+		Spec: v1.ServiceSpec{
+			ServiceSpec: corev1.ServiceSpec{
+				Type: s.Type, Ports: ports, LoadBalancerIP: s.LoadBalancerIP,
+				LoadBalancerSourceRanges: s.LoadBalancerSourceRanges, LoadBalancerClass: s.LoadBalancerClass,
+				ExternalTrafficPolicy: s.ExternalTrafficPolicy, HealthCheckNodePort: s.HealthCheckNodePort,
+				SessionAffinity: s.SessionAffinity, SessionAffinityConfig: s.SessionAffinityConfig,
+				IPFamilies: s.IPFamilies, IPFamilyPolicy: s.IPFamilyPolicy,
+				AllocateLoadBalancerNodePorts: s.AllocateLoadBalancerNodePorts, TrafficDistribution: s.TrafficDistribution,
+			},
+			RequiredLoadBalancerFeatures: s.RequiredLoadBalancerFeatures,
+		},
+		Status: v1.ServiceStatus{LoadBalancer: w.Status.LoadBalancer, Conditions: conds},
+	}
 }
 
 // objectError turns an error decoding raw into a DecodeError naming the
-// object, the member and the byte.
-func objectError(raw []byte, pos Position, err error) (*DecodeError, probe) {
+// object, the member and the byte; it also returns the object's metadata.
+func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	var p probe
-	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	ref := ObjectRef{Kind: p.Kind, Namespace: p.Metadata.Namespace, Name: p.Metadata.Name, ResourceVersion: p.Metadata.ResourceVersion}
-	de := &DecodeError{Position: pos, Object: ref}
+	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
+	m := p.Metadata
+	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: p.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}}
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
 	switch {
 	case errors.As(err, &syn):
-		de.Position = at(pos, raw, syn.ByteOffset)
-		de.Field = fieldPath(syn.JSONPointer)
-		switch {
-		case errors.Is(err, jsontext.ErrDuplicateName):
-			de.Err = fmt.Errorf("duplicate member name %q: the object is ambiguous and was not checked", lastToken(syn.JSONPointer, syn.Err))
-		default:
-			de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
+		de.Position, de.Field = at(pos, raw, syn.ByteOffset), fieldPath(syn.JSONPointer)
+		de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
+		if errors.Is(err, jsontext.ErrDuplicateName) {
+			de.Err = fmt.Errorf("duplicate member name %q: the object is ambiguous and was not checked", syn.JSONPointer.LastToken())
 		}
 	case errors.As(err, &sem):
-		de.Position = at(pos, raw, sem.ByteOffset)
-		de.Field = fieldPath(sem.JSONPointer)
-		de.Err = semanticMessage(sem)
+		de.Position, de.Field = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer)
+		msg := "a JSON " + sem.JSONKind.String() + " where " + typeName(sem.GoType) + " is expected"
+		if sem.JSONKind == 0 {
+			msg = "this value is not " + typeName(sem.GoType)
+		}
+		if sem.Err != nil {
+			msg += ": " + sem.Err.Error()
+		}
+		de.Err = errors.New(msg)
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
-	return de, p
+	return de, &p
 }
 
-// resolveKind returns the kind of an object: its own, or for an object
-// without one, what its container says. Items of a ServiceList, and
-// objects of watch events, carry no kind on the wire; a List's kind may
-// come after its items (kubectl sorts members), so no container kind
-// counts as a List of Services.
-func resolveKind(kind, apiVersion, containerKind string) (string, string) {
-	if kind != "" {
-		return kind, apiVersion
-	}
-	switch containerKind {
-	case "":
-		return "", apiVersion // a document: no kind is no kind
-	case "List", "ServiceList", "WatchEvent":
-		return "Service", "v1"
-	}
-	return strings.TrimSuffix(containerKind, "List"), apiVersion
+// probe is what names an object that does not decode.
+type probe struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Metadata   struct {
+		Name            string `json:"name"`
+		Namespace       string `json:"namespace"`
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
 }
 
-// listKind is the container kind of a List's items: its kind, or "List"
-// when it has none or it comes after the items.
-func listKind(kind string) string {
-	if kind == "" {
-		return "List"
-	}
-	return kind
-}
-
-// isCoreService reports whether kind and apiVersion are core/v1 Service's.
-func isCoreService(kind, apiVersion string) bool {
-	return kind == "Service" && (apiVersion == "v1" || apiVersion == "")
-}
-
-// semanticMessage says what a manifest author did wrong, without Go types.
-func semanticMessage(sem *json.SemanticError) error {
-	what := "a JSON " + sem.JSONKind.String()
-	if sem.JSONKind == 0 {
-		what = "this value"
-	}
-	want := "another type"
-	if sem.GoType != nil {
-		want = goTypeName(sem.GoType.String())
-	}
-	msg := what + " where " + want + " is expected"
-	if sem.Err != nil {
-		msg += ": " + sem.Err.Error()
-	}
-	return errors.New(msg)
-}
-
-// goTypeName names a Go type the way a manifest author thinks of it.
-func goTypeName(t string) string {
-	switch t {
-	case "string", "v1.ConditionStatus", "v1.ServiceType", "v1.Protocol", "v1.LoadBalancerFeature",
-		"v1.ServiceAffinity", "v1.ServiceExternalTrafficPolicy", "v1.IPFamily", "v1.IPFamilyPolicy", "v1.UID", "types.UID":
-		return "a string"
-	case "int", "int32", "int64", "uint", "uint32", "uint64":
-		return "an integer"
-	case "bool":
-		return "a boolean"
-	case "v1.Time", "*v1.Time":
+// typeName names a Go type the way a manifest author thinks of it.
+func typeName(t reflect.Type) string {
+	switch {
+	case t == nil:
+		return "another type"
+	case t == reflect.TypeFor[wireTime]():
 		return "a time (RFC 3339)"
 	}
-	switch {
-	case strings.HasPrefix(t, "[]"):
+	switch t.Kind() {
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Slice:
 		return "a list"
-	case strings.HasPrefix(t, "map["):
+	case reflect.Map, reflect.Struct:
 		return "an object"
 	}
-	t = strings.TrimPrefix(t, "*")
-	if i := strings.LastIndexByte(t, '.'); i >= 0 {
-		t = t[i+1:]
-	}
-	return "a " + t
+	return "a " + t.Name()
 }
 
-// fieldPath turns a JSON pointer into the path a finding would name:
+// fieldPath turns a JSON pointer into the path a finding names:
 // "/status/conditions/0/type" is "status.conditions[0].type".
 func fieldPath(p jsontext.Pointer) string {
 	var b strings.Builder
@@ -420,31 +402,72 @@ func fieldPath(p jsontext.Pointer) string {
 	return b.String()
 }
 
-// lastToken returns the duplicate name from a duplicate-name error.
-func lastToken(p jsontext.Pointer, err error) string {
-	// The error's pointer locates the object; its message names the member.
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '"'); i >= 0 {
-		if s, err := strconv.Unquote(msg[i : strings.LastIndexByte(msg, '"')+1]); err == nil {
-			return s
+// resolveKind returns an object's kind: its own or, for an item of a
+// ServiceList or a watch event's object (which carry none), what its
+// container says. A List's kind may follow its items (kubectl sorts
+// members), so a List of unknown kind counts as one of Services.
+func resolveKind(kind, apiVersion, containerKind string) (string, string) {
+	switch {
+	case kind != "" || containerKind == "":
+		return kind, apiVersion
+	case containerKind == "List" || containerKind == "ServiceList" || containerKind == "WatchEvent":
+		return "Service", "v1"
+	}
+	return strings.TrimSuffix(containerKind, "List"), apiVersion
+}
+
+// listKind is the container kind of a List's items: the List's own kind,
+// or "List" when it has none (yet).
+func listKind(kind string) string {
+	if kind == "" {
+		return "List"
+	}
+	return kind
+}
+
+func isCoreService(kind, apiVersion string) bool {
+	return kind == "Service" && (apiVersion == "v1" || apiVersion == "")
+}
+
+// nest appends item to pos's Item.
+func nest(pos Position, item string) Position {
+	if pos.Item != "" {
+		item = pos.Item + "." + item
+	}
+	pos.Item = item
+	return pos
+}
+
+// at returns the position of the value at byte off of raw, which is at pos.
+func at(pos Position, raw []byte, off int64) Position {
+	if pos.Offset < 0 || off < 0 || off > int64(len(raw)) {
+		return pos
+	}
+	off += int64(leadingDelims(raw[off:]))
+	pos.Line += bytes.Count(raw[:off], []byte{'\n'})
+	pos.Offset += off
+	return pos
+}
+
+// leadingDelims counts the white space, commas and colons before a value.
+func leadingDelims(b []byte) int {
+	for i, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' && c != ':' {
+			return i
 		}
 	}
-	return p.LastToken()
+	return len(b)
 }
 
-// trimJSONError drops the package prefixes of a json error.
+// kindOf returns the first byte of a JSON value.
+func kindOf(raw []byte) byte {
+	if i := leadingDelims(raw); i < len(raw) {
+		return raw[i]
+	}
+	return 0
+}
+
+// trimJSONError drops the package prefix of a json error.
 func trimJSONError(err error) string {
-	msg := err.Error()
-	for _, p := range []string{"jsontext: ", "json: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return msg
-}
-
-// formatBytes renders n as MiB when it is a whole number of them.
-func formatBytes(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return strconv.Itoa(n>>20) + " MiB"
-	}
-	return strconv.Itoa(n) + " bytes"
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "jsontext: "), "json: ")
 }

@@ -17,44 +17,57 @@ limitations under the License.
 package input
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
+
+// Object is one object read from the input.
+type Object struct {
+	// Position is where the object starts.
+	Position Position
+	// Kind and APIVersion are the object's; "Service" and "v1" for an
+	// item of a ServiceList or the object of a watch event, which carry
+	// none.
+	Kind, APIVersion string
+	Ref              ObjectRef
+	// Service is the decoded Service; nil for objects of other kinds.
+	Service *v1.Service
+	// Deleted marks the object of a DELETED watch event: a later Service
+	// of the same name is a new one.
+	Deleted bool
+}
 
 // Position says where an object, or a problem, is in the input.
 type Position struct {
 	// Source names the input: a file name, or "-" for standard input.
 	Source string `json:"source,omitempty"`
-	// Document is the 1-based index of the document in the input: a JSON
-	// value of a stream of concatenated values, or a YAML document.
+	// Document is the 1-based index of the JSON value or YAML document.
 	Document int `json:"document,omitempty"`
-	// Item locates the object inside its document: "items[3]" for an item
-	// of a List or an element of a top-level array, "object" for the object
-	// of a watch event, joined by "." when nested ("items[1].items[0]",
-	// "items[2].object"); empty for a document that is the object itself.
+	// Item locates the object in its document: "items[3]" in a List or a
+	// top-level array, "object" in a watch event, joined by "." when
+	// nested ("items[2].object"); empty for the document itself.
 	Item string `json:"item,omitempty"`
-	// Line is the 1-based line. For YAML it is the line a document, or a
-	// List item, starts at, since a decoding problem cannot be traced
-	// further.
+	// Line is the 1-based line; in YAML, the line the document or item
+	// starts at.
 	Line int `json:"line,omitempty"`
-	// Offset is the 0-based byte offset in the input; -1 when unknown (YAML).
+	// Offset is the 0-based byte offset; -1 when unknown (YAML).
 	Offset int64 `json:"offset"`
 }
 
 // String returns "source:line (document N, item, byte offset)", leaving out
-// what is unknown. The source and item are escaped (see Escape), since
-// they come from the input or the command line.
+// what is unknown, escaped (see Escape).
 func (p Position) String() string {
-	var b strings.Builder
-	b.WriteString(Escape(p.Source))
-	if p.Source == "" {
-		b.WriteString("(input)")
+	s := Escape(p.Source)
+	if s == "" {
+		s = "(input)"
 	}
 	if p.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(p.Line))
+		s += ":" + strconv.Itoa(p.Line)
 	}
 	var parts []string
 	if p.Document > 0 {
@@ -67,31 +80,22 @@ func (p Position) String() string {
 		parts = append(parts, "byte "+strconv.FormatInt(p.Offset, 10))
 	}
 	if len(parts) > 0 {
-		b.WriteString(" (")
-		b.WriteString(strings.Join(parts, ", "))
-		b.WriteByte(')')
+		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return b.String()
+	return s
 }
 
-// ObjectRef identifies an object read from the input. Namespace is empty
-// for cluster-scoped objects and for manifests that leave it out.
+// ObjectRef names the object an observation or a finding is about.
 type ObjectRef struct {
-	// Kind is the object's kind; "Service" for every finding but the
-	// notices about skipped objects.
-	Kind string `json:"kind,omitempty"`
-	// Namespace is metadata.namespace as observed.
+	// Kind is "Service" for every finding but notices of skipped objects.
+	Kind      string `json:"kind,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
-	// Name is metadata.name as observed.
-	Name string `json:"name,omitempty"`
-	// ResourceVersion is metadata.resourceVersion of the observation;
-	// empty for manifests.
+	Name      string `json:"name,omitempty"`
+	// ResourceVersion is the observation's; empty for manifests.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
-// String returns "namespace/name", or "name" without a namespace, and
-// "(unnamed)" when both are empty. Control characters are escaped (see
-// Escape): names come from the input and reach terminals.
+// String returns "namespace/name", "name", or "(unnamed)", escaped.
 func (o ObjectRef) String() string {
 	switch {
 	case o.Namespace != "":
@@ -103,62 +107,77 @@ func (o ObjectRef) String() string {
 }
 
 // DecodeError is an input problem: malformed JSON or YAML, a truncated
-// stream, an object over the size limit, a field of the wrong type, a
-// member name given twice, a watch event of type ERROR. After a DecodeError
-// that is not Fatal, the Decoder goes on with the next object; after a
-// Fatal one, the input cannot be read further and Next returns io.EOF.
+// input, an object over the size limit, a field of the wrong type, a name
+// given twice, an ERROR watch event. The Decoder goes on after one that is
+// not Fatal.
 type DecodeError struct {
-	// Position is where the problem is: the object's start, or the byte
-	// the problem was found at when that is known.
 	Position Position
-	// Object names the object when its metadata could be read; empty
-	// otherwise.
+	// Object names the object when its metadata could be read.
 	Object ObjectRef
-	// Field is the JSON path of the member the problem is in, such as
-	// "status.conditions[0].lastTransitionTime"; empty when the problem is
-	// not in one member.
+	// Field is the path of the member at fault, such as
+	// "status.conditions[0].lastTransitionTime", when there is one.
 	Field string
-	// Err says what is wrong.
-	Err error
+	Err   error
 	// Fatal reports that nothing after the problem can be read.
 	Fatal bool
 }
 
-// Error returns "position: [object: ][field: ]problem" on one line, with
-// control characters escaped.
+// Error returns "position: [object: ][field: ]problem" on one escaped line.
 func (e *DecodeError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Position.String())
-	b.WriteString(": ")
+	s := e.Position.String() + ": "
 	if e.Object.Name != "" {
-		b.WriteString(e.Object.String())
-		b.WriteString(": ")
+		s += e.Object.String() + ": "
 	}
 	if e.Field != "" {
-		b.WriteString(Escape(e.Field))
-		b.WriteString(": ")
+		s += Escape(e.Field) + ": "
 	}
 	if e.Err != nil {
-		b.WriteString(Escape(e.Err.Error()))
+		s += Escape(e.Err.Error())
+	}
+	return s
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Escape returns s with what a terminal would act on escaped: C0 and C1
+// controls, DEL, invalid UTF-8, and the format characters that reorder or
+// hide text (bidirectional overrides, zero-width joiners) become Go escapes
+// (\x1b, \u202e); a backslash is doubled only when something was escaped.
+// Names and messages come from untrusted input: unescaped, an object named
+// "\x1b[2J" would clear the screen of whoever runs the check.
+func Escape(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++ // ASCII text, the common case, costs one pass
+	}
+	if i == len(s) || utf8.ValidString(s[i:]) && strings.IndexFunc(s[i:], unsafeRune) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
+		case r == '\\':
+			b.WriteString(`\\`)
+		case unsafeRune(r):
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }
 
-// Unwrap returns the cause.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// unsafeRune reports whether r changes what a terminal shows beyond itself.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
 
-// Object is one object read from the input.
-type Object struct {
-	// Position is where the object starts.
-	Position Position
-	// Kind and APIVersion are the object's; for an item of a ServiceList
-	// or a watch event, which carry none, "Service" and "v1".
-	Kind, APIVersion string
-	// Ref names the object.
-	Ref ObjectRef
-	// Service is the decoded Service; nil for objects of other kinds.
-	Service *v1.Service
-	// Deleted marks the object of a DELETED watch event: the Service is
-	// gone, and a later one of the same name is a new Service.
-	Deleted bool
+// formatBytes renders n as MiB when it is a whole number of them.
+func formatBytes(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
