@@ -197,14 +197,19 @@ func (d *Decoder) run() {
 			b = &batch{done: make(chan struct{})}
 			return true
 		}
-		s := d.open()
-		s.split(func(j job) bool {
-			b.add(j)
-			if len(b.jobs) < batchJobs && len(b.arena) < batchBytes && s.buffered() {
-				return true
-			}
-			return send()
-		})
+		s, err := d.open()
+		if err != nil {
+			b.add(job{err: err})
+		}
+		if s != nil {
+			s.split(func(j job) bool {
+				b.add(j)
+				if len(b.jobs) < batchJobs && len(b.arena) < batchBytes && s.buffered() {
+					return true
+				}
+				return send()
+			})
+		}
 		if len(b.jobs) > 0 {
 			send()
 		}
@@ -219,8 +224,9 @@ type splitter interface {
 	buffered() bool
 }
 
-// open detects the encoding and the format, and returns the splitter.
-func (d *Decoder) open() splitter {
+// open detects the encoding and the format, and returns the splitter; none
+// for an empty input.
+func (d *Decoder) open() (splitter, *DecodeError) {
 	br := bufio.NewReaderSize(d.in, 64<<10)
 	var base int64
 	switch b, _ := br.Peek(3); {
@@ -234,41 +240,33 @@ func (d *Decoder) open() splitter {
 	// White space up to the first byte of content: lines are counted, and
 	// the last line's is given back to YAML, where it is indentation.
 	line, indent := 1, []byte(nil)
+	fail := func(err error) (splitter, *DecodeError) {
+		return nil, &DecodeError{Position: Position{Source: d.source, Line: line, Offset: base}, Err: err, Fatal: true}
+	}
 	for {
 		c, err := br.ReadByte()
 		switch {
 		case err == io.EOF:
-			return failed{}
+			return nil, nil
 		case err != nil:
-			return failed{&DecodeError{Position: Position{Source: d.source, Line: line, Offset: base}, Err: err, Fatal: true}}
+			return fail(err)
 		case c == '\n':
 			line, indent = line+1, indent[:0]
 		case c == ' ' || c == '\t' || c == '\r':
 			if len(indent) > d.limit {
-				return failed{&DecodeError{Position: Position{Source: d.source, Line: line, Offset: base}, Err: errors.New("a line of white space larger than the limit"), Fatal: true}}
+				return fail(errors.New("a line of white space larger than the limit"))
 			}
 			indent = append(indent, c)
 		case c == '{' || c == '[':
 			_ = br.UnreadByte()
-			return newJSONSplitter(br, d.source, d.limit, base, line)
+			return newJSONSplitter(br, d.source, d.limit, base, line), nil
 		default:
 			_ = br.UnreadByte()
 			if len(indent) > 0 {
 				br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(indent), br), 64<<10)
 			}
-			return newYAMLSplitter(br, d.source, d.limit, line)
+			return newYAMLSplitter(br, d.source, d.limit, line), nil
 		}
 		base++
-	}
-}
-
-// failed is the splitter of an empty input, or of one that cannot be read.
-type failed struct{ err *DecodeError }
-
-func (f failed) buffered() bool { return true }
-
-func (f failed) split(yield func(job) bool) {
-	if f.err != nil {
-		yield(job{err: f.err})
 	}
 }

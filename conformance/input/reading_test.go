@@ -64,6 +64,16 @@ func TestRead_StreamedListWithItemsTwice(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate member name "items"`) {
 		t.Errorf("errors %v", errs)
 	}
+
+	// The same in YAML, where every List is read item by item.
+	yamlItems := "- metadata: {name: a}\n- metadata: {name: b}\n"
+	objs, errs = decodeAll(t, strings.NewReader("kind: List\nitems:\n"+yamlItems+"metadata: {}\nitems:\n"+yamlItems))
+	if names(objs) != "a,b" {
+		t.Errorf("YAML: objects %q, want the first items only", names(objs))
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate key "items"`) || errs[0].Position.Line != 6 {
+		t.Errorf("YAML: errors %v, want one at line 6", errs)
+	}
 }
 
 func TestRead_WatchEventMemberOrderIsFree(t *testing.T) {

@@ -60,10 +60,10 @@ type yamlSplitter struct {
 	seen      bool // the document's "items:" was read
 	drop      bool // the items are a second "items:", not handed out
 	indent    int  // column of the items' "- "; -1 before the first
-	item        int
-	kind        string // the document's "kind:"
-	err         error  // what stopped reading the input
-	eof         bool
+	item      int
+	kind      string // the document's "kind:"
+	err       error  // what stopped reading the input
+	eof       bool
 }
 
 // errBinary stops an input that holds a NUL byte, which no YAML or JSON
@@ -80,13 +80,13 @@ func (s *yamlSplitter) split(yield func(job) bool) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(s))
 	for {
 		raw, err := r.Read()
-		if err == io.EOF && s.err == nil {
-			return
-		} else if err == io.EOF {
-			err = s.err
-		}
 		if err != nil {
-			yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: err, Fatal: true}})
+			if s.err != nil {
+				err = s.err
+			}
+			if err != io.EOF {
+				yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: err, Fatal: true}})
+			}
 			return
 		}
 		if len(s.docs) == 0 {
