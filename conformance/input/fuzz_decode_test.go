@@ -29,8 +29,8 @@ import (
 
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
-// transcript is the same whether objects are decoded on the caller's
-// goroutine or by several.
+// transcript is the same whether objects are decoded by one goroutine
+// or by several.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))

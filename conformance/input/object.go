@@ -360,27 +360,21 @@ type probe struct {
 	} `json:"metadata"`
 }
 
-// typeName names a Go type the way a manifest author thinks of it.
+// typeNames name kinds of Go types as a manifest author thinks of them.
+var typeNames = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Int32: "an integer",
+	reflect.Int64: "an integer", reflect.Slice: "a list", reflect.Map: "an object", reflect.Struct: "an object"}
+
 func typeName(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch {
 	case t == nil:
 		return "another type"
 	case t == reflect.TypeFor[wireTime]():
 		return "a time (RFC 3339)"
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return typeName(t.Elem())
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Slice:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "an object"
+	case typeNames[t.Kind()] != "":
+		return typeNames[t.Kind()]
 	}
 	return "a " + t.Name()
 }
