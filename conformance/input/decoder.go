@@ -105,18 +105,23 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 		return Object{}, err
 	}
 	d.start.Do(d.run)
-	for d.cur == nil || len(d.cur.results) == 0 {
+	for {
+		if d.cur != nil {
+			select {
+			case <-d.cur.done:
+			case <-ctx.Done():
+				return Object{}, ctx.Err() // the batch stays current
+			}
+			if len(d.cur.results) > 0 {
+				break
+			}
+		}
 		select {
 		case b, ok := <-d.batches:
 			if !ok {
 				return Object{}, io.EOF
 			}
 			d.cur = b
-		case <-ctx.Done():
-			return Object{}, ctx.Err()
-		}
-		select {
-		case <-d.cur.done:
 		case <-ctx.Done():
 			return Object{}, ctx.Err()
 		}

@@ -64,7 +64,8 @@ const maxNesting = 8
 // Of a Service, what the checker reads is kept (names, annotations, the
 // load-balancer spec, the status); labels, selector, cluster IPs are not.
 // That decodes in two thirds of the time of a whole core/v1 Service, and
-// FuzzReaderDifferential holds what is kept to what encoding/json decodes.
+// the differential fuzz target holds what is kept to what encoding/json
+// decodes.
 type wire struct {
 	Kind       string  `json:"kind"`
 	APIVersion string  `json:"apiVersion"`
