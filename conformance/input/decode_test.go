@@ -335,6 +335,37 @@ func TestDecode_ObjectOverTheLimit(t *testing.T) {
 	}
 }
 
+// An object over the limit that is not one string over it is skipped token
+// by token, and what follows it is read: a document, a List item, an
+// element of an array, a watch event.
+func TestDecode_ObjectOverTheLimitIsSkipped(t *testing.T) {
+	// Larger than the limit with what the tokenizer may read ahead.
+	var data strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&data, `"k%d":"%s",`, i, strings.Repeat("v", 100))
+	}
+	big := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"big"},"data":{` + data.String() + `"last":"v"}}`
+	event := `{"type":"ADDED","object":` + strings.Replace(big, "ConfigMap", "Service", 1) + `}`
+	for name, tc := range map[string]struct{ in, item string }{
+		"document":    {big + svcJSON("after"), ""},
+		"List item":   {`{"kind":"List","items":[` + big + "," + svcJSON("after") + `]}`, "items[0]"},
+		"array":       {"[" + big + "," + svcJSON("after") + "]", "items[0]"},
+		"watch event": {event + svcJSON("after"), ""},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(4096))
+		if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "larger than the limit of 4096 bytes; skipped") {
+			t.Errorf("%s: errors %v, want one, not fatal", name, errs)
+			continue
+		}
+		if p := errs[0].Position; p.Item != tc.item || p.Document != 1 || p.Offset != int64(strings.Index(tc.in, "{\"")) && tc.item == "" {
+			t.Errorf("%s: error at %+v", name, p)
+		}
+		if names(objs) != "after" {
+			t.Errorf("%s: objects %q, want the one after", name, names(objs))
+		}
+	}
+}
+
 func TestDecode_LongListIsStreamed(t *testing.T) {
 	// A List far over the object limit: its items are read one by one.
 	const items = 20000

@@ -30,11 +30,11 @@ limitations under the License.
 //
 // Memory is bounded by the size limit of one object (MaxObjectBytes), not
 // by the input: jsontext splits JSON, behind a reader that refuses to let
-// it hold a value over the limit; such a value, when it is a List, is read
-// again item by item, and otherwise ends the input, since skipping it would
-// mean holding it. YAML documents come from apimachinery's YAMLReader,
-// behind a line filter that makes each item of a "kubectl get -o yaml"
-// List a document of its own.
+// it hold a value over the limit; such a value is then read token by
+// token, a List's items handed out one by one and anything else skipped.
+// YAML documents come from apimachinery's YAMLReader, behind a line filter
+// that makes each item of a "kubectl get -o yaml" List a document of its
+// own.
 //
 // Decoding is what costs: Workers goroutines decode batches of values
 // while the caller consumes the objects. Of a Service, only what the

@@ -114,7 +114,7 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		v, _, pos, err := s.read(true, false)
 		switch {
 		case errors.Is(err, errTooBig):
-			return s.list(yield)
+			return s.large(pos, yield)
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
 		}
@@ -132,10 +132,15 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 	}
 	for i := 0; s.dec.PeekKind() != ']'; i++ {
 		v, _, pos, err := s.read(true, false)
+		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
+		j := job{raw: v, pos: pos, containerKind: kind}
+		if errors.Is(err, errTooBig) {
+			j, err = job{err: s.tooBig(pos)}, s.skip()
+		}
 		if err != nil {
 			return pos, err
 		}
-		if !discard && !yield(job{raw: v, pos: nest(pos, "items["+strconv.Itoa(i)+"]"), containerKind: kind}) {
+		if !discard && !yield(j) {
 			return pos, errStop
 		}
 	}
@@ -143,16 +148,12 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 	return pos, err
 }
 
-// list reads member by member the document the tokenizer refused to read
-// whole, handing out its items one by one: a List of any length.
-func (s *jsonSplitter) list(yield func(job) bool) (Position, error) {
-	// The failed read consumed nothing: a fresh tokenizer reads the
-	// unread bytes, which start with the document, then the rest.
-	unread := s.dec.UnreadBuffer()
-	s.base += s.dec.InputOffset()
-	s.dec = jsontext.NewDecoder(io.MultiReader(bytes.NewReader(unread), s.g), jsonOptions...)
+// large reads, member by member, the document at pos that the tokenizer
+// refused to read whole. A List's items are handed out one by one, each
+// under the limit, however many; anything else is skipped and reported.
+func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, _, pos, err := s.read(false, true)
-	kind, items, seen := "", false, map[string]bool{}
+	kind, items, other, seen := "", false, false, map[string]bool{}
 	for err == nil && s.dec.PeekKind() != '}' {
 		var tok jsontext.Token
 		if _, tok, pos, err = s.read(false, true); err != nil {
@@ -171,7 +172,10 @@ func (s *jsonSplitter) list(yield func(job) bool) (Position, error) {
 			continue
 		}
 		var v []byte
-		if v, _, pos, err = s.read(true, false); err != nil {
+		if v, _, pos, err = s.read(true, false); errors.Is(err, errTooBig) {
+			other, err = true, s.skip() // no List member but items is that large
+			continue
+		} else if err != nil {
 			break
 		}
 		j := job{pos: pos}
@@ -181,7 +185,7 @@ func (s *jsonSplitter) list(yield func(job) bool) (Position, error) {
 		case !jsontext.Value(v).IsValid():
 			j.raw = v // for the value decoder to say what is wrong
 		case name == "type" || name == "object":
-			return pos, errTooBig // a watch event, not a List
+			other = true // a watch event, not a List
 		case name == "kind" && !items:
 			k, _ := jsontext.AppendUnquote(nil, v)
 			kind = string(k)
@@ -193,7 +197,27 @@ func (s *jsonSplitter) list(yield func(job) bool) (Position, error) {
 	if err == nil {
 		_, _, pos, err = s.read(false, true)
 	}
+	if err == nil && (other || !items) && !yield(job{err: s.tooBig(start)}) {
+		return pos, errStop
+	}
 	return pos, err
+}
+
+// skip reads the value the tokenizer refused to read whole, token by token,
+// each under the limit: only a single string over the limit is held, and
+// fails.
+func (s *jsonSplitter) skip() error {
+	depth := s.dec.StackDepth()
+	for {
+		if _, _, _, err := s.read(true, true); err != nil || s.dec.StackDepth() == depth {
+			return err
+		}
+	}
+}
+
+// tooBig reports the value at pos, skipped for its size.
+func (s *jsonSplitter) tooBig(pos Position) *DecodeError {
+	return &DecodeError{Position: pos, Err: fmt.Errorf("object larger than the limit of %s; skipped", formatBytes(s.limit))}
 }
 
 // read reads the next value, or the next token when token is set, at most
@@ -225,7 +249,7 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	var syn *jsontext.SyntacticError
 	switch {
 	case errors.Is(err, errTooBig):
-		de.Err = fmt.Errorf("object larger than the limit of %s; the rest of the input is not read", formatBytes(s.limit))
+		de.Err = fmt.Errorf("a string larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", formatBytes(s.limit))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
