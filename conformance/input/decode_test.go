@@ -307,29 +307,33 @@ func repeat(s string, n int) func(*bytes.Buffer) bool {
 }
 
 func TestDecode_ObjectOverTheLimit(t *testing.T) {
-	// A 200 MB object: reported without being held. Skipping it would mean
-	// holding it, so the rest of the input is not read.
-	r := &genReader{parts: []func(*bytes.Buffer) bool{
-		once(`{"kind":"Service","apiVersion":"v1","metadata":{"name":"huge","annotations":{"blob":"`),
-		repeat(strings.Repeat("x", 1000), 200_000),
-		once(`"}}}` + "\n" + svcJSON("after")),
-	}}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	objs, errs := decodeAll(t, r)
-	runtime.ReadMemStats(&after)
-	if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "larger than the limit of 4 MiB") {
-		t.Fatalf("errors %v", errs)
-	}
-	if names(objs) != "" {
-		t.Errorf("objects %q, want none", names(objs))
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
-		t.Errorf("decoding allocated %d MiB for a 200 MB object; it must not hold it", alloc>>20)
+	// A 200 MB string, as a value, a member name or an element: reported
+	// without being held. Skipping it would mean holding it, so the rest
+	// of the input is not read.
+	blob := func() func(*bytes.Buffer) bool { return repeat(strings.Repeat("x", 1000), 200_000) }
+	for name, parts := range map[string][]func(*bytes.Buffer) bool{
+		"value": {once(`{"kind":"Service","apiVersion":"v1","metadata":{"name":"huge","annotations":{"blob":"`), blob(), once(`"}}}`)},
+		"name":  {once(`{"kind":"List","items":[],"`), blob(), once(`":1}`)},
+		"array": {once(`["`), blob(), once(`"]`)},
+	} {
+		r := &genReader{parts: append(parts, once("\n"+svcJSON("after")))}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		objs, errs := decodeAll(t, r)
+		runtime.ReadMemStats(&after)
+		if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "larger than the limit of 4 MiB") {
+			t.Fatalf("%s: errors %v, want one, fatal", name, errs)
+		}
+		if names(objs) != "" {
+			t.Errorf("%s: objects %q, want none", name, names(objs))
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: decoding allocated %d MiB for a 200 MB string; it must not hold it", name, alloc>>20)
+		}
 	}
 
 	// The limit is an option, and applies to YAML documents too.
-	_, errs = decodeAll(t, strings.NewReader("kind: Service\nmetadata:\n  name: a\n  annotations: {x: "+strings.Repeat("y", 2000)+"}\n"), MaxObjectBytes(1000))
+	_, errs := decodeAll(t, strings.NewReader("kind: Service\nmetadata:\n  name: a\n  annotations: {x: "+strings.Repeat("y", 2000)+"}\n"), MaxObjectBytes(1000))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "1000 bytes") {
 		t.Errorf("YAML over the limit: %v", errs)
 	}

@@ -102,7 +102,7 @@ func (s *jsonSplitter) split(yield func(job) bool) {
 func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	k := s.dec.PeekKind()
 	if k == 0 { // the end, or a syntax error
-		_, _, pos, err := s.read(false, true)
+		_, _, pos, err := s.read(true)
 		return pos, err
 	}
 	s.doc++
@@ -111,7 +111,7 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		// A top-level array stands for a List: its elements are items.
 		return s.array("List", false, yield)
 	case '{':
-		v, _, pos, err := s.read(true, false)
+		v, _, pos, err := s.read(false)
 		switch {
 		case errors.Is(err, errTooBig):
 			return s.large(pos, yield)
@@ -120,18 +120,18 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		}
 		return pos, err
 	}
-	_, _, pos, _ := s.read(false, true)
+	_, _, pos, _ := s.read(true)
 	return pos, errors.New("a document is not a JSON object or array")
 }
 
 // array hands out, as items[i], the elements of the array the tokenizer is
 // at, or drops them when discard is set.
 func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (Position, error) {
-	if _, _, pos, err := s.read(false, true); err != nil {
+	if _, _, pos, err := s.read(true); err != nil {
 		return pos, err
 	}
 	for i := 0; s.dec.PeekKind() != ']'; i++ {
-		v, _, pos, err := s.read(true, false)
+		v, _, pos, err := s.read(false)
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind}
 		if errors.Is(err, errTooBig) {
@@ -144,7 +144,7 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 			return pos, errStop
 		}
 	}
-	_, _, pos, err := s.read(false, true)
+	_, _, pos, err := s.read(true)
 	return pos, err
 }
 
@@ -152,11 +152,11 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // refused to read whole. A List's items are handed out one by one, each
 // under the limit, however many; anything else is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
-	_, _, pos, err := s.read(false, true)
+	_, _, pos, err := s.read(true)
 	kind, items, other, seen := "", false, false, map[string]bool{}
 	for err == nil && s.dec.PeekKind() != '}' {
 		var tok jsontext.Token
-		if _, tok, pos, err = s.read(false, true); err != nil {
+		if _, tok, pos, err = s.read(true); err != nil {
 			break
 		}
 		name := tok.String()
@@ -172,7 +172,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			continue
 		}
 		var v []byte
-		if v, _, pos, err = s.read(true, false); errors.Is(err, errTooBig) {
+		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) {
 			other, err = true, s.skip() // no List member but items is that large
 			continue
 		} else if err != nil {
@@ -195,7 +195,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		}
 	}
 	if err == nil {
-		_, _, pos, err = s.read(false, true)
+		_, _, pos, err = s.read(true)
 	}
 	if err == nil && (other || !items) && !yield(job{err: s.tooBig(start)}) {
 		return pos, errStop
@@ -209,7 +209,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 func (s *jsonSplitter) skip() error {
 	depth := s.dec.StackDepth()
 	for {
-		if _, _, _, err := s.read(true, true); err != nil || s.dec.StackDepth() == depth {
+		if _, _, _, err := s.read(true); err != nil || s.dec.StackDepth() == depth {
 			return err
 		}
 	}
@@ -220,17 +220,15 @@ func (s *jsonSplitter) tooBig(pos Position) *DecodeError {
 	return &DecodeError{Position: pos, Err: fmt.Errorf("object larger than the limit of %s; skipped", formatBytes(s.limit))}
 }
 
-// read reads the next value, or the next token when token is set, at most
-// the limit's worth when bounded is set, and says where it starts.
-func (s *jsonSplitter) read(bounded, token bool) (v []byte, tok jsontext.Token, pos Position, err error) {
+// read reads the next value, or the next token when token is set, and
+// says where it starts. Whichever it is, it may be at most the limit.
+func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Position, err error) {
 	s.dec.PeekKind()
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
 	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
-	if bounded {
-		s.g.limit = max(s.g.read, start+int64(s.limit)+guardSlack)
-	}
+	s.g.limit = max(s.g.read, start+int64(s.limit)+guardSlack)
 	if token {
 		tok, err = s.dec.ReadToken()
 	} else {
