@@ -21,10 +21,11 @@ limitations under the License.
 //
 // The tests start one etcd and one kube-apiserver per test binary with
 // controller-runtime's envtest, bound to 127.0.0.1, from the binaries in
-// KUBEBUILDER_ASSETS; hack/kube/build.sh builds them from the Go module
-// proxy. Without KUBEBUILDER_ASSETS the tests are skipped, so `go test ./...`
-// in this module is harmless on a machine without the binaries;
-// hack/integration.sh builds them and runs the tests for real.
+// KUBEBUILDER_ASSETS (internal/controlplane, which every test binary's
+// TestMain calls); hack/kube/build.sh builds them from the Go module proxy,
+// and hack/integration.sh builds them and runs the tests. Without
+// KUBEBUILDER_ASSETS the tests fail rather than pass: a run that tested
+// nothing must not look like a success.
 //
 // The module is separate from the root module so that the root never
 // depends on controller-runtime; a replace directive ties it to the

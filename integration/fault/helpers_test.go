@@ -32,10 +32,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
 )
 
 // line is one line of `lbstatus watch -o json`: a finding, a gap, or the
@@ -253,43 +254,16 @@ func (w *watchProcess) text() string {
 	return strings.Join(w.raw, "\n")
 }
 
-// clientset returns an admin clientset that does not retry for long, so
-// that a write during a fault fails rather than hides it.
+// clientset returns an admin clientset.
 func clientset(t testing.TB) kubernetes.Interface {
 	t.Helper()
-	c := rest.CopyConfig(cfg)
-	c.UserAgent = "lbstatus-fault"
-	c.WarningHandlerWithContext = rest.NoWarnings{}
-	cs, err := kubernetes.NewForConfig(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return controlplane.Clientset(t, cfg, "lbstatus-fault")
 }
 
-// namespace creates a namespace for a test and deletes its Services after.
+// namespace creates a namespace for a test; see controlplane.Namespace.
 func namespace(t *testing.T, cs kubernetes.Interface) string {
 	t.Helper()
-	ctx := context.Background()
-	name := strings.ToLower(strings.TrimPrefix(t.Name(), "Test"))
-	name = strings.NewReplacer("/", "-", "_", "-").Replace(name)
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name[:min(len(name), 40)] + "-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() {
-		list, err := cs.CoreV1().Services(ns.Name).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Logf("cleanup: %v", err)
-			return
-		}
-		for _, svc := range list.Items {
-			if err := cs.CoreV1().Services(ns.Name).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Logf("cleanup: %v", err)
-			}
-		}
-	})
-	return ns.Name
+	return controlplane.Namespace(t, cs)
 }
 
 // createService creates a LoadBalancer Service (no class: the reference

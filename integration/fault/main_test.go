@@ -21,16 +21,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
 )
 
 // The control plane of this test binary and what the tests need of it, set
@@ -45,104 +41,23 @@ var (
 	lbstatus string
 )
 
+// TestMain starts a control plane of this binary's own, whose
+// kube-apiserver the tests stop and start again, builds the CLI, runs the
+// tests and stops the control plane.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(controlplane.Main(m, controlplane.Options{Name: "fault", Restartable: true}, func(e *controlplane.Env) error {
+		env, cfg, kubeconfig = e.Environment, e.Config, e.Kubeconfig
+		lbstatus = filepath.Join(e.Dir, "lbstatus")
+		build := exec.Command("go", "build", "-o", lbstatus, "./cmd/lbstatus")
+		build.Dir = "../.." // the root module
+		build.Env = append(os.Environ(), "GOWORK=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/lbstatus: %v\n%s", err, out)
+		}
+		return nil
+	}))
 }
 
-func run(m *testing.M) int {
-	// envtest logs through controller-runtime, which warns with a stack
-	// trace when no logger is set; the tests say what they need.
-	logf.SetLogger(logr.Discard())
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "fault: KUBEBUILDER_ASSETS is not set: skipping; run hack/integration.sh, which builds etcd and kube-apiserver")
-		return 0
-	}
-	dir, err := os.MkdirTemp("", "lbstatus-fault-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "fault: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-
-	lbstatus = filepath.Join(dir, "lbstatus")
-	build := exec.Command("go", "build", "-o", lbstatus, "./cmd/lbstatus")
-	build.Dir = "../.." // the root module
-	build.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "fault: go build ./cmd/lbstatus: %v\n%s", err, out)
-		return 1
-	}
-
-	env = &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: 90 * time.Second,
-		ControlPlaneStopTimeout:  60 * time.Second,
-	}
-	api := env.ControlPlane.GetAPIServer()
-	// A directory of our own survives a restart (envtest makes a fresh one,
-	// with a fresh serving CA, for a directory it made itself).
-	api.CertDir = filepath.Join(dir, "apiserver")
-	if err := os.Mkdir(api.CertDir, 0o700); err != nil {
-		fmt.Fprintf(os.Stderr, "fault: %v\n", err)
-		return 1
-	}
-	api.Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
-	api.Configure().Set("authorization-mode", "RBAC")
-
-	start := time.Now()
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "fault: starting etcd and kube-apiserver: %v\n", err)
-		_ = env.Stop()
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "fault: etcd and kube-apiserver ready in %s\n", time.Since(start).Round(time.Millisecond))
-	kubeconfig = filepath.Join(dir, "kubeconfig")
-	code := 1
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		fmt.Fprintf(os.Stderr, "fault: %v\n", err)
-	} else {
-		code = m.Run()
-	}
-	// A test that failed while etcd was stopped must not leave it so: the
-	// apiserver would hang on shutdown.
-	if pid, ok := childPID("etcd"); ok {
-		_ = syscall.Kill(pid, syscall.SIGCONT)
-	}
-	if err := env.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "fault: stopping etcd and kube-apiserver: %v\n", err)
-		code = 1
-	}
-	return code
-}
-
-// childPID returns the pid of this test binary's child process named comm
-// ("etcd", "kube-apiserver").
-func childPID(comm string) (int, bool) {
-	entries, _ := os.ReadDir("/proc")
-	self := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		s := string(data)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(s[end+1:])
-		if len(fields) < 2 || fields[0] == "Z" {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(fields[1]); ppid == self && s[open+1:end] == comm {
-			return pid, true
-		}
-	}
-	return 0, false
-}
+// childPID returns the pid of the running etcd or kube-apiserver ("etcd",
+// "kube-apiserver") this binary started.
+func childPID(comm string) (int, bool) { return controlplane.ChildPID(comm) }
