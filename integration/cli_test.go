@@ -17,16 +17,11 @@ limitations under the License.
 package integration
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +34,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/integration/internal/watchcmd"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -58,13 +54,14 @@ func TestCLIWatch_ReportsBrokenProvider(t *testing.T) {
 	}))
 
 	out := startWatch(t, bin, "--kubeconfig", kubeconfig, "--namespace", ns, "--output", "json")
+	const within = 30 * time.Second
 
 	// A Service the CLI has seen become Ready.
 	name := createLoadBalancer(t, client, ns, "web", nil)
 	if _, verdict, err := waitFor(t, client, ns, name, "", longConditionsTimeout, longProvisionTimeout); err != nil || verdict.Result != conditions.ResultReady {
 		t.Fatalf("Wait: %v, %v", verdict, err)
 	}
-	out.waitFor(t, "the T3 (Ready) verdict of "+name, func(l watchLine) bool {
+	out.WaitFor(t, within, "the T3 (Ready) verdict of "+name, func(l watchLine) bool {
 		return l.Rule == "T3" && l.Object.Name == name
 	})
 
@@ -78,7 +75,7 @@ func TestCLIWatch_ReportsBrokenProvider(t *testing.T) {
 	if _, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out.waitFor(t, "an L6 violation on "+name, func(l watchLine) bool {
+	out.WaitFor(t, within, "an L6 violation on "+name, func(l watchLine) bool {
 		return l.Rule == "L6" && l.Severity == conformance.SeverityViolation && l.Object.Name == name
 	})
 
@@ -89,16 +86,20 @@ func TestCLIWatch_ReportsBrokenProvider(t *testing.T) {
 	if _, err := client.CoreV1().Services(ns).ApplyStatus(ctx, rogue, metav1.ApplyOptions{FieldManager: "rogue-controller", Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	out.waitFor(t, "a C1 violation on "+name, func(l watchLine) bool {
+	out.WaitFor(t, within, "a C1 violation on "+name, func(l watchLine) bool {
 		return l.Rule == "C1" && l.Severity == conformance.SeverityViolation && l.Object.Name == name
 	})
 
-	code, summary := out.stop(t, syscall.SIGTERM)
+	code, lines := out.Stop(t, syscall.SIGTERM)
+	var summary *conformance.Summary
+	for _, l := range lines {
+		summary = cmp.Or(l.Summary, summary)
+	}
 	if code != 1 {
 		t.Errorf("exit status %d after violations, want 1", code)
 	}
 	if summary == nil {
-		t.Fatalf("no summary line after SIGTERM; stdout:\n%s", out.text())
+		t.Fatalf("no summary line after SIGTERM; stdout:\n%s", out.Text())
 	}
 	if summary.Findings.Violations < 2 || summary.Rules["L6"] == nil || summary.Rules["C1"] == nil || summary.Services != 1 {
 		t.Errorf("summary %+v; want the L6 and C1 violations of one Service", *summary)
@@ -127,145 +128,8 @@ type watchLine struct {
 	Summary *conformance.Summary `json:"summary"`
 }
 
-// watchProcess is a running `lbstatus watch` and the lines it printed.
-type watchProcess struct {
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	mu     sync.Mutex
-	lines  []watchLine
-	raw    []string
-	// changed is signalled when a line arrives or stdout ends.
-	changed chan struct{}
-	eof     bool
-}
-
-func startWatch(t *testing.T, bin string, args ...string) *watchProcess {
+// startWatch runs `lbstatus watch args...` from bin.
+func startWatch(t *testing.T, bin string, args ...string) *watchcmd.Process[watchLine] {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"watch"}, args...)...)
-	w := &watchProcess{cmd: cmd, stderr: &bytes.Buffer{}, changed: make(chan struct{}, 1)}
-	cmd.Stderr = w.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var l watchLine
-			err := json.Unmarshal(sc.Bytes(), &l)
-			w.mu.Lock()
-			w.raw = append(w.raw, sc.Text())
-			if err == nil {
-				w.lines = append(w.lines, l)
-			}
-			w.mu.Unlock()
-			w.signal()
-		}
-		w.mu.Lock()
-		w.eof = true
-		w.mu.Unlock()
-		w.signal()
-	}()
-	return w
-}
-
-func (w *watchProcess) signal() {
-	select {
-	case w.changed <- struct{}{}:
-	default:
-	}
-}
-
-// waitFor waits until the command has printed a line match accepts.
-func (w *watchProcess) waitFor(t *testing.T, what string, match func(watchLine) bool) {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		w.mu.Lock()
-		found, eof := false, w.eof
-		for _, l := range w.lines {
-			if match(l) {
-				found = true
-				break
-			}
-		}
-		w.mu.Unlock()
-		if found {
-			return
-		}
-		if eof {
-			t.Fatalf("lbstatus watch ended before printing %s; stdout:\n%s\nstderr:\n%s", what, w.text(), w.stderr)
-		}
-		select {
-		case <-w.changed:
-		case <-deadline:
-			t.Fatalf("lbstatus watch did not print %s within 30s; stdout:\n%s\nstderr:\n%s", what, w.text(), w.stderr)
-		}
-	}
-}
-
-// stop sends sig and waits for the command to exit; it returns the exit
-// status and the summary line.
-func (w *watchProcess) stop(t *testing.T, sig os.Signal) (int, *conformance.Summary) {
-	t.Helper()
-	if err := w.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- w.cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(15 * time.Second):
-		_ = w.cmd.Process.Kill()
-		<-done
-		t.Fatalf("lbstatus watch did not exit within 15s of %s; stderr:\n%s", sig, w.stderr)
-	}
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if !exit.Exited() {
-			t.Fatalf("lbstatus watch did not exit by itself: %v; stderr:\n%s", err, w.stderr)
-		}
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if s := w.stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") {
-		t.Errorf("lbstatus watch crashed:\n%s", s)
-	}
-	// Wait for the reader to drain stdout.
-	for {
-		w.mu.Lock()
-		eof := w.eof
-		w.mu.Unlock()
-		if eof {
-			break
-		}
-		<-w.changed
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for i := len(w.lines) - 1; i >= 0; i-- {
-		if w.lines[i].Summary != nil {
-			return code, w.lines[i].Summary
-		}
-	}
-	return code, nil
-}
-
-func (w *watchProcess) text() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.Join(w.raw, "\n")
+	return watchcmd.Start[watchLine](t, bin, append([]string{"watch"}, args...)...)
 }

@@ -65,7 +65,7 @@ func TestWatch_EtcdCompactedWhileAway(t *testing.T) {
 	}
 	w := startWatch(t, "--kubeconfig", config, "--server", "https://"+p.addr(), "-n", ns)
 	for _, name := range []string{"still", "flip", "gone"} {
-		w.waitFor(t, 30*time.Second, name+"'s Pending verdict", func(l line) bool { return l.verdict("Pending", name) })
+		w.WaitFor(t, 30*time.Second, name+"'s Pending verdict", func(l line) bool { return l.verdict("Pending", name) })
 	}
 
 	p.partition()
@@ -79,33 +79,33 @@ func TestWatch_EtcdCompactedWhileAway(t *testing.T) {
 	compactEtcd(t)
 	p.heal()
 
-	w.waitFor(t, 30*time.Second, "a gap record", isGap)
-	w.waitFor(t, 30*time.Second, "born's L4 violation", func(l line) bool { return l.violation("L4", "born") })
-	w.waitFor(t, 30*time.Second, "flip's Ready verdict", func(l line) bool { return l.verdict("Ready", "flip") })
-	code, sum := w.stop(t)
+	w.WaitFor(t, 30*time.Second, "a gap record", isGap)
+	w.WaitFor(t, 30*time.Second, "born's L4 violation", func(l line) bool { return l.violation("L4", "born") })
+	w.WaitFor(t, 30*time.Second, "flip's Ready verdict", func(l line) bool { return l.verdict("Ready", "flip") })
+	code, sum := stop(t, w)
 
 	var gaps []line
-	for _, l := range w.lines {
+	for _, l := range w.Lines() {
 		if l.Gap != nil {
 			gaps = append(gaps, l)
 		}
 	}
 	want := []string{ns + "/born", ns + "/flip", ns + "/gone"}
 	if len(gaps) != 1 || gaps[0].Gap.Changed != 3 || !slices.Equal(gaps[0].Gap.Services, want) || !strings.Contains(gaps[0].Gap.Reason, "410 Gone") {
-		t.Errorf("want one gap naming %v, after a 410; %s", want, describe(w))
+		t.Errorf("want one gap naming %v, after a 410; %s", want, w.Describe())
 	}
-	if n := w.count(func(l line) bool { return l.violation("L4", "flip") }); n != 0 {
-		t.Errorf("flip's L4 inside the gap was reported; %s", describe(w))
+	if n := w.Count(func(l line) bool { return l.violation("L4", "flip") }); n != 0 {
+		t.Errorf("flip's L4 inside the gap was reported; %s", w.Describe())
 	}
-	if n := w.count(func(l line) bool { return l.Object.Name == "still" && l.Verdict != nil }); n != 1 {
-		t.Errorf("still, unchanged, was checked again (%d verdict notices); %s", n, describe(w))
+	if n := w.Count(func(l line) bool { return l.Object.Name == "still" && l.Verdict != nil }); n != 1 {
+		t.Errorf("still, unchanged, was checked again (%d verdict notices); %s", n, w.Describe())
 	}
-	if n := w.count(func(l line) bool { return l.Object.Name == "gone" && l.Rule == "R3" }); n != 1 {
-		t.Errorf("gone's trace did not end at the gap (%d R3 notices); %s", n, describe(w))
+	if n := w.Count(func(l line) bool { return l.Object.Name == "gone" && l.Rule == "R3" }); n != 1 {
+		t.Errorf("gone's trace did not end at the gap (%d R3 notices); %s", n, w.Describe())
 	}
 	// still, flip, gone; then flip and born after the gap.
 	if code != 1 || sum.Summary.Findings.Violations != 1 || sum.Summary.Gaps != 1 || sum.Summary.Observations != 5 {
-		t.Errorf("exit %d, summary %+v; want 1, born's violation only, 1 gap, 5 observations; %s", code, *sum.Summary, describe(w))
+		t.Errorf("exit %d, summary %+v; want 1, born's violation only, 1 gap, 5 observations; %s", code, *sum.Summary, w.Describe())
 	}
 }
 

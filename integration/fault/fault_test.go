@@ -48,25 +48,25 @@ func TestWatch_APIServerRestart(t *testing.T) {
 	createService(t, cs, ns, "web")
 	writeServingWithoutIngress(t, cs, ns, "web")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)
-	w.waitFor(t, 30*time.Second, "web's L4 violation", func(l line) bool { return l.violation("L4", "web") })
+	w.WaitFor(t, 30*time.Second, "web's L4 violation", func(l line) bool { return l.violation("L4", "web") })
 
 	restartAPIServer(t, true)
 	createService(t, cs, ns, "api")
 	writeServingWithoutIngress(t, cs, ns, "api")
-	w.waitFor(t, 30*time.Second, "api's L4 violation", func(l line) bool { return l.violation("L4", "api") })
-	w.waitFor(t, 30*time.Second, "a gap record", isGap)
+	w.WaitFor(t, 30*time.Second, "api's L4 violation", func(l line) bool { return l.violation("L4", "api") })
+	w.WaitFor(t, 30*time.Second, "a gap record", isGap)
 
-	code, sum := w.stop(t)
-	if n := w.count(func(l line) bool { return l.violation("L4", "web") }); n != 1 {
-		t.Errorf("web's L4 printed %d times, want once; %s", n, describe(w))
+	code, sum := stop(t, w)
+	if n := w.Count(func(l line) bool { return l.violation("L4", "web") }); n != 1 {
+		t.Errorf("web's L4 printed %d times, want once; %s", n, w.Describe())
 	}
-	if n := w.count(isGap); n != 1 {
-		t.Errorf("%d gap records, want 1; %s", n, describe(w))
+	if n := w.Count(isGap); n != 1 {
+		t.Errorf("%d gap records, want 1; %s", n, w.Describe())
 	}
 	if code != 1 || sum.Summary.Findings.Violations != 2 || sum.Summary.Gaps != 1 {
-		t.Errorf("exit %d, summary %+v; want 1, 2 violations (web's and api's L4) and 1 gap; %s", code, *sum.Summary, describe(w))
+		t.Errorf("exit %d, summary %+v; want 1, 2 violations (web's and api's L4) and 1 gap; %s", code, *sum.Summary, w.Describe())
 	}
-	log := w.stderr.String()
+	log := w.Stderr()
 	if strings.Count(log, "lost the watch") != 1 || strings.Count(log, "watching again") != 1 {
 		t.Errorf("want the outage said once when lost and once when over; stderr:\n%s", log)
 	}
@@ -79,7 +79,7 @@ func TestWatch_EtcdStall(t *testing.T) {
 	ns := namespace(t, cs)
 	createService(t, cs, ns, "web")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)
-	w.waitFor(t, 30*time.Second, "web's Pending verdict", func(l line) bool { return l.verdict("Pending", "web") })
+	w.WaitFor(t, 30*time.Second, "web's Pending verdict", func(l line) bool { return l.verdict("Pending", "web") })
 
 	etcd, ok := childPID("etcd")
 	if !ok {
@@ -108,16 +108,16 @@ func TestWatch_EtcdStall(t *testing.T) {
 	if err := <-written; err != nil {
 		t.Fatalf("the write made during the stall: %v", err)
 	}
-	w.waitFor(t, 30*time.Second, "web's L4 violation, written during the stall", func(l line) bool { return l.violation("L4", "web") })
+	w.WaitFor(t, 30*time.Second, "web's L4 violation, written during the stall", func(l line) bool { return l.violation("L4", "web") })
 
-	code, sum := w.stop(t)
-	if n := w.count(isGap); n != 0 || sum.Summary.Gaps != 0 {
-		t.Errorf("%d gap records, summary %d gaps; want none; %s", n, sum.Summary.Gaps, describe(w))
+	code, sum := stop(t, w)
+	if n := w.Count(isGap); n != 0 || sum.Summary.Gaps != 0 {
+		t.Errorf("%d gap records, summary %d gaps; want none; %s", n, sum.Summary.Gaps, w.Describe())
 	}
 	if code != 1 || sum.Summary.Findings.Violations != 1 || sum.Summary.Observations != 2 {
-		t.Errorf("exit %d, summary %+v; want 1, with 1 violation in 2 observations; %s", code, *sum.Summary, describe(w))
+		t.Errorf("exit %d, summary %+v; want 1, with 1 violation in 2 observations; %s", code, *sum.Summary, w.Describe())
 	}
-	if log := w.stderr.String(); strings.Contains(log, "lost the watch") {
+	if log := w.Stderr(); strings.Contains(log, "lost the watch") {
 		t.Errorf("the watch was lost during the stall:\n%s", log)
 	}
 }
@@ -175,11 +175,11 @@ current-context: silent
 func TestWatch_SilentServer(t *testing.T) {
 	server, config := silentServer(t)
 	w := startWatch(t, "--kubeconfig", config, "--request-timeout", "2s")
-	if code := w.wait(t, 15*time.Second); code != 2 {
-		t.Errorf("exit %d, want 2; %s", code, describe(w))
+	if code := w.Wait(t, 15*time.Second); code != 2 {
+		t.Errorf("exit %d, want 2; %s", code, w.Describe())
 	}
 	want := "lbstatus: listing Services on " + server + ": no answer within 2s (--request-timeout)\n"
-	if got := w.stderr.String(); got != want {
+	if got := w.Stderr(); got != want {
 		t.Errorf("stderr %q, want %q", got, want)
 	}
 }
@@ -191,14 +191,14 @@ func TestWatch_InterruptDuringFirstList(t *testing.T) {
 	check := func(t *testing.T, w *watchProcess, server string) {
 		t.Helper()
 		time.Sleep(time.Second) // the list is under way
-		if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		if err := w.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		if code := w.wait(t, 5*time.Second); code != 2 {
-			t.Errorf("exit %d, want 2; %s", code, describe(w))
+		if code := w.Wait(t, 5*time.Second); code != 2 {
+			t.Errorf("exit %d, want 2; %s", code, w.Describe())
 		}
 		want := "lbstatus: interrupted while listing Services on " + server + "\n"
-		if got := w.stderr.String(); got != want {
+		if got := w.Stderr(); got != want {
 			t.Errorf("stderr %q, want %q", got, want)
 		}
 	}
@@ -252,15 +252,15 @@ func TestWatch_ProviderAcrossRestart(t *testing.T) {
 
 	createService(t, cs, ns, "first")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)
-	w.waitFor(t, 30*time.Second, "first Ready", func(l line) bool { return l.verdict("Ready", "first") })
+	w.WaitFor(t, 30*time.Second, "first Ready", func(l line) bool { return l.verdict("Ready", "first") })
 
 	restartAPIServer(t, true)
 	createService(t, cs, ns, "second")
 	// The provider's informer resumes on client-go's backoff, up to 30 s.
-	w.waitFor(t, 90*time.Second, "second Ready", func(l line) bool { return l.verdict("Ready", "second") })
+	w.WaitFor(t, 90*time.Second, "second Ready", func(l line) bool { return l.verdict("Ready", "second") })
 
-	code, sum := w.stop(t)
-	if code != 0 || sum.Summary.Findings.Violations != 0 || sum.Summary.Findings.Warnings != 0 || sum.Summary.Gaps != 1 || w.count(isGap) != 1 {
-		t.Errorf("exit %d, summary %+v; want 0, no violation or warning, 1 gap; %s", code, *sum.Summary, describe(w))
+	code, sum := stop(t, w)
+	if code != 0 || sum.Summary.Findings.Violations != 0 || sum.Summary.Findings.Warnings != 0 || sum.Summary.Gaps != 1 || w.Count(isGap) != 1 {
+		t.Errorf("exit %d, summary %+v; want 0, no violation or warning, 1 gap; %s", code, *sum.Summary, w.Describe())
 	}
 }

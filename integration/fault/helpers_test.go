@@ -17,16 +17,9 @@ limitations under the License.
 package fault
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
+	"github.com/lbstatus/lbstatus/integration/internal/watchcmd"
 )
 
 // line is one line of `lbstatus watch -o json`: a finding, a gap, or the
@@ -81,177 +75,26 @@ func (l line) verdict(result, name string) bool {
 }
 
 // watchProcess is a running `lbstatus watch -o json` and what it printed.
-type watchProcess struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	mu     sync.Mutex
-	lines  []line
-	raw    []string
-	eof    bool
-	// changed is signalled when a line arrives or stdout ends.
-	changed chan struct{}
-	// exited is closed when the process has exited, with err its status.
-	exited chan struct{}
-	err    error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type watchProcess = watchcmd.Process[line]
 
 // startWatch runs `lbstatus watch -o json args...`.
 func startWatch(t *testing.T, args ...string) *watchProcess {
 	t.Helper()
-	cmd := exec.Command(lbstatus, append([]string{"watch", "-o", "json"}, args...)...)
-	w := &watchProcess{cmd: cmd, stderr: &syncBuffer{}, changed: make(chan struct{}, 1), exited: make(chan struct{})}
-	cmd.Stderr = w.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var l line
-			err := json.Unmarshal(sc.Bytes(), &l)
-			w.mu.Lock()
-			w.raw = append(w.raw, sc.Text())
-			if err == nil {
-				w.lines = append(w.lines, l)
-			}
-			w.mu.Unlock()
-			w.signal()
-		}
-		w.mu.Lock()
-		w.eof = true
-		w.mu.Unlock()
-		w.signal()
-		w.err = cmd.Wait()
-		close(w.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-w.exited:
-		default:
-			_ = cmd.Process.Kill()
-			<-w.exited
-		}
-	})
-	return w
+	return watchcmd.Start[line](t, lbstatus, append([]string{"watch", "-o", "json"}, args...)...)
 }
 
-func (w *watchProcess) signal() {
-	select {
-	case w.changed <- struct{}{}:
-	default:
-	}
-}
-
-// waitFor waits up to within for a line that match accepts.
-func (w *watchProcess) waitFor(t *testing.T, within time.Duration, what string, match func(line) bool) {
+// stop interrupts the watch, waits for the exit, and returns the exit
+// status and the summary.
+func stop(t *testing.T, w *watchProcess) (int, *line) {
 	t.Helper()
-	deadline := time.After(within)
-	for {
-		w.mu.Lock()
-		found, eof := false, w.eof
-		for _, l := range w.lines {
-			if match(l) {
-				found = true
-				break
-			}
-		}
-		w.mu.Unlock()
-		if found {
-			return
-		}
-		if eof {
-			t.Fatalf("lbstatus watch ended before printing %s; stdout:\n%s\nstderr:\n%s", what, w.text(), w.stderr)
-		}
-		select {
-		case <-w.changed:
-		case <-deadline:
-			t.Fatalf("lbstatus watch did not print %s within %s; stdout:\n%s\nstderr:\n%s", what, within, w.text(), w.stderr)
+	code, lines := w.Stop(t, os.Interrupt)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Summary != nil {
+			return code, &lines[i]
 		}
 	}
-}
-
-// count returns how many lines match accepts.
-func (w *watchProcess) count(match func(line) bool) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, l := range w.lines {
-		if match(l) {
-			n++
-		}
-	}
-	return n
-}
-
-// wait waits up to within for the process to exit by itself and returns
-// its exit status.
-func (w *watchProcess) wait(t *testing.T, within time.Duration) int {
-	t.Helper()
-	select {
-	case <-w.exited:
-	case <-time.After(within):
-		t.Fatalf("lbstatus watch did not exit within %s; stderr:\n%s", within, w.stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case w.err == nil:
-		return 0
-	case errors.As(w.err, &exit) && exit.Exited():
-		return exit.ExitCode()
-	}
-	t.Fatalf("lbstatus watch did not exit by itself: %v; stderr:\n%s", w.err, w.stderr)
-	return -1
-}
-
-// stop sends SIGTERM, waits for the exit, and returns the exit status and
-// the summary.
-func (w *watchProcess) stop(t *testing.T) (int, *line) {
-	t.Helper()
-	if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	code := w.wait(t, 15*time.Second)
-	if s := w.stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") {
-		t.Errorf("lbstatus watch crashed:\n%s", s)
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for i := len(w.lines) - 1; i >= 0; i-- {
-		if w.lines[i].Summary != nil {
-			l := w.lines[i]
-			return code, &l
-		}
-	}
-	t.Fatalf("no summary; stdout:\n%s", strings.Join(w.raw, "\n"))
+	t.Fatalf("no summary; %s", w.Describe())
 	return code, nil
-}
-
-func (w *watchProcess) text() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.Join(w.raw, "\n")
 }
 
 // clientset returns an admin clientset.
@@ -383,11 +226,6 @@ func waitReady(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// describe is a line for failure messages.
-func describe(w *watchProcess) string {
-	return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", w.text(), w.stderr)
 }
 
 // kubernetesFor returns a clientset for c.
