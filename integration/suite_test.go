@@ -293,7 +293,7 @@ func TestSuite_ProviderRestarted(t *testing.T) {
 				cancel()
 				<-ended
 				return
-			case <-time.After(1500 * time.Millisecond):
+			case <-time.After(700 * time.Millisecond):
 				// Kill it mid-run; the next one starts from the
 				// cluster's state alone.
 				cancel()
