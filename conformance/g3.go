@@ -124,31 +124,27 @@ type g3Reader struct {
 
 var errG3 = errors.New("corrupt G3 encoding")
 
-// uvarint is binary.Uvarint on a string.
+// uvarint reads what binary.AppendUvarint wrote. The bytes handed to
+// binary.Uvarint are a copy of at most MaxVarintLen64 of them, which does
+// not escape and so costs no allocation.
 func (r *g3Reader) uvarint() uint64 {
-	var v uint64
-	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
-		b := r.s[i]
-		if b < 0x80 {
-			if i == binary.MaxVarintLen64-1 && b > 1 {
-				break // overflows 64 bits
-			}
-			r.s = r.s[i+1:]
-			return v | uint64(b)<<(7*i)
-		}
-		v |= uint64(b&0x7f) << (7 * i)
+	v, n := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
+	if n <= 0 {
+		r.err = errG3
+		return 0
 	}
-	r.err = errG3
-	return 0
+	r.s = r.s[n:]
+	return v
 }
 
-// varint is binary.Varint on a string.
+// varint reads what binary.AppendVarint wrote.
 func (r *g3Reader) varint() int64 {
-	u := r.uvarint()
-	v := int64(u >> 1)
-	if u&1 != 0 {
-		v = ^v
+	v, n := binary.Varint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
+	if n <= 0 {
+		r.err = errG3
+		return 0
 	}
+	r.s = r.s[n:]
 	return v
 }
 
