@@ -38,6 +38,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
 )
 
 // etcd compacted while the watch is cut off: the resumed watch asks for a
@@ -59,7 +61,7 @@ func TestWatch_EtcdCompactedWhileAway(t *testing.T) {
 	}
 	p := startProxy(t, u.Host)
 	cs := clientset(t)
-	ns := namespace(t, cs)
+	ns := controlplane.Namespace(t, cs)
 	for _, name := range []string{"still", "flip", "gone"} {
 		createService(t, cs, ns, name)
 	}

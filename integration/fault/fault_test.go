@@ -32,6 +32,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -44,7 +45,7 @@ func isGap(l line) bool { return l.Gap != nil }
 // not observed.
 func TestWatch_APIServerRestart(t *testing.T) {
 	cs := clientset(t)
-	ns := namespace(t, cs)
+	ns := controlplane.Namespace(t, cs)
 	createService(t, cs, ns, "web")
 	writeServingWithoutIngress(t, cs, ns, "web")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)
@@ -76,12 +77,12 @@ func TestWatch_APIServerRestart(t *testing.T) {
 // stays open, nothing is lost, and there is no list again (no gap).
 func TestWatch_EtcdStall(t *testing.T) {
 	cs := clientset(t)
-	ns := namespace(t, cs)
+	ns := controlplane.Namespace(t, cs)
 	createService(t, cs, ns, "web")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)
 	w.WaitFor(t, 30*time.Second, "web's Pending verdict", func(l line) bool { return l.verdict("Pending", "web") })
 
-	etcd, ok := childPID("etcd")
+	etcd, ok := controlplane.ChildPID("etcd")
 	if !ok {
 		t.Fatal("no etcd process")
 	}
@@ -207,7 +208,7 @@ func TestWatch_InterruptDuringFirstList(t *testing.T) {
 		check(t, startWatch(t, "--kubeconfig", config), server)
 	})
 	t.Run("etcd stalled", func(t *testing.T) {
-		etcd, ok := childPID("etcd")
+		etcd, ok := controlplane.ChildPID("etcd")
 		if !ok {
 			t.Fatal("no etcd process")
 		}
@@ -228,7 +229,7 @@ func TestWatch_InterruptDuringFirstList(t *testing.T) {
 // across and after the gap.
 func TestWatch_ProviderAcrossRestart(t *testing.T) {
 	cs := clientset(t)
-	ns := namespace(t, cs)
+	ns := controlplane.Namespace(t, cs)
 	pc := rest.CopyConfig(cfg)
 	pc.UserAgent = provider.DefaultFieldManager
 	p := provider.New(kubernetesFor(t, pc), provider.Options{

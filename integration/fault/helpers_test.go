@@ -103,12 +103,6 @@ func clientset(t testing.TB) kubernetes.Interface {
 	return controlplane.Clientset(t, cfg, "lbstatus-fault")
 }
 
-// namespace creates a namespace for a test; see controlplane.Namespace.
-func namespace(t *testing.T, cs kubernetes.Interface) string {
-	t.Helper()
-	return controlplane.Namespace(t, cs)
-}
-
 // createService creates a LoadBalancer Service (no class: the reference
 // provider handles it).
 func createService(t *testing.T, cs kubernetes.Interface, ns, name string) *corev1.Service {
@@ -164,7 +158,7 @@ func restartAPIServer(t *testing.T, compact bool) {
 	t.Helper()
 	api := env.ControlPlane.GetAPIServer()
 	start := time.Now()
-	pid, ok := childPID("kube-apiserver")
+	pid, ok := controlplane.ChildPID("kube-apiserver")
 	if !ok {
 		t.Fatal("no kube-apiserver process")
 	}
@@ -201,7 +195,7 @@ func restartAPIServer(t *testing.T, compact bool) {
 func gone(pid int, within time.Duration) bool {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		if p, ok := childPID("kube-apiserver"); !ok || p != pid {
+		if p, ok := controlplane.ChildPID("kube-apiserver"); !ok || p != pid {
 			return true
 		}
 		time.Sleep(50 * time.Millisecond)

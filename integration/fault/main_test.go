@@ -57,7 +57,3 @@ func TestMain(m *testing.M) {
 		return nil
 	}))
 }
-
-// childPID returns the pid of the running etcd or kube-apiserver ("etcd",
-// "kube-apiserver") this binary started.
-func childPID(comm string) (int, bool) { return controlplane.ChildPID(comm) }
