@@ -488,25 +488,17 @@ func TestDecode_YAMLPositionSkipsComments(t *testing.T) {
 	}
 }
 
-// kept is what the reader keeps of a Service (see specWire), taken from a
+// kept is what the reader keeps of a Service (see wire), taken from a
 // whole one: the fields the checker reads.
 func kept(s *v1.Service) *v1.Service {
+	spec := s.Spec
+	spec.Ports = withoutTargetPort(spec.Ports)
+	spec.Selector, spec.ClusterIP, spec.ClusterIPs, spec.ExternalIPs = nil, "", nil, nil
 	return &v1.Service{
 		TypeMeta: s.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: s.UID,
 			ResourceVersion: s.ResourceVersion, Generation: s.Generation, Annotations: s.Annotations},
-		Spec: v1.ServiceSpec{
-			ServiceSpec: corev1.ServiceSpec{
-				Type: s.Spec.Type, Ports: withoutTargetPort(s.Spec.Ports), LoadBalancerIP: s.Spec.LoadBalancerIP,
-				LoadBalancerSourceRanges: s.Spec.LoadBalancerSourceRanges, LoadBalancerClass: s.Spec.LoadBalancerClass,
-				ExternalTrafficPolicy: s.Spec.ExternalTrafficPolicy, HealthCheckNodePort: s.Spec.HealthCheckNodePort,
-				SessionAffinity: s.Spec.SessionAffinity, SessionAffinityConfig: s.Spec.SessionAffinityConfig,
-				IPFamilies: s.Spec.IPFamilies, IPFamilyPolicy: s.Spec.IPFamilyPolicy,
-				AllocateLoadBalancerNodePorts: s.Spec.AllocateLoadBalancerNodePorts,
-				TrafficDistribution:           s.Spec.TrafficDistribution,
-			},
-			RequiredLoadBalancerFeatures: s.Spec.RequiredLoadBalancerFeatures,
-		},
+		Spec:   spec,
 		Status: s.Status,
 	}
 }
