@@ -243,3 +243,26 @@ func TestRead_EmptyInputs(t *testing.T) {
 		}
 	}
 }
+
+// Escaped output: what would make a terminal act, or hide or reorder text,
+// comes out as a Go escape; anything else, backslashes included, as it is.
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"svc-1":                 "svc-1",
+		`a\b "c" ünï 名前 \uFFFD`: `a\b "c" ünï 名前 \uFFFD`,
+		"\uFFFD":                "\uFFFD",
+		"clear\x1b[2J":          `clear\x1b[2J`,
+		"csi\u009b1m":           `csi\u009b1m`,
+		"rtl\u202eevil":         `rtl\u202eevil`,
+		"zero\u200dwidth":       `zero\u200dwidth`,
+		"line\u2028sep":         `line\u2028sep`,
+		"tab\tnl\n":             `tab\tnl\n`,
+		"bad\xffbyte":           `bad\xffbyte`,
+		"path\\x\x07":           `path\\x\a`,
+		"quote\"\x00":           `quote\"\x00`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -139,39 +138,19 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// Escape returns s with what a terminal would act on escaped: C0 and C1
-// controls, DEL, invalid UTF-8, and the format characters that reorder or
-// hide text (bidirectional overrides, zero-width joiners) become Go escapes
-// (\x1b, \u202e); a backslash is doubled only when something was escaped.
-// Names and messages come from untrusted input: unescaped, an object named
-// "\x1b[2J" would clear the screen of whoever runs the check.
+// Escape returns s with what a terminal would act on escaped as in a Go
+// string literal (\x1b, \u202e): invalid UTF-8 and every rune that is not
+// graphic, such as controls and the format characters that reorder or
+// hide text. Backslashes and double quotes are escaped too, but only when
+// something else is. Names and messages come from untrusted input:
+// unescaped, an object named "\x1b[2J" would clear the screen of whoever
+// runs the check.
 func Escape(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
-		i++ // ASCII text, the common case, costs one pass
-	}
-	if i == len(s) || utf8.ValidString(s[i:]) && strings.IndexFunc(s[i:], unsafeRune) < 0 {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsGraphic(r) }) < 0 {
 		return s
 	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
-		case r == '\\':
-			b.WriteString(`\\`)
-		case unsafeRune(r):
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// unsafeRune reports whether r changes what a terminal shows beyond itself.
-func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
 }
 
 // formatBytes renders n as MiB when it is a whole number of them.
