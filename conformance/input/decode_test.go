@@ -154,6 +154,20 @@ func TestDecode_Positions(t *testing.T) {
 	}
 }
 
+// White space before the first value is counted, and in YAML kept as the
+// indentation it is.
+func TestDecode_PositionAfterLeadingSpace(t *testing.T) {
+	for in, want := range map[string]Position{
+		"\xEF\xBB\xBF\r\n\n  " + svcJSON("a"):                            {Source: "in", Document: 1, Line: 3, Offset: 8},
+		"\n\n  kind: Service\n  apiVersion: v1\n  metadata: {name: a}\n": {Source: "in", Document: 1, Line: 3, Offset: -1},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 0 || names(objs) != "a" || objs[0].Position != want {
+			t.Errorf("%q: objects %q at %+v, errors %v; want a at %+v", in, names(objs), objs, errs, want)
+		}
+	}
+}
+
 func TestDecode_MalformedJSON(t *testing.T) {
 	// Invalid syntax: where one value ends is no longer known, so the
 	// rest of the input cannot be read; the problem is located exactly.

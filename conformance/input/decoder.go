@@ -20,7 +20,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -231,7 +230,9 @@ type splitter interface {
 }
 
 // open detects the encoding and the format, and returns the splitter; none
-// for an empty input.
+// for an empty input. Nothing but a byte order mark is consumed: white
+// space before the first value is the splitters' to count in lines, and
+// in YAML it may be indentation.
 func (d *Decoder) open() (splitter, *DecodeError) {
 	br := bufio.NewReaderSize(d.in, 64<<10)
 	var base int64
@@ -243,36 +244,19 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		// UTF-16, read as UTF-8: offsets are the UTF-8 text's.
 		br = bufio.NewReaderSize(transform.NewReader(br, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
 	}
-	// White space up to the first byte of content: lines are counted, and
-	// the last line's is given back to YAML, where it is indentation.
-	line, indent := 1, []byte(nil)
-	fail := func(err error) (splitter, *DecodeError) {
-		return nil, &DecodeError{Position: Position{Source: d.source, Line: line, Offset: base}, Err: err, Fatal: true}
-	}
-	for {
-		c, err := br.ReadByte()
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
 		switch {
 		case err == io.EOF:
 			return nil, nil
+		case err == bufio.ErrBufferFull: // 64 KiB of white space: not JSON
 		case err != nil:
-			return fail(err)
-		case c == '\n':
-			line, indent = line+1, indent[:0]
-		case c == ' ' || c == '\t' || c == '\r':
-			if len(indent) > d.limit {
-				return fail(errors.New("a line of white space larger than the limit"))
-			}
-			indent = append(indent, c)
-		case c == '{' || c == '[':
-			_ = br.UnreadByte()
-			return newJSONSplitter(br, d.source, d.limit, base, line), nil
-		default:
-			_ = br.UnreadByte()
-			if len(indent) > 0 {
-				br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(indent), br), 64<<10)
-			}
-			return newYAMLSplitter(br, d.source, d.limit, line), nil
+			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
+		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
+			continue
+		case b[n-1] == '{' || b[n-1] == '[':
+			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
-		base++
+		return newYAMLSplitter(br, d.source, d.limit), nil
 	}
 }

@@ -76,9 +76,9 @@ type jsonSplitter struct {
 	doc    int
 }
 
-func newJSONSplitter(r io.Reader, source string, limit int, base int64, line int) *jsonSplitter {
+func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
 	g := &guard{r: r, limit: -1, read: base}
-	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: line}
+	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: 1}
 }
 
 func (s *jsonSplitter) buffered() bool {

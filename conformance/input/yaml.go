@@ -70,8 +70,8 @@ type yamlSplitter struct {
 // text does: /dev/zero or a binary file is not read to its end.
 var errBinary = errors.New("the input is not text (it holds a NUL byte); the rest of it is not read")
 
-func newYAMLSplitter(in *bufio.Reader, source string, limit, line int) *yamlSplitter {
-	return &yamlSplitter{in: in, source: source, limit: limit, line: line, indent: -1}
+func newYAMLSplitter(in *bufio.Reader, source string, limit int) *yamlSplitter {
+	return &yamlSplitter{in: in, source: source, limit: limit, line: 1, indent: -1}
 }
 
 func (s *yamlSplitter) buffered() bool { return s.out.Len() > 0 || s.in.Buffered() > 0 }
