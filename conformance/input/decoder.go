@@ -143,7 +143,7 @@ type batch struct {
 	jobs    []job
 	results []result
 	done    chan struct{}
-	arena   []byte // the jobs' bytes: one allocation per batch
+	size    int
 }
 
 // A batch is handed on when it holds this much, or when the next job is
@@ -155,18 +155,9 @@ const (
 
 // add copies j's bytes, which the splitter reuses, into the batch.
 func (b *batch) add(j job) {
-	if len(j.raw) > 0 {
-		if b.arena == nil {
-			b.arena = make([]byte, 0, max(batchBytes+batchBytes/4, len(j.raw)))
-		}
-		if len(b.arena)+len(j.raw) > cap(b.arena) {
-			j.raw = bytes.Clone(j.raw)
-		} else {
-			b.arena = append(b.arena, j.raw...)
-			j.raw = b.arena[len(b.arena)-len(j.raw) : len(b.arena) : len(b.arena)]
-		}
-	}
+	j.raw = bytes.Clone(j.raw)
 	b.jobs = append(b.jobs, j)
+	b.size += len(j.raw)
 }
 
 // run starts the pipeline: one goroutine splits the input into batches,
@@ -180,7 +171,7 @@ func (d *Decoder) run() {
 				for _, j := range b.jobs {
 					b.results = decodeJob(j, d.limit, b.results)
 				}
-				b.jobs, b.arena = nil, nil
+				b.jobs = nil
 				close(b.done)
 			}
 		}()
@@ -209,7 +200,7 @@ func (d *Decoder) run() {
 		if s != nil {
 			s.split(func(j job) bool {
 				b.add(j)
-				if len(b.jobs) < batchJobs && len(b.arena) < batchBytes && s.buffered() {
+				if len(b.jobs) < batchJobs && b.size < batchBytes && s.buffered() {
 					return true
 				}
 				return send()
