@@ -14,19 +14,48 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package input reads the objects the conformance checker judges, one at a
+// time and in input order, each with its Position, from files and streams
+// of JSON or YAML: concatenated values, arrays, Lists and watch events,
+// nested in any way, and multi-document YAML.
+//
+// What is read must mean one thing, or it is not checked (section 8 of the
+// specification, "Reading inputs"). Each value is decoded once, with
+// github.com/go-json-experiment/json, so that a name given twice at any
+// depth (compared unescaped) makes the object an input error before its
+// kind is decided, and member order means nothing: an event's type may
+// follow its object. Names match case-sensitively and unknown members are
+// ignored, as in kube-apiserver. A BOOKMARK event is not an observation; an
+// ERROR event is an input error.
+//
+// Memory is bounded by the size limit of one object, not by the input.
+// jsontext splits JSON, behind a reader that refuses to let it hold a value
+// over the limit; such a value is read token by token instead, a List's
+// items handed out one by one and anything else skipped. apimachinery's
+// YAMLReader splits YAML, behind a line filter that makes each item of a
+// "kubectl get -o yaml" List a document of its own. Batches of values are
+// decoded in parallel while the caller consumes the objects.
+//
+// Every string from the input may reach a terminal: Escape, and the String
+// and Error methods of this package, escape what a terminal would act on.
 package input
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // DefaultMaxObjectBytes is the default size limit of one object: 4 MiB,
@@ -250,4 +279,145 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		}
 		return newYAMLSplitter(br, d.source, d.limit), nil
 	}
+}
+
+// Object is one object read from the input.
+type Object struct {
+	// Position is where the object starts.
+	Position Position
+	// Kind and APIVersion are the object's; "Service" and "v1" for an
+	// item of a ServiceList or the object of a watch event, which carry
+	// none.
+	Kind, APIVersion string
+	Ref              ObjectRef
+	// Service is the decoded Service; nil for objects of other kinds.
+	Service *v1.Service
+	// Deleted marks the object of a DELETED watch event: a later Service
+	// of the same name is a new one.
+	Deleted bool
+}
+
+// Position says where an object, or a problem, is in the input.
+type Position struct {
+	// Source names the input: a file name, or "-" for standard input.
+	Source string `json:"source,omitempty"`
+	// Document is the 1-based index of the JSON value or YAML document.
+	Document int `json:"document,omitempty"`
+	// Item locates the object in its document: "items[3]" in a List or a
+	// top-level array, "object" in a watch event, joined by "." when
+	// nested ("items[2].object"); empty for the document itself.
+	Item string `json:"item,omitempty"`
+	// Line is the 1-based line; in YAML, the line the document or item
+	// starts at.
+	Line int `json:"line,omitempty"`
+	// Offset is the 0-based byte offset; -1 when unknown (YAML).
+	Offset int64 `json:"offset"`
+}
+
+// String returns "source:line (document N, item, byte offset)", leaving out
+// what is unknown, escaped (see Escape).
+func (p Position) String() string {
+	s := Escape(p.Source)
+	if s == "" {
+		s = "(input)"
+	}
+	if p.Line > 0 {
+		s += ":" + strconv.Itoa(p.Line)
+	}
+	var parts []string
+	if p.Document > 0 {
+		parts = append(parts, "document "+strconv.Itoa(p.Document))
+	}
+	if p.Item != "" {
+		parts = append(parts, Escape(p.Item))
+	}
+	if p.Offset >= 0 && (p.Document > 0 || p.Offset > 0) {
+		parts = append(parts, "byte "+strconv.FormatInt(p.Offset, 10))
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+// ObjectRef names the object an observation or a finding is about.
+type ObjectRef struct {
+	// Kind is "Service" for every finding but notices of skipped objects.
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	// ResourceVersion is the observation's; empty for manifests.
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+}
+
+// String returns "namespace/name", "name", or "(unnamed)", escaped.
+func (o ObjectRef) String() string {
+	switch {
+	case o.Namespace != "":
+		return Escape(o.Namespace) + "/" + Escape(o.Name)
+	case o.Name != "":
+		return Escape(o.Name)
+	}
+	return "(unnamed)"
+}
+
+// DecodeError is an input problem: malformed JSON or YAML, a truncated
+// input, an object over the size limit, a field of the wrong type, a name
+// given twice, an ERROR watch event. The Decoder goes on after one that is
+// not Fatal.
+type DecodeError struct {
+	Position Position
+	// Object names the object when its metadata could be read.
+	Object ObjectRef
+	// Field is the path of the member at fault, such as
+	// "status.conditions[0].lastTransitionTime", when there is one.
+	Field string
+	Err   error
+	// Fatal reports that nothing after the problem can be read.
+	Fatal bool
+}
+
+// Error returns "position: [object: ][field: ]problem" on one escaped line.
+func (e *DecodeError) Error() string {
+	s := e.Position.String() + ": "
+	if e.Object.Name != "" {
+		s += e.Object.String() + ": "
+	}
+	if e.Field != "" {
+		s += Escape(e.Field) + ": "
+	}
+	if e.Err != nil {
+		s += Escape(e.Err.Error())
+	}
+	return s
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Escape returns s with what a terminal would act on escaped as in a Go
+// string literal (\x1b, \u202e): invalid UTF-8 and every rune that is not
+// graphic, such as controls and the format characters that reorder or
+// hide text. Backslashes and double quotes are escaped too, but only when
+// something else is. Names and messages come from untrusted input:
+// unescaped, an object named "\x1b[2J" would clear the screen of whoever
+// runs the check.
+func Escape(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsGraphic(r) }) < 0 {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
+
+// tooBig reports the object at pos, skipped for its size.
+func tooBig(pos Position, limit int) *DecodeError {
+	return &DecodeError{Position: pos, Err: fmt.Errorf("object larger than the limit of %s; skipped", formatBytes(limit))}
+}
+
+// formatBytes renders n as MiB when it is a whole number of them.
+func formatBytes(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -135,7 +135,7 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind}
 		if errors.Is(err, errTooBig) {
-			j, err = job{err: s.tooBig(pos)}, s.skip()
+			j, err = job{err: tooBig(pos, s.limit)}, s.skip()
 		}
 		if err != nil {
 			return pos, err
@@ -197,7 +197,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 	if err == nil {
 		_, _, pos, err = s.read(true)
 	}
-	if err == nil && (other || !items) && !yield(job{err: s.tooBig(start)}) {
+	if err == nil && (other || !items) && !yield(job{err: tooBig(start, s.limit)}) {
 		return pos, errStop
 	}
 	return pos, err
@@ -213,11 +213,6 @@ func (s *jsonSplitter) skip() error {
 			return err
 		}
 	}
-}
-
-// tooBig reports the value at pos, skipped for its size.
-func (s *jsonSplitter) tooBig(pos Position) *DecodeError {
-	return &DecodeError{Position: pos, Err: fmt.Errorf("object larger than the limit of %s; skipped", formatBytes(s.limit))}
 }
 
 // read reads the next value, or the next token when token is set, and

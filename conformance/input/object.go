@@ -18,6 +18,7 @@ package input
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -198,7 +199,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	case w.Object.v != nil || w.Type != "":
 		return decodeEvent(raw, pos, &w, limit, depth, out)
 	case len(raw) > limit: // within the splitter's read-ahead
-		return fail("object of %d bytes is larger than the limit of %s; skipped", len(raw), formatBytes(limit))
+		return append(out, result{err: tooBig(pos, limit)})
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)
 	m := &w.Metadata
@@ -225,14 +226,7 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	case "ERROR":
 		var st metav1.Status
 		_ = json.Unmarshal(w.Object.v, &st)
-		if st.Message == "" {
-			st.Message = "no message"
-		}
-		detail := ""
-		if st.Code != 0 || st.Reason != "" {
-			detail = fmt.Sprintf(" (%s, %d)", st.Reason, st.Code)
-		}
-		de.Err = fmt.Errorf("watch event ERROR%s: %s", detail, st.Message)
+		de.Err = fmt.Errorf("watch event ERROR: %s", cmp.Or(st.Message, string(st.Reason), "no message"))
 	case "":
 		de.Err = errors.New("watch event without a type")
 	default:
@@ -241,27 +235,16 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	return append(out, result{err: de})
 }
 
-// decodeElements decodes the elements of an array, at pos: the items of a
-// List, or an array nested in a document.
+// decodeElements decodes the elements of an array at pos, in an object
+// already read whole: the items of a List, or an array nested in a document.
 func decodeElements(raw []byte, pos Position, name, containerKind string, limit, depth int, out []result) []result {
-	if kindOf(raw) != '[' {
-		if string(raw) == "null" {
-			return out
-		}
+	var elems []located
+	if err := json.Unmarshal(raw, &elems); err != nil {
 		return append(out, result{err: &DecodeError{Position: pos, Field: name, Err: errors.New("not a JSON array")}})
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(raw))
-	_, err := d.ReadToken()
-	for i := 0; err == nil && d.PeekKind() != ']'; i++ {
-		start := d.InputOffset()
-		var v jsontext.Value
-		if v, err = d.ReadValue(); err == nil {
-			p := nest(at(pos, raw, start), name+"["+strconv.Itoa(i)+"]")
-			out = decodeValue(v, p, containerKind, false, limit, depth, out)
-		}
-	}
-	if err != nil {
-		out = append(out, result{err: &DecodeError{Position: pos, Field: name, Err: errors.New(trimJSONError(err))}})
+	for i, e := range elems {
+		p := nest(at(pos, raw, e.off), name+"["+strconv.Itoa(i)+"]")
+		out = decodeValue(e.v, p, containerKind, false, limit, depth, out)
 	}
 	return out
 }

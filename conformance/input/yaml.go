@@ -20,7 +20,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -99,11 +98,7 @@ func (s *yamlSplitter) split(yield func(job) bool) {
 		case d.header && d.err == nil:
 			continue
 		case d.size > s.limit:
-			what := "YAML document"
-			if d.pos.Item != "" {
-				what = "List item"
-			}
-			j.err = &DecodeError{Position: d.pos, Err: fmt.Errorf("%s of %d bytes or more is larger than the limit of %s; skipped", what, d.size, formatBytes(s.limit))}
+			j.err = tooBig(d.pos, s.limit)
 		}
 		if !yield(j) {
 			return
