@@ -18,10 +18,14 @@ package input
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -264,5 +268,39 @@ func TestEscape(t *testing.T) {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// An interrupt stops a read promptly and loses nothing: NextContext, ended
+// by its context again and again while batches are read and decoded, hands
+// out every object once, in input order.
+func TestRead_NextContextLosesNothing(t *testing.T) {
+	const n = 5000
+	var in strings.Builder
+	for i := range n {
+		in.WriteString(svcJSON(strconv.Itoa(i)))
+	}
+	d := NewDecoder(strings.NewReader(in.String()), "in", Workers(2))
+	defer d.Close()
+	next, ended := 0, 0
+	for i := 0; ; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%40)*time.Microsecond)
+		obj, err := d.NextContext(ctx)
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			ended++
+			continue
+		case err == io.EOF && next == n:
+			if ended == 0 {
+				t.Log("no call was ended by its context; nothing was tested")
+			}
+			return
+		case err != nil:
+			t.Fatalf("after %d objects: %v", next, err)
+		case obj.Ref.Name != strconv.Itoa(next):
+			t.Fatalf("object %q after %d objects, want %d (%d calls ended by their context)", obj.Ref.Name, next, next, ended)
+		}
+		next++
 	}
 }
