@@ -31,6 +31,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -383,6 +384,13 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 			Client:     client.CoordinationV1(),
 			LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 		}
+		// The Lease is given up when this replica stops, so that a standby
+		// need not wait out its duration, but only once the provider has
+		// stopped writing: le.Run gives it up as soon as its context ends,
+		// so that context is not ctx, and is ended after the provider.
+		leCtx, leCancel := context.WithCancel(context.WithoutCancel(ctx))
+		var mu sync.Mutex
+		stopping, providerDone := false, chan struct{}(nil)
 		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 			Lock:            lock,
 			LeaseDuration:   15 * time.Second,
@@ -391,7 +399,22 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 			ReleaseOnCancel: true,
 			Name:            f.leaseName,
 			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: runProvider,
+				OnStartedLeading: func(held context.Context) {
+					mu.Lock()
+					if stopping {
+						mu.Unlock()
+						return
+					}
+					done := make(chan struct{})
+					providerDone = done
+					mu.Unlock()
+					defer close(done)
+					// Until the Lease is lost or this replica stops.
+					run, stop := context.WithCancel(held)
+					defer stop()
+					defer context.AfterFunc(ctx, stop)()
+					runProvider(run)
+				},
 				OnStoppedLeading: func() {
 					if ctx.Err() == nil {
 						errs <- fmt.Errorf("lost the Lease %s/%s", ns, f.leaseName)
@@ -400,12 +423,29 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 			},
 		})
 		if err != nil {
+			leCancel()
 			return fmt.Errorf("leader election: %w", err)
 		}
 		ready.Store(true)
+		elected := make(chan struct{})
 		go func() {
-			le.Run(ctx)
+			le.Run(leCtx)
+			close(elected)
+		}()
+		defer func() {
 			cancel()
+			mu.Lock()
+			stopping = true
+			done := providerDone
+			mu.Unlock()
+			if done != nil {
+				<-done
+			}
+			leCancel()
+			select {
+			case <-elected:
+			case <-time.After(5 * time.Second): // the apiserver does not answer: the Lease expires
+			}
 		}()
 		fmt.Fprintf(stderr, "lbstatus-provider: %s waits for the Lease %s/%s\n", id, ns, f.leaseName)
 	}
