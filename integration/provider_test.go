@@ -290,3 +290,100 @@ func waitHTTP(t *testing.T, url string) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestPrograms_TwoReplicasOneLeader runs lbstatus-provider as a Deployment
+// of two replicas would: both with leader election on one Lease. Only the
+// leader writes status. Stopped, the leader gives the Lease up and the
+// standby takes over within its retry period, recovers the addresses in
+// use from status, and serves the next Service from the same pool without
+// handing an address out twice.
+func TestPrograms_TwoReplicasOneLeader(t *testing.T) {
+	t.Parallel()
+	bin := buildProvider(t)
+	class := suiteClass(t)
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	type replica struct {
+		cmd     *exec.Cmd
+		metrics string
+		stderr  *strings.Builder
+	}
+	start := func() *replica {
+		health, metrics := freePort(t), freePort(t)
+		r := &replica{metrics: "http://" + metrics + "/metrics", stderr: &strings.Builder{}}
+		r.cmd = exec.Command(bin, "--kubeconfig", kubeconfig, "--class", class, "--pool", "198.51.100.64/30",
+			"--provision-delay", "200ms", "--leader-elect", "--leader-election-namespace", ns,
+			"--leader-election-id", "lbstatus-provider", "--field-manager", "provider-"+class,
+			"--health-addr", health, "--metrics-addr", metrics)
+		r.cmd.Stderr = r.stderr
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if r.cmd.ProcessState == nil {
+				_ = r.cmd.Process.Kill()
+				_ = r.cmd.Wait()
+			}
+		})
+		waitHTTP(t, "http://"+health+"/readyz")
+		return r
+	}
+	leading := func(r *replica) bool { return strings.Contains(waitHTTP(t, r.metrics), "lbstatus_provider_leader 1\n") }
+	wrote := func(r *replica) bool {
+		return !strings.Contains(waitHTTP(t, r.metrics), "lbstatus_provider_status_writes_total 0\n")
+	}
+	// waitLeader waits until one of rs leads, and returns it.
+	waitLeader := func(rs ...*replica) *replica {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, r := range rs {
+				if leading(r) {
+					return r
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("no replica took the Lease in 30s")
+		return nil
+	}
+
+	one, two := start(), start()
+	leader := waitLeader(one, two)
+	standby := two
+	if leader == two {
+		standby = one
+	}
+	lb := func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To(class) }
+	a := settle(t, client, ns, createLoadBalancer(t, client, ns, "a", lb))
+	if len(a.Status.LoadBalancer.Ingress) == 0 {
+		t.Fatalf("a not served: %+v", a.Status)
+	}
+	if leading(standby) || wrote(standby) || !wrote(leader) {
+		t.Errorf("the standby leads or wrote, or the leader did not write:\nstandby:\n%s\nleader:\n%s", waitHTTP(t, standby.metrics), waitHTTP(t, leader.metrics))
+	}
+
+	if err := leader.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := leader.cmd.Wait(); err != nil {
+		t.Errorf("the leader after SIGTERM: %v\n%s", err, leader.stderr)
+	}
+	released := time.Now()
+	waitLeader(standby)
+	if took := time.Since(released); took > 10*time.Second {
+		t.Errorf("the standby took the released Lease after %s, want within a few retry periods, not the lease duration", took)
+	} else {
+		t.Logf("the standby took the Lease %s after the leader stopped", took.Round(time.Millisecond))
+	}
+	b := settle(t, client, ns, createLoadBalancer(t, client, ns, "b", lb))
+	if len(b.Status.LoadBalancer.Ingress) == 0 || !wrote(standby) {
+		t.Fatalf("b not served by the new leader: %+v", b.Status)
+	}
+	ipA, ipB := a.Status.LoadBalancer.Ingress[0].IP, b.Status.LoadBalancer.Ingress[0].IP
+	if ipA == ipB {
+		t.Errorf("a and b both got %s: the new leader handed an address out twice", ipA)
+	}
+	if got := getService(t, client, ns, "a").Status.LoadBalancer.Ingress; len(got) == 0 || got[0].IP != ipA {
+		t.Errorf("a moved from %s to %v across the change of leader", ipA, got)
+	}
+}
