@@ -508,13 +508,9 @@ func kept(s *v1.Service) *v1.Service {
 	spec := s.Spec
 	spec.Ports = withoutTargetPort(spec.Ports)
 	spec.Selector, spec.ClusterIP, spec.ClusterIPs, spec.ExternalIPs = nil, "", nil, nil
-	return &v1.Service{
-		TypeMeta: s.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: s.UID,
-			ResourceVersion: s.ResourceVersion, Generation: s.Generation, Annotations: s.Annotations},
-		Spec:   spec,
-		Status: s.Status,
-	}
+	meta := s.ObjectMeta
+	meta.Labels, meta.CreationTimestamp, meta.ManagedFields = nil, metav1.Time{}, nil
+	return &v1.Service{TypeMeta: s.TypeMeta, ObjectMeta: meta, Spec: spec, Status: s.Status}
 }
 
 func withoutTargetPort(ports []corev1.ServicePort) []corev1.ServicePort {

@@ -60,7 +60,8 @@ func FuzzReaderDifferential(f *testing.F) {
 	}
 	seed.Add(f, "escaped-names", []byte(`{"kind":"Service","apiVersion":"v1","metadata":{"n\u0061me":"a"},"spec":{"type":"LoadBalancer"}}`))
 	seed.Add(f, "case", []byte(`{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","Name":"b"},"Spec":{"type":"LoadBalancer"}}`))
-	seed.Add(f, "nulls", []byte(`{"kind":"Service","metadata":{"name":null,"annotations":null},"spec":{"ports":null},"status":{"conditions":[{"type":"x","lastTransitionTime":null}]}}`))
+	seed.Add(f, "metadata", []byte(`{"kind":"Service","metadata":{"name":"a","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["x"],"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u"}],"managedFields":[{"manager":"m"}]}}`))
+	seed.Add(f, "nulls", []byte(`{"kind":"Service","metadata":{"name":null,"annotations":null,"deletionTimestamp":null},"spec":{"ports":null},"status":{"conditions":[{"type":"x","lastTransitionTime":null}]}}`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {

@@ -28,9 +28,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -59,11 +58,11 @@ const maxNesting = 8
 // wire is every member the reader needs of an object: a Service's, a
 // List's and a watch event's. One decode into it checks the whole object,
 // duplicate names at any depth included, before anything is decided about
-// it, and makes member order irrelevant. A Service's spec and status are
-// its own types; the members no rule reads and that cost the most to
-// decode (labels, selector, cluster IPs, target ports) are checked and
-// skipped, by fields that shadow them. The differential fuzz target holds
-// the rest to what encoding/json decodes.
+// it, and makes member order irrelevant. A Service's metadata, spec and
+// status are their own types; the members no rule reads and that cost the
+// most to decode (labels, managed fields, selector, cluster IPs, target
+// ports) are checked and skipped. The differential fuzz target holds the
+// rest to what encoding/json decodes.
 type wire struct {
 	Kind       string  `json:"kind"`
 	APIVersion string  `json:"apiVersion"`
@@ -71,31 +70,19 @@ type wire struct {
 	Type       string  `json:"type"`
 	Object     located `json:"object"`
 	Metadata   struct {
-		Name            string            `json:"name"`
-		Namespace       string            `json:"namespace"`
-		UID             types.UID         `json:"uid"`
-		ResourceVersion string            `json:"resourceVersion"`
-		Generation      int64             `json:"generation"`
-		Annotations     map[string]string `json:"annotations"`
+		metav1.ObjectMeta
+		Labels            skipped `json:"labels"`
+		CreationTimestamp skipped `json:"creationTimestamp"`
+		ManagedFields     skipped `json:"managedFields"`
 	} `json:"metadata"`
 	Spec struct {
 		v1.ServiceSpec
-		Ports []struct {
-			corev1.ServicePort
-			TargetPort skipped `json:"targetPort"`
-		} `json:"ports"`
 		Selector    skipped `json:"selector"`
 		ClusterIP   skipped `json:"clusterIP"`
 		ClusterIPs  skipped `json:"clusterIPs"`
 		ExternalIPs skipped `json:"externalIPs"`
 	} `json:"spec"`
-	Status struct {
-		v1.ServiceStatus
-		Conditions []struct {
-			metav1.Condition
-			LastTransitionTime wireTime `json:"lastTransitionTime"`
-		} `json:"conditions"`
-	} `json:"status"`
+	Status v1.ServiceStatus `json:"status"`
 }
 
 // skipped is a member that is read, and so checked, but not kept.
@@ -105,8 +92,12 @@ func (*skipped) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return dec.Skip
 
 // unmarshalOptions decode as kube-apiserver does: names match
 // case-sensitively, unknown members are ignored; a duplicate name and
-// invalid UTF-8 are errors (json's defaults).
-var unmarshalOptions = json.JoinOptions(json.MatchCaseInsensitiveNames(false), json.RejectUnknownMembers(false))
+// invalid UTF-8 are errors (json's defaults). A port's targetPort is
+// skipped too, and times are read without a trip through encoding/json.
+var unmarshalOptions = json.JoinOptions(json.MatchCaseInsensitiveNames(false), json.RejectUnknownMembers(false),
+	json.WithUnmarshalers(json.JoinUnmarshalers(
+		json.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *intstr.IntOrString) error { return dec.SkipValue() }),
+		json.UnmarshalFromFunc(unmarshalTime))))
 
 // located is a member's value, kept raw, and its offset in the object.
 type located struct {
@@ -121,24 +112,21 @@ func (l *located) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return err
 }
 
-// wireTime is a metav1.Time decoded as its UnmarshalJSON does (RFC 3339,
-// null is the zero time, in local time), without a trip through
-// encoding/json.
-type wireTime metav1.Time
-
-func (t *wireTime) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+// unmarshalTime decodes a metav1.Time as its UnmarshalJSON does (RFC 3339,
+// null is the zero time, in local time).
+func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 	tok, err := dec.ReadToken()
 	switch {
 	case err != nil:
 		return err
 	case tok.Kind() == 'n':
-		*t = wireTime{}
+		*t = metav1.Time{}
 		return nil
 	case tok.Kind() != '"':
 		return errors.New("times are strings")
 	}
 	pt, err := time.Parse(time.RFC3339, tok.String())
-	*t = wireTime(metav1.NewTime(pt.Local()))
+	*t = metav1.NewTime(pt.Local())
 	return err
 }
 
@@ -251,27 +239,8 @@ func decodeElements(raw []byte, pos Position, name, containerKind string, limit,
 
 // service builds the Service the checker is given.
 func (w *wire) service() *v1.Service {
-	m := &w.Metadata
-	svc := &v1.Service{
-		TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			Generation: m.Generation, Annotations: m.Annotations},
-		Spec: w.Spec.ServiceSpec, Status: w.Status.ServiceStatus,
-	}
-	if w.Spec.Ports != nil {
-		svc.Spec.Ports = make([]corev1.ServicePort, len(w.Spec.Ports))
-		for i, p := range w.Spec.Ports {
-			svc.Spec.Ports[i] = p.ServicePort
-		}
-	}
-	if w.Status.Conditions != nil {
-		svc.Status.Conditions = make([]metav1.Condition, len(w.Status.Conditions))
-		for i, c := range w.Status.Conditions {
-			c.Condition.LastTransitionTime = metav1.Time(c.LastTransitionTime)
-			svc.Status.Conditions[i] = c.Condition
-		}
-	}
-	return svc
+	return &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
+		ObjectMeta: w.Metadata.ObjectMeta, Spec: w.Spec.ServiceSpec, Status: w.Status}
 }
 
 // objectError turns an error decoding raw into a DecodeError naming the
@@ -328,7 +297,7 @@ func typeName(t reflect.Type) string {
 	switch {
 	case t == nil:
 		return "another type"
-	case t == reflect.TypeFor[wireTime]():
+	case t == reflect.TypeFor[metav1.Time]():
 		return "a time (RFC 3339)"
 	case typeNames[t.Kind()] != "":
 		return typeNames[t.Kind()]
