@@ -98,8 +98,9 @@ type Decoder struct {
 	start   sync.Once
 	stop    chan struct{}
 	stopped sync.Once
-	batches chan *batch
-	cur     *batch
+	pending chan chan []result // each batch's results, in input order
+	next    chan []result      // the batch being waited for
+	cur     []result           // the batch being handed out
 }
 
 // NewDecoder returns a Decoder reading r (nil is an empty input); source
@@ -134,29 +135,27 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 		return Object{}, err
 	}
 	d.start.Do(d.run)
-	for {
-		if d.cur != nil {
+	for len(d.cur) == 0 {
+		if d.next == nil {
 			select {
-			case <-d.cur.done:
+			case next, ok := <-d.pending:
+				if !ok {
+					return Object{}, io.EOF
+				}
+				d.next = next
 			case <-ctx.Done():
-				return Object{}, ctx.Err() // the batch stays current
-			}
-			if len(d.cur.results) > 0 {
-				break
+				return Object{}, ctx.Err()
 			}
 		}
 		select {
-		case b, ok := <-d.batches:
-			if !ok {
-				return Object{}, io.EOF
-			}
-			d.cur = b
+		case d.cur = <-d.next:
+			d.next = nil
 		case <-ctx.Done():
-			return Object{}, ctx.Err()
+			return Object{}, ctx.Err() // the batch is still waited for
 		}
 	}
-	r := d.cur.results[0]
-	d.cur.results = d.cur.results[1:]
+	r := d.cur[0]
+	d.cur = d.cur[1:]
 	if r.err != nil {
 		return Object{}, r.err
 	}
@@ -167,75 +166,62 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 // the input under way finishes first. Next must not be called after it.
 func (d *Decoder) Close() { d.stopped.Do(func() { close(d.stop) }) }
 
-// batch is a run of jobs one worker decodes; batches are read in order.
-type batch struct {
-	jobs    []job
-	results []result
-	done    chan struct{}
-	size    int
-}
-
-// A batch is handed on when it holds this much, or when the next job is
-// not yet in the read buffer: a watch is checked as it comes.
+// A batch of jobs, decoded by one goroutine, is handed on when it holds
+// this much, or when the next job is not yet in the read buffer: a watch is
+// checked as it comes.
 const (
 	batchBytes = 256 << 10
 	batchJobs  = 256
 )
 
-// add copies j's bytes, which the splitter reuses, into the batch.
-func (b *batch) add(j job) {
-	j.raw = bytes.Clone(j.raw)
-	b.jobs = append(b.jobs, j)
-	b.size += len(j.raw)
-}
-
 // run starts the pipeline: one goroutine splits the input into batches,
-// workers decode them, NextContext reads their results batch by batch.
+// at most d.workers at a time decode them, NextContext reads their results
+// in the order the batches were queued.
 func (d *Decoder) run() {
-	d.batches = make(chan *batch, 2*d.workers)
-	work := make(chan *batch, d.workers)
-	for range d.workers {
-		go func() {
-			for b := range work {
-				for _, j := range b.jobs {
-					b.results = decodeJob(j, d.limit, b.results)
-				}
-				b.jobs = nil
-				close(b.done)
-			}
-		}()
-	}
+	d.pending = make(chan chan []result, 2*d.workers)
+	decoding := make(chan struct{}, d.workers)
 	go func() {
-		defer close(d.batches)
-		defer close(work)
-		b := &batch{done: make(chan struct{})}
+		defer close(d.pending)
+		var jobs []job
+		size := 0
 		send := func() bool {
-			// Queued for the reader before a worker may finish it, so
-			// that results keep the input's order.
-			for _, ch := range []chan *batch{d.batches, work} {
-				select {
-				case ch <- b:
-				case <-d.stop:
-					return false
-				}
+			out := make(chan []result, 1)
+			select {
+			case d.pending <- out: // queued before it is decoded: order is kept
+			case <-d.stop:
+				return false
 			}
-			b = &batch{done: make(chan struct{})}
+			select {
+			case decoding <- struct{}{}:
+			case <-d.stop:
+				return false
+			}
+			go func(jobs []job) {
+				var rs []result
+				for _, j := range jobs {
+					rs = decodeJob(j, d.limit, rs)
+				}
+				out <- rs
+				<-decoding
+			}(jobs)
+			jobs, size = nil, 0
 			return true
 		}
 		s, err := d.open()
 		if err != nil {
-			b.add(job{err: err})
+			jobs = append(jobs, job{err: err})
 		}
 		if s != nil {
 			s.split(func(j job) bool {
-				b.add(j)
-				if len(b.jobs) < batchJobs && b.size < batchBytes && s.buffered() {
+				j.raw = bytes.Clone(j.raw) // the splitter reuses its buffer
+				jobs, size = append(jobs, j), size+len(j.raw)
+				if len(jobs) < batchJobs && size < batchBytes && s.buffered() {
 					return true
 				}
 				return send()
 			})
 		}
-		if len(b.jobs) > 0 {
+		if len(jobs) > 0 {
 			send()
 		}
 	}()
