@@ -41,7 +41,6 @@ limitations under the License.
 package input
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -51,9 +50,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/unicode"
-	"golang.org/x/text/transform"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -225,46 +221,6 @@ func (d *Decoder) run() {
 			send()
 		}
 	}()
-}
-
-// splitter cuts an input into jobs: JSON values or YAML documents.
-type splitter interface {
-	// split hands the jobs to yield, in order, until yield returns false.
-	split(yield func(job) bool)
-	// buffered reports whether the next job can be read without waiting.
-	buffered() bool
-}
-
-// open detects the encoding and the format, and returns the splitter; none
-// for an empty input. Nothing but a byte order mark is consumed: white
-// space before the first value is the splitters' to count in lines, and
-// in YAML it may be indentation.
-func (d *Decoder) open() (splitter, *DecodeError) {
-	br := bufio.NewReaderSize(d.in, 64<<10)
-	var base int64
-	switch b, _ := br.Peek(3); {
-	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
-		_, _ = br.Discard(3)
-		base = 3
-	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
-		// UTF-16, read as UTF-8: offsets are the UTF-8 text's.
-		br = bufio.NewReaderSize(transform.NewReader(br, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
-	}
-	for n := 1; ; n++ {
-		b, err := br.Peek(n)
-		switch {
-		case err == io.EOF:
-			return nil, nil
-		case err == bufio.ErrBufferFull: // 64 KiB of white space: not JSON
-		case err != nil:
-			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
-		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
-			continue
-		case b[n-1] == '{' || b[n-1] == '[':
-			return newJSONSplitter(br, d.source, d.limit, base), nil
-		}
-		return newYAMLSplitter(br, d.source, d.limit), nil
-	}
 }
 
 // Object is one object read from the input.

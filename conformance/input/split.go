@@ -1,0 +1,499 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// splitter cuts an input into jobs: JSON values or YAML documents.
+type splitter interface {
+	// split hands the jobs to yield, in order, until yield returns false.
+	split(yield func(job) bool)
+	// buffered reports whether the next job can be read without waiting.
+	buffered() bool
+}
+
+// open detects the encoding and the format, and returns the splitter; none
+// for an empty input. Nothing but a byte order mark is consumed: white
+// space before the first value is the splitters' to count in lines, and
+// in YAML it may be indentation.
+func (d *Decoder) open() (splitter, *DecodeError) {
+	br := bufio.NewReaderSize(d.in, 64<<10)
+	var base int64
+	switch b, _ := br.Peek(3); {
+	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
+		_, _ = br.Discard(3)
+		base = 3
+	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
+		// UTF-16, read as UTF-8: offsets are the UTF-8 text's.
+		br = bufio.NewReaderSize(transform.NewReader(br, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
+	}
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		switch {
+		case err == io.EOF:
+			return nil, nil
+		case err == bufio.ErrBufferFull: // 64 KiB of white space: not JSON
+		case err != nil:
+			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
+		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
+			continue
+		case b[n-1] == '{' || b[n-1] == '[':
+			return newJSONSplitter(br, d.source, d.limit, base), nil
+		}
+		return newYAMLSplitter(br, d.source, d.limit), nil
+	}
+}
+
+// errTooBig is what guard returns once a value outgrows its allowance;
+// errStop ends a split whose consumer wants no more.
+var (
+	errTooBig = errors.New("value larger than the limit")
+	errStop   = errors.New("stopped")
+)
+
+// guard sits between the input and jsontext, which holds a whole value
+// before handing it out: past a value's allowance it fails the read, so
+// that a value over the limit is refused instead of held.
+type guard struct {
+	r     io.Reader
+	read  int64 // bytes handed out: the offset of the next one
+	limit int64 // the offset reading stops at
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	left := g.limit - g.read
+	if left <= 0 {
+		return 0, errTooBig
+	}
+	n, err := g.r.Read(p[:min(int64(len(p)), left)])
+	g.read += int64(n)
+	return n, err
+}
+
+// guardSlack is what jsontext may read ahead past a value's limit.
+const guardSlack = 64 << 10
+
+// jsonOptions split the stream only: a duplicate name or invalid UTF-8
+// inside a value is the value decoder's to report, costing one object
+// instead of the rest of the input.
+var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// jsonSplitter cuts a JSON stream into values read whole: each document,
+// each element of a top-level array, and each item of a List too large to
+// read whole.
+type jsonSplitter struct {
+	dec    *jsontext.Decoder
+	g      *guard
+	source string
+	limit  int
+	base   int64 // input offset of the tokenizer's offset 0
+	line   int   // line of the tokenizer's offset
+	doc    int
+}
+
+func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
+	g := &guard{r: r, limit: math.MaxInt64, read: base}
+	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: 1}
+}
+
+func (s *jsonSplitter) buffered() bool {
+	ub := s.dec.UnreadBuffer()
+	return leadingDelims(ub) < len(ub)
+}
+
+func (s *jsonSplitter) split(yield func(job) bool) {
+	for {
+		pos, err := s.document(yield)
+		if err != nil {
+			if err != io.EOF && err != errStop {
+				yield(s.fatal(err, pos))
+			}
+			return
+		}
+	}
+}
+
+// document hands out the jobs of the next top-level value.
+func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
+	k := s.dec.PeekKind()
+	if k == 0 { // the end, or a syntax error
+		_, _, pos, err := s.read(true)
+		return pos, err
+	}
+	s.doc++
+	switch k {
+	case '[':
+		// A top-level array stands for a List: its elements are items.
+		return s.array("List", false, yield)
+	case '{':
+		v, _, pos, err := s.read(false)
+		switch {
+		case errors.Is(err, errTooBig):
+			return s.large(pos, yield)
+		case err == nil && !yield(job{raw: v, pos: pos}):
+			return pos, errStop
+		}
+		return pos, err
+	}
+	_, _, pos, _ := s.read(true)
+	return pos, errors.New("a document is not a JSON object or array")
+}
+
+// array hands out, as items[i], the elements of the array the tokenizer is
+// at, or drops them when discard is set.
+func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (Position, error) {
+	if _, _, pos, err := s.read(true); err != nil {
+		return pos, err
+	}
+	for i := 0; s.dec.PeekKind() != ']'; i++ {
+		v, _, pos, err := s.read(false)
+		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
+		j := job{raw: v, pos: pos, containerKind: kind}
+		if errors.Is(err, errTooBig) {
+			j, err = job{err: tooBig(pos, s.limit)}, s.skip()
+		}
+		if err != nil {
+			return pos, err
+		}
+		if !discard && !yield(j) {
+			return pos, errStop
+		}
+	}
+	_, _, pos, err := s.read(true)
+	return pos, err
+}
+
+// large reads, member by member, the document at pos that the tokenizer
+// refused to read whole. A List's items are handed out one by one, each
+// under the limit, however many; anything else is skipped and reported.
+func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
+	_, _, pos, err := s.read(true)
+	kind, items, other, seen := "", false, false, map[string]bool{}
+	for err == nil && s.dec.PeekKind() != '}' {
+		var tok jsontext.Token
+		if _, tok, pos, err = s.read(true); err != nil {
+			break
+		}
+		name := tok.String()
+		dup := seen[name]
+		seen[name] = true
+		if name == "items" && s.dec.PeekKind() == '[' {
+			if dup && !yield(job{err: &DecodeError{Position: pos, Field: name,
+				Err: errors.New(`duplicate member name "items": the List is ambiguous; its second items were not checked`)}}) {
+				return pos, errStop
+			}
+			pos, err = s.array(listKind(kind), dup, yield)
+			items = true
+			continue
+		}
+		var v []byte
+		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) {
+			other, err = true, s.skip() // no List member but items is that large
+			continue
+		} else if err != nil {
+			break
+		}
+		j := job{pos: pos}
+		switch {
+		case dup:
+			j.err = &DecodeError{Position: pos, Field: name, Err: fmt.Errorf("duplicate member name %q in a List", name)}
+		case !jsontext.Value(v).IsValid():
+			j.raw = v // for the value decoder to say what is wrong
+		case name == "type" || name == "object":
+			other = true // a watch event, not a List
+		case name == "kind" && !items:
+			k, _ := jsontext.AppendUnquote(nil, v)
+			kind = string(k)
+		}
+		if (j.err != nil || j.raw != nil) && !yield(j) {
+			return pos, errStop
+		}
+	}
+	if err == nil {
+		_, _, pos, err = s.read(true)
+	}
+	if err == nil && (other || !items) && !yield(job{err: tooBig(start, s.limit)}) {
+		return pos, errStop
+	}
+	return pos, err
+}
+
+// skip reads the value the tokenizer refused to read whole, token by token,
+// each under the limit: only a single string over the limit is held, and
+// fails.
+func (s *jsonSplitter) skip() error {
+	depth := s.dec.StackDepth()
+	for {
+		if _, _, _, err := s.read(true); err != nil || s.dec.StackDepth() == depth {
+			return err
+		}
+	}
+}
+
+// read reads the next value, or the next token when token is set, and
+// says where it starts. Whichever it is, it may be at most the limit.
+func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Position, err error) {
+	s.dec.PeekKind()
+	ub := s.dec.UnreadBuffer()
+	n := leadingDelims(ub)
+	start := s.base + s.dec.InputOffset() + int64(n)
+	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
+	s.g.limit = max(s.g.read, start+int64(s.limit)+guardSlack)
+	if token {
+		tok, err = s.dec.ReadToken()
+	} else {
+		v, err = s.dec.ReadValue()
+	}
+	s.g.limit = math.MaxInt64
+	if err == nil {
+		s.line = pos.Line + bytes.Count(v, []byte{'\n'})
+	}
+	return v, tok, pos, err
+}
+
+// fatal turns a tokenizer error into the DecodeError that ends the input.
+func (s *jsonSplitter) fatal(err error, pos Position) job {
+	de := &DecodeError{Position: pos, Fatal: true}
+	var syn *jsontext.SyntacticError
+	switch {
+	case errors.Is(err, errTooBig):
+		de.Err = fmt.Errorf("a string larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", formatBytes(s.limit))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		de.Err = errors.New("unexpected end of input: the document is truncated")
+	case errors.As(err, &syn):
+		if rel := syn.ByteOffset - s.dec.InputOffset(); rel >= 0 && rel <= int64(len(s.dec.UnreadBuffer())) {
+			de.Position.Line = s.line + bytes.Count(s.dec.UnreadBuffer()[:rel], []byte{'\n'})
+			de.Position.Offset = s.base + syn.ByteOffset
+		}
+		de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
+	default:
+		de.Err = errors.New(trimJSONError(err))
+	}
+	return job{err: de}
+}
+
+// YAML is split into documents by apimachinery's YAMLReader, as kubectl
+// splits it, reading from yamlSplitter: a filter that makes each item of a
+// top-level "items:" block sequence (what `kubectl get -o yaml` prints) a
+// document of its own, so that a List of any length is read item by item,
+// and caps every document at the limit. It knows three things of YAML,
+// line by line: document separators, a column-0 "items:" key, and the "- "
+// that starts each entry below it. Anything else (a flow sequence, an
+// anchor across items) stays one document, read whole.
+
+// yamlDoc describes a document the filter wrote.
+type yamlDoc struct {
+	pos    Position
+	kind   string // for an item, its List's kind, as far as read
+	size   int
+	header bool         // the List's own members: not handed out
+	err    *DecodeError // a problem to hand out instead
+}
+
+type yamlSplitter struct {
+	in     *bufio.Reader
+	source string
+	limit  int
+	out    bytes.Buffer // written for the YAMLReader, not yet read
+	docs   []*yamlDoc   // written, not yet read back, in order
+	cur    *yamlDoc
+
+	line, doc int  // line of the next input line; input document
+	rest      bool // the next input is the rest of a long line
+	items     bool // in the document's items
+	seen      bool // the document's "items:" was read
+	drop      bool // the items are a second "items:", not handed out
+	indent    int  // column of the items' "- "; -1 before the first
+	item      int
+	kind      string // the document's "kind:"
+	err       error  // what stopped reading the input
+	eof       bool
+}
+
+// errBinary stops an input that holds a NUL byte, which no YAML or JSON
+// text does: /dev/zero or a binary file is not read to its end.
+var errBinary = errors.New("the input is not text (it holds a NUL byte); the rest of it is not read")
+
+func newYAMLSplitter(in *bufio.Reader, source string, limit int) *yamlSplitter {
+	return &yamlSplitter{in: in, source: source, limit: limit, line: 1, indent: -1}
+}
+
+func (s *yamlSplitter) buffered() bool { return s.out.Len() > 0 || s.in.Buffered() > 0 }
+
+func (s *yamlSplitter) split(yield func(job) bool) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(s))
+	for {
+		raw, err := r.Read()
+		if err != nil {
+			if s.err != nil {
+				err = s.err
+			}
+			if err != io.EOF {
+				yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: err, Fatal: true}})
+			}
+			return
+		}
+		if len(s.docs) == 0 {
+			continue // cannot happen: every document the filter starts is one
+		}
+		d := s.docs[0]
+		s.docs = s.docs[1:]
+		j := job{raw: raw, pos: d.pos, yaml: true, containerKind: d.kind, err: d.err}
+		switch {
+		case d.header && d.err == nil:
+			continue
+		case d.size > s.limit:
+			j.err = tooBig(d.pos, s.limit)
+		}
+		if !yield(j) {
+			return
+		}
+	}
+}
+
+// Read is the filter: it turns input lines into output until there is some.
+func (s *yamlSplitter) Read(p []byte) (int, error) {
+	for s.out.Len() == 0 {
+		if s.eof {
+			return 0, io.EOF
+		}
+		s.step()
+	}
+	return s.out.Read(p)
+}
+
+// step reads one input line, or a piece of a long one, and writes what it
+// becomes.
+func (s *yamlSplitter) step() {
+	line, err := s.in.ReadSlice('\n')
+	partial := err == bufio.ErrBufferFull
+	if bytes.IndexByte(line, 0) >= 0 {
+		err, partial = errBinary, false
+	}
+	if err != nil && !partial {
+		s.eof = true
+		if err != io.EOF {
+			s.err = err
+			return
+		}
+		if len(line) > 0 {
+			line = append(line[:len(line):len(line)], '\n')
+		}
+	}
+	if len(line) == 0 {
+		return
+	}
+	lineNo, rest := s.line, s.rest
+	s.rest = partial
+	if !partial {
+		s.line++
+	}
+	switch {
+	case rest:
+		s.emit(line)
+	case bytes.HasPrefix(line, []byte("---")) && !partial && (len(line) == 4 || strings.ContainsRune(" \t\r", rune(line[3]))):
+		s.cur, s.items, s.seen, s.drop, s.indent, s.kind = nil, false, false, false, -1, ""
+		if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {
+			s.body(append([]byte("   "), line[3:]...), lineNo) // "--- value"
+		}
+	default:
+		s.body(line, lineNo)
+	}
+}
+
+// body handles a line of a document's content.
+func (s *yamlSplitter) body(line []byte, lineNo int) {
+	t := bytes.TrimSpace(line)
+	blank := len(t) == 0 || t[0] == '#'
+	if s.cur == nil {
+		if blank {
+			return // comments and blank lines before a document
+		}
+		s.doc++
+		s.start(yamlDoc{})
+		s.cur.pos.Line = lineNo
+	}
+	col := len(line) - len(bytes.TrimLeft(line, " "))
+	entry := len(line) >= col+2 && line[col] == '-' && strings.ContainsRune(" \t\r\n", rune(line[col+1]))
+	if s.items && !blank {
+		switch {
+		case entry && (s.indent < 0 || col == s.indent):
+			s.indent = col
+			s.start(yamlDoc{kind: listKind(s.kind), header: s.drop})
+			s.cur.pos.Line, s.cur.pos.Item = lineNo, "items["+strconv.Itoa(s.item)+"]"
+			s.item++
+			line = bytes.Clone(line)
+			line[col] = ' ' // "- key: v" is "  key: v": the entry's mapping
+			s.emit(line)
+			return
+		case col > max(s.indent, 0):
+			s.emit(line)
+			return
+		}
+		s.items = false // back to the List's own members
+		s.start(yamlDoc{header: true})
+	}
+	if col == 0 && !blank {
+		key, _, _ := bytes.Cut(line, []byte("#"))
+		key = bytes.TrimRight(key, " \t\r\n")
+		switch {
+		case string(key) == "items:" && s.cur.pos.Item == "":
+			if s.seen {
+				s.cur.err = &DecodeError{Position: Position{Source: s.source, Document: s.doc, Line: lineNo, Offset: -1}, Field: "items",
+					Err: errors.New(`duplicate key "items": the List is ambiguous; its second items were not checked`)}
+			}
+			s.items, s.indent, s.item, s.cur.header = true, -1, 0, true
+			s.drop, s.seen = s.seen, true
+			return
+		case bytes.HasPrefix(key, []byte("kind:")):
+			s.kind = strings.Trim(strings.TrimSpace(string(key[5:])), `"'`)
+		}
+	}
+	s.emit(line)
+}
+
+// start begins a document in the output, at the current input document.
+func (s *yamlSplitter) start(d yamlDoc) {
+	d.pos = Position{Source: s.source, Document: s.doc, Offset: -1}
+	s.cur = &d
+	s.docs = append(s.docs, s.cur)
+	// A comment after the separator: no document is empty, so the
+	// YAMLReader returns each, and s.docs stays in step with it.
+	s.out.WriteString("---\n#\n")
+}
+
+// emit writes a line of the current document, unless it is over the limit.
+func (s *yamlSplitter) emit(line []byte) {
+	s.cur.size += len(line)
+	if s.cur.size <= s.limit {
+		s.out.Write(line)
+	}
+}
