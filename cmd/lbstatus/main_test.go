@@ -143,6 +143,8 @@ func TestCheck_ExitStatus(t *testing.T) {
 		{name: "violation", file: "bad.json", content: noIngressJSON, code: exitViolation},
 		{name: "other kinds only", file: "cm.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitOK,
 			stderr: []string{"no Service in 1 input"}},
+		{name: "a Secret beside a Service", file: "secret.yaml", content: "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\ntype: Opaque\n---\n" + readyYAML,
+			code: exitOK},
 		{name: "no Service, required", file: "cm2.yaml", content: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", code: exitInput,
 			args: []string{"--require-services"}, stderr: []string{"no Service in 1 input"}},
 		{name: "empty, required", file: "empty.json", content: "\n", code: exitInput,

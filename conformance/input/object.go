@@ -184,7 +184,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	switch {
 	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
 		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
-	case w.Object.v != nil || w.Type != "":
+	case isEvent(&w, containerKind):
 		return decodeEvent(raw, pos, &w, limit, depth, out)
 	case len(raw) > limit: // within the splitter's read-ahead
 		return append(out, result{err: tooBig(pos, limit)})
@@ -221,6 +221,15 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 		de.Field, de.Err = "type", fmt.Errorf("unknown watch event type %q", w.Type)
 	}
 	return append(out, result{err: de})
+}
+
+// isEvent reports whether an object is a watch event: one with a type or
+// an object member and no kind but WatchEvent. Objects of other kinds have
+// a type of their own (a Secret's, an Event's), and so do the kindless
+// items of their Lists (a SecretList's).
+func isEvent(w *wire, containerKind string) bool {
+	typedList := containerKind != "" && containerKind != "List" && containerKind != "WatchEvent"
+	return (w.Type != "" || w.Object.v != nil) && (w.Kind == "WatchEvent" || w.Kind == "" && !typedList)
 }
 
 // decodeElements decodes the elements of an array at pos, in an object

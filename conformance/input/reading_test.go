@@ -106,6 +106,31 @@ func TestRead_BookmarkAndErrorEvents(t *testing.T) {
 	}
 }
 
+// A Secret's and an Event's type, and those of a SecretList's kindless
+// items, are theirs: such objects are skipped as other kinds, not read as
+// watch events of an unknown type.
+func TestRead_ObjectsWithATypeAreNotWatchEvents(t *testing.T) {
+	in := `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque","data":{}}
+{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},"type":"Warning","reason":"SyncLoadBalancerFailed"}
+{"apiVersion":"v1","kind":"SecretList","items":[{"metadata":{"name":"t"},"type":"kubernetes.io/tls"}]}
+{"kind":"WatchEvent","type":"DELETED","object":` + svcJSON("a") + `}`
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.Kind+"/"+o.Ref.Name+"/"+strconv.FormatBool(o.Deleted))
+	}
+	if want := "Secret/s/false,Event/e/false,Secret/t/false,Service/a/true"; strings.Join(got, ",") != want {
+		t.Errorf("objects %s, want %s", strings.Join(got, ","), want)
+	}
+	objs, errs = decodeAll(t, strings.NewReader("apiVersion: v1\nkind: Secret\nmetadata: {name: y}\ntype: Opaque\n"))
+	if len(errs) != 0 || len(objs) != 1 || objs[0].Kind != "Secret" {
+		t.Errorf("YAML: objects %+v, errors %v; want one Secret", objs, errs)
+	}
+}
+
 func TestRead_NestedContainers(t *testing.T) {
 	event := func(typ, name string) string { return `{"type":"` + typ + `","object":` + svcJSON(name) + `}` }
 	tests := []struct{ name, in, want, item string }{
