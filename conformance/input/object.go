@@ -143,6 +143,9 @@ func decodeJob(j job, limit int, out []result) []result {
 			if strings.Contains(msg, "already set in map") {
 				err = fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
 			} else {
+				if strings.Contains(msg, "unknown anchor") && j.containerKind != "" {
+					msg += " (the items of a YAML List are read one by one: an anchor in another item is not seen)"
+				}
 				err = fmt.Errorf("malformed YAML: %s", msg)
 			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})

@@ -204,6 +204,19 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	}
 }
 
+// An item of a YAML List is read on its own: an alias of another item's
+// anchor is an input error there, which says why, and the reading goes on.
+func TestRead_YAMLListAnchorAcrossItems(t *testing.T) {
+	in := "kind: List\nitems:\n- kind: Service\n  metadata: &m {name: a}\n- kind: Service\n  metadata: *m\n- kind: Service\n  metadata: {name: c}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,c" {
+		t.Errorf("objects %q, want a,c", names(objs))
+	}
+	if len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 5 || !strings.Contains(errs[0].Error(), "read one by one") {
+		t.Errorf("errors %v, want one at items[1], line 5, saying why", errs)
+	}
+}
+
 func TestRead_Encodings(t *testing.T) {
 	utf16le := func(s string) []byte {
 		var b bytes.Buffer

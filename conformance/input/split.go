@@ -306,8 +306,10 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // document of its own, so that a List of any length is read item by item,
 // and caps every document at the limit. It knows three things of YAML,
 // line by line: document separators, a column-0 "items:" key, and the "- "
-// that starts each entry below it. Anything else (a flow sequence, an
-// anchor across items) stays one document, read whole.
+// that starts each entry below it. A flow sequence ("items: [...]") stays
+// one document, read whole. An item is read without the others, so an
+// alias of an anchor in another item, or in the List's own members, is
+// an input error at that item.
 
 // yamlDoc describes a document the filter wrote.
 type yamlDoc struct {
