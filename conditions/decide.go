@@ -162,7 +162,7 @@ func (d Decision) Message() string {
 // feature it does not know, or a required-features annotation that does not
 // parse; P3: an unsupported feature caps says to refuse), or provision it
 // with the degradations of P3 and P4. Required features come from
-// v1.RequiredFeatures: the spec field, else the annotation fallback. A
+// RequiredFeatures: the spec field, else the annotation fallback. A
 // required feature is never degraded: it is refused instead. A nil svc is
 // ignored with IgnoreNoService.
 func Decide[S Object](svc S, caps Capabilities) Decision {
@@ -187,7 +187,7 @@ func decide(svc *v1.Service, caps Capabilities) Decision {
 	refuse := func(rule string, f v1.LoadBalancerFeature, format string, args ...any) {
 		d.Refusals = append(d.Refusals, Refusal{Rule: rule, Feature: f, Message: fmt.Sprintf(format, args...)})
 	}
-	required, _, errs := v1.RequiredFeatures(svc)
+	required, _, errs := RequiredFeatures(svc)
 	requiredSet := sets.New(required...)
 	knownSet := sets.New(caps.KnownFeatures...)
 	refuseSet := sets.New(caps.RefuseUnsupported...)

@@ -33,7 +33,9 @@ limitations under the License.
 //   - Provider decisions: Decide answers, from a provider's Capabilities,
 //     whether to ignore a Service (P1, L9, with a typed IgnoreReason),
 //     refuse it (P2, R1, R2) or provision it with a list of degradations
-//     (P3, P4).
+//     (P3, P4). RequiredFeatures is what it reads a Service's request from:
+//     spec.requiredLoadBalancerFeatures, else the annotation a stock
+//     cluster keeps (v1.RequiredFeaturesAnnotation), saying which.
 //   - Provider status writes. Reconcile is one call per provider
 //     reconcile: given the Service, the capabilities, the Service the
 //     provider last acted on and the state of its load balancer

@@ -448,7 +448,7 @@ func seqIngress(which byte) []corev1.LoadBalancerIngress {
 // whether they are valid: Decide's, every feature the Service asks for and
 // does not require (valid too), or one arbitrary, possibly invalid feature.
 func (s *sequence) degradations(which byte) ([]v1.LoadBalancerFeature, bool) {
-	required, _, _ := v1.RequiredFeatures(s.svc)
+	required, _, _ := RequiredFeatures(s.svc)
 	switch which % 3 {
 	case 0:
 		return Decide(s.svc, s.caps).Degraded, true
@@ -470,7 +470,7 @@ func (s *sequence) degradations(which byte) ([]v1.LoadBalancerFeature, bool) {
 // and then at least one.
 func (s *sequence) checkDecision(d Decision) {
 	s.t.Helper()
-	required, _, _ := v1.RequiredFeatures(s.svc)
+	required, _, _ := RequiredFeatures(s.svc)
 	switch d.Action {
 	case ActionProvision:
 		if len(d.Refusals) > 0 {
@@ -623,7 +623,7 @@ func (s *sequence) checkStatus() {
 	} else if len(reasons) != 1 {
 		s.fatalf("Degraded=%s names %v", degraded.Reason, reasons)
 	}
-	required, _, _ := v1.RequiredFeatures(s.svc)
+	required, _, _ := RequiredFeatures(s.svc)
 	for _, r := range reasons {
 		f, ok := v1.DegradedFeature(r)
 		switch {

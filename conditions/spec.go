@@ -187,8 +187,8 @@ func sourceRanges(ranges []string) sets.Set[string] {
 }
 
 func requiredFeaturesDiffer(old, new *v1.Service) bool {
-	of, _, oerrs := v1.RequiredFeatures(old)
-	nf, _, nerrs := v1.RequiredFeatures(new)
+	of, _, oerrs := RequiredFeatures(old)
+	nf, _, nerrs := RequiredFeatures(new)
 	if (len(oerrs) > 0) != (len(nerrs) > 0) {
 		return true
 	}

@@ -273,7 +273,7 @@ var specFields = []specField{
 				svc.Spec.RequiredLoadBalancerFeatures = features
 			}
 		case 1:
-			setAnnotation(svc, v1.RequiredFeaturesAnnotation, v1.FormatRequiredFeaturesAnnotation(features))
+			setAnnotation(svc, v1.RequiredFeaturesAnnotation, FormatRequiredFeaturesAnnotation(features))
 		case 2:
 			setAnnotation(svc, v1.RequiredFeaturesAnnotation, rapid.SampledFrom([]string{",", "Ports,,Ports", " SessionAffinity , Ports "}).Draw(t, "annotation"))
 		}
@@ -413,7 +413,7 @@ func (m *machine) expectSpecUpdated(changed bool) {
 		m.model = model{phase: phaseNone}
 	case !changed || m.model.phase == phaseNone:
 	default:
-		required, _, _ := v1.RequiredFeatures(m.svc)
+		required, _, _ := RequiredFeatures(m.svc)
 		var keep []v1.LoadBalancerFeature
 		requiredDegraded := false
 		for _, f := range m.model.degraded {
@@ -646,7 +646,7 @@ func (m *machine) providerMisuses(t *rapid.T) {
 	if rapid.IntRange(0, 3).Draw(t, "empty ingress") > 0 {
 		ingress = genIngress().Draw(t, "ingress")
 	}
-	required, _, _ := v1.RequiredFeatures(m.svc)
+	required, _, _ := RequiredFeatures(m.svc)
 	wantErr := m.svc.Spec.Type != corev1.ServiceTypeLoadBalancer || len(ingress) == 0
 	for i, f := range degraded {
 		wantErr = wantErr || !f.IsKnown() || slices.Contains(degraded[:i], f) || !AsksFor(m.svc, f) || slices.Contains(required, f)
@@ -670,7 +670,7 @@ func (m *machine) providerMisuses(t *rapid.T) {
 // ignore what is not the provider's (P1).
 func (m *machine) decisionHoldsRules(t *rapid.T) {
 	d := Decide(m.svc, m.caps)
-	required, _, errs := v1.RequiredFeatures(m.svc)
+	required, _, errs := RequiredFeatures(m.svc)
 	class := ptr.Deref(m.svc.Spec.LoadBalancerClass, "")
 	mine := m.svc.Spec.Type == corev1.ServiceTypeLoadBalancer && ((class == "" && m.caps.DefaultClass) || (class != "" && slices.Contains(m.caps.Classes, class)))
 	if (d.Action == ActionIgnore) != !mine {
@@ -835,7 +835,7 @@ func (m *machine) check(t *rapid.T) {
 	}
 	// P5 and P6 against the spec the provider last reconciled.
 	if m.seen != nil {
-		required, _, _ := v1.RequiredFeatures(m.seen)
+		required, _, _ := RequiredFeatures(m.seen)
 		for _, r := range reasons {
 			f, _ := v1.DegradedFeature(r)
 			if !AsksFor(m.seen, f) {

@@ -375,7 +375,7 @@ func (d *draft) succeeded(ingress []corev1.LoadBalancerIngress, degraded []v1.Lo
 // checkDegraded returns an error for a degradation the helpers must not
 // write.
 func checkDegraded(svc *v1.Service, degraded []v1.LoadBalancerFeature) error {
-	required, _, _ := v1.RequiredFeatures(svc)
+	required, _, _ := RequiredFeatures(svc)
 	for i, f := range degraded {
 		switch {
 		case !f.IsKnown():
@@ -476,7 +476,7 @@ func SpecUpdated[S Object](old, new S, opts ...TransitionOption) (Transition[S],
 func (d *draft) specUpdated() {
 	conds := d.svc.Status.Conditions
 	if IsTrue(conds, v1.LoadBalancerConditionDegraded) {
-		required, _, _ := v1.RequiredFeatures(d.svc)
+		required, _, _ := RequiredFeatures(d.svc)
 		var keep []v1.LoadBalancerFeature
 		known, requiredDegraded := true, false
 		for _, r := range DegradedReasons(conds) {

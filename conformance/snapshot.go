@@ -440,13 +440,13 @@ func (c *Checker) checkUnknownRequired(f *findings, svc *v1.Service, v *view) {
 	if !v.is(v.serving, metav1.ConditionTrue) {
 		return
 	}
-	required, source, _ := v1.RequiredFeatures(svc)
+	required, source, _ := conditions.RequiredFeatures(svc)
 	for _, feature := range required {
 		if feature.IsKnown() {
 			continue
 		}
 		where := "spec.requiredLoadBalancerFeatures"
-		if source == v1.RequiredFeaturesSourceAnnotation {
+		if source == conditions.RequiredFeaturesSourceAnnotation {
 			where = "metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]"
 		}
 		f.add("R2", SeverityWarning, where, fmt.Sprintf(
@@ -464,9 +464,9 @@ func (c *Checker) checkDegradations(f *findings, svc *v1.Service, v *view) {
 		return
 	}
 	var required []v1.LoadBalancerFeature
-	var source v1.RequiredFeaturesSource
+	var source conditions.RequiredFeaturesSource
 	if v.is(v.serving, metav1.ConditionTrue) {
-		required, source, _ = v1.RequiredFeatures(svc)
+		required, source, _ = conditions.RequiredFeatures(svc)
 	}
 	for _, r := range reasons {
 		feature, known := v1.DegradedFeature(r)
@@ -479,7 +479,7 @@ func (c *Checker) checkDegradations(f *findings, svc *v1.Service, v *view) {
 		}
 		if slices.Contains(required, feature) {
 			where := "spec.requiredLoadBalancerFeatures"
-			if source == v1.RequiredFeaturesSourceAnnotation {
+			if source == conditions.RequiredFeaturesSourceAnnotation {
 				where = "the " + v1.RequiredFeaturesAnnotation + " annotation"
 			}
 			f.add("P6", SeverityViolation, degradedPath(v, r), fmt.Sprintf(

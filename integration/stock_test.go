@@ -85,7 +85,7 @@ func TestStockCluster_RequiredFeaturesPrunedByDefault(t *testing.T) {
 		if got := s.Spec.RequiredLoadBalancerFeatures; len(got) > 0 {
 			t.Errorf("%s has requiredLoadBalancerFeatures %v; a stock apiserver prunes it", what, got)
 		}
-		if f, source, _ := v1.RequiredFeatures(s); len(f) > 0 || source != v1.RequiredFeaturesSourceNone {
+		if f, source, _ := conditions.RequiredFeatures(s); len(f) > 0 || source != conditions.RequiredFeaturesSourceNone {
 			t.Errorf("%s requires %v (from %q); want nothing", what, f, source)
 		}
 	}
@@ -145,7 +145,7 @@ func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T)
 // spec field is pruned, so the provider never sees the request and serves
 // degraded (for the client, Skip on a degradation it asked to be refused);
 // the annotation reaches the provider, which refuses the Service (R1), and
-// the client reads the same request back with v1.RequiredFeatures. The
+// the client reads the same request back with conditions.RequiredFeatures. The
 // checker, reading the watch stream, finds no violation.
 func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 	ns := namespace(t)
@@ -164,7 +164,7 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 	}
 	// In the annotation: kept.
 	inAnnotation := serviceWithRequiredFeatures(ns, "in-annotation")
-	inAnnotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: v1.FormatRequiredFeaturesAnnotation(required)}
+	inAnnotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: conditions.FormatRequiredFeaturesAnnotation(required)}
 	if err := postService(t, client, inAnnotation, metav1.FieldValidationStrict).Error(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +183,8 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 		!strings.Contains(serving.Message, "required feature SessionAffinity") {
 		t.Errorf("annotation: %v, %v, Serving %+v; want Skip on a refusal naming the required feature", verdict, err, serving)
 	}
-	got, source, errs := v1.RequiredFeatures(v1.FromCore(svc))
-	if !slices.Equal(got, required) || source != v1.RequiredFeaturesSourceAnnotation || len(errs) > 0 {
+	got, source, errs := conditions.RequiredFeatures(v1.FromCore(svc))
+	if !slices.Equal(got, required) || source != conditions.RequiredFeaturesSourceAnnotation || len(errs) > 0 {
 		t.Errorf("annotation read back: %v from %q (%v), want %v from the annotation", got, source, errs, required)
 	}
 

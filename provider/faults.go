@@ -89,7 +89,7 @@ func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.
 		return out
 	}
 	v := v1.FromCore(svc)
-	required, _, _ := v1.RequiredFeatures(v)
+	required, _, _ := conditions.RequiredFeatures(v)
 	for _, feat := range v1.LoadBalancerFeatures() {
 		want := false
 		for _, d := range f.degrade {

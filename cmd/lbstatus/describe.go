@@ -261,12 +261,12 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 		}
 	}
 
-	features, source, errs := v1.RequiredFeatures(svc)
+	features, source, errs := conditions.RequiredFeatures(svc)
 	required := "none"
 	switch source {
-	case v1.RequiredFeaturesSourceSpec:
+	case conditions.RequiredFeaturesSourceSpec:
 		required = joinStrings(features) + " (from spec.requiredLoadBalancerFeatures)"
-	case v1.RequiredFeaturesSourceAnnotation:
+	case conditions.RequiredFeaturesSourceAnnotation:
 		required = orNone(joinStrings(features)) + " (from the annotation " + v1.RequiredFeaturesAnnotation + ")"
 	}
 	line(0, "Required features", required)

@@ -115,7 +115,7 @@ func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
 	if svc.Annotations == nil {
 		svc.Annotations = map[string]string{}
 	}
-	svc.Annotations[v1.RequiredFeaturesAnnotation] = v1.FormatRequiredFeaturesAnnotation(features)
+	svc.Annotations[v1.RequiredFeaturesAnnotation] = conditions.FormatRequiredFeaturesAnnotation(features)
 }
 
 func (r *testRun) create(svc *corev1.Service) error {

@@ -32,8 +32,9 @@ limitations under the License.
 //
 // Any core/v1 Service decodes into this type and encodes back unchanged, so a
 // client built on it talks to every cluster. On a cluster that does not know
-// the new field, the apiserver prunes it; RequiredFeatures reads the same
-// request from an annotation instead (see RequiredFeaturesAnnotation).
+// the new field, the apiserver prunes it; conditions.RequiredFeatures reads
+// the same request from an annotation instead (see
+// RequiredFeaturesAnnotation).
 //
 // The rules these types serve are numbered in the project's specification
 // (C1, L6, R4, ...); the comments below cite them.

@@ -25,87 +25,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
-
-func TestRequiredFeatures(t *testing.T) {
-	annotation := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
-	for _, tc := range []struct {
-		name        string
-		spec        []v1.LoadBalancerFeature
-		annotations map[string]string
-		want        []v1.LoadBalancerFeature
-		source      v1.RequiredFeaturesSource
-		errs        field.ErrorList
-	}{{
-		name:   "nothing",
-		source: v1.RequiredFeaturesSourceNone,
-	}, {
-		name:   "spec field",
-		spec:   []v1.LoadBalancerFeature{"Ports", "SessionAffinity"},
-		want:   []v1.LoadBalancerFeature{"Ports", "SessionAffinity"},
-		source: v1.RequiredFeaturesSourceSpec,
-	}, {
-		name:        "spec field wins over the annotation",
-		spec:        []v1.LoadBalancerFeature{"Ports"},
-		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "IPFamilies"},
-		want:        []v1.LoadBalancerFeature{"Ports"},
-		source:      v1.RequiredFeaturesSourceSpec,
-	}, {
-		name:        "annotation, spaces trimmed",
-		annotations: map[string]string{v1.RequiredFeaturesAnnotation: " SessionAffinity , LoadBalancerSourceRanges"},
-		want:        []v1.LoadBalancerFeature{"SessionAffinity", "LoadBalancerSourceRanges"},
-		source:      v1.RequiredFeaturesSourceAnnotation,
-	}, {
-		name:        "empty annotation requires nothing",
-		annotations: map[string]string{v1.RequiredFeaturesAnnotation: " "},
-		source:      v1.RequiredFeaturesSourceAnnotation,
-	}, {
-		name:        "unknown value is kept and reported",
-		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Teleport"},
-		want:        []v1.LoadBalancerFeature{"Ports", "Teleport"},
-		source:      v1.RequiredFeaturesSourceAnnotation,
-		errs:        field.ErrorList{field.NotSupported(annotation, "Teleport", v1.LoadBalancerFeatures())},
-	}, {
-		name:        "duplicate and empty items are reported",
-		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports,,Ports"},
-		want:        []v1.LoadBalancerFeature{"Ports"},
-		source:      v1.RequiredFeaturesSourceAnnotation,
-		errs: field.ErrorList{
-			field.Invalid(annotation, "Ports,,Ports", ""),
-			field.Duplicate(annotation, "Ports"),
-		},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}
-			svc.Spec.RequiredLoadBalancerFeatures = tc.spec
-			got, source, errs := v1.RequiredFeatures(svc)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("features (-want +got):\n%s", diff)
-			}
-			if source != tc.source {
-				t.Errorf("source = %q, want %q", source, tc.source)
-			}
-			field.ErrorMatcher{}.ByType().ByField().Test(t, tc.errs, errs)
-		})
-	}
-	if f, s, errs := v1.RequiredFeatures(nil); f != nil || s != v1.RequiredFeaturesSourceNone || errs != nil {
-		t.Errorf("nil Service: %v %q %v", f, s, errs)
-	}
-}
-
-func TestFormatRequiredFeaturesAnnotation_RoundTrips(t *testing.T) {
-	in := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureIPFamilies, v1.LoadBalancerFeatureLoadBalancerIP}
-	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-		v1.RequiredFeaturesAnnotation: v1.FormatRequiredFeaturesAnnotation(in),
-	}}}
-	got, _, errs := v1.RequiredFeatures(svc)
-	if diff := cmp.Diff(in, got); diff != "" || len(errs) != 0 {
-		t.Errorf("round trip (-want +got):\n%s\nerrs: %v", diff, errs)
-	}
-}
 
 // TestDegradedReason_G1 pins the six feature/reason pairs of the
 // specification (sections 2 and 4, G1's source ranges included) to

@@ -1,0 +1,97 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// RequiredFeaturesSource says where RequiredFeatures found a Service's
+// required features.
+type RequiredFeaturesSource string
+
+const (
+	// RequiredFeaturesSourceNone: neither the spec field nor the annotation
+	// is set; the Service requires nothing.
+	RequiredFeaturesSourceNone RequiredFeaturesSource = ""
+	// RequiredFeaturesSourceSpec: spec.requiredLoadBalancerFeatures.
+	RequiredFeaturesSourceSpec RequiredFeaturesSource = "Spec"
+	// RequiredFeaturesSourceAnnotation: v1.RequiredFeaturesAnnotation.
+	RequiredFeaturesSourceAnnotation RequiredFeaturesSource = "Annotation"
+)
+
+// RequiredFeatures returns the load-balancer features a Service requires and
+// where it found them: spec.requiredLoadBalancerFeatures when it is not
+// empty, else v1.RequiredFeaturesAnnotation, else nothing.
+//
+// Annotation values are returned as written (trimmed), known or not: a
+// provider must refuse a feature it does not know (R2), so an unknown or
+// misspelt value is never dropped. Each problem with the annotation (an
+// unknown value, a duplicate, an empty item) is also reported in errs, with
+// the annotation's field path. Values from the spec field are returned as
+// they are; API validation (R4) is where they are checked. A client-go
+// Service, which has no spec field, is read from the annotation alone. A
+// nil Service requires nothing.
+func RequiredFeatures[S Object](s S) (features []v1.LoadBalancerFeature, source RequiredFeaturesSource, errs field.ErrorList) {
+	svc := view(s)
+	if svc == nil {
+		return nil, RequiredFeaturesSourceNone, nil
+	}
+	if len(svc.Spec.RequiredLoadBalancerFeatures) > 0 {
+		return svc.Spec.RequiredLoadBalancerFeatures, RequiredFeaturesSourceSpec, nil
+	}
+	value, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]
+	if !ok {
+		return nil, RequiredFeaturesSourceNone, nil
+	}
+	fldPath := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	seen := sets.New[v1.LoadBalancerFeature]()
+	for _, item := range strings.Split(value, ",") {
+		f := v1.LoadBalancerFeature(strings.TrimSpace(item))
+		switch {
+		case f == "":
+			if strings.TrimSpace(value) != "" {
+				errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
+			}
+			continue
+		case seen.Has(f):
+			errs = append(errs, field.Duplicate(fldPath, string(f)))
+			continue
+		case !f.IsKnown():
+			errs = append(errs, field.NotSupported(fldPath, string(f), v1.LoadBalancerFeatures()))
+		}
+		seen.Insert(f)
+		features = append(features, f)
+	}
+	return features, RequiredFeaturesSourceAnnotation, errs
+}
+
+// FormatRequiredFeaturesAnnotation returns the v1.RequiredFeaturesAnnotation
+// value for a list of features: the values joined by commas, in the given
+// order. An empty list gives "".
+func FormatRequiredFeaturesAnnotation(features []v1.LoadBalancerFeature) string {
+	parts := make([]string, len(features))
+	for i, f := range features {
+		parts[i] = string(f)
+	}
+	return strings.Join(parts, ",")
+}
