@@ -175,19 +175,20 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	var w wire
 	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, p := objectError(raw, pos, err)
-		kind, apiVersion := resolveKind(p.Kind, p.APIVersion, containerKind)
-		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) {
+		kind, apiVersion := resolveKind(string(p.Kind), string(p.APIVersion), containerKind)
+		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) || p.Items != nil ||
+			isEvent(string(p.Kind), p.Type != nil || p.Object != nil, containerKind) {
 			return append(out, result{err: de})
 		}
-		// Another kind that does not fit a Service's fields: skipped, as
-		// other kinds are.
-		w = wire{Kind: p.Kind, APIVersion: p.APIVersion}
-		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = p.Metadata.Name, p.Metadata.Namespace, p.Metadata.ResourceVersion
+		// Another kind, not a List or a watch event, that does not fit a
+		// Service's fields: skipped, as other kinds are.
+		w = wire{Kind: string(p.Kind), APIVersion: string(p.APIVersion)}
+		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = de.Object.Name, de.Object.Namespace, de.Object.ResourceVersion
 	}
 	switch {
 	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
 		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
-	case isEvent(&w, containerKind):
+	case isEvent(w.Kind, w.Type != "" || w.Object.v != nil, containerKind):
 		return decodeEvent(raw, pos, &w, limit, depth, out)
 	case len(raw) > limit: // within the splitter's read-ahead
 		return append(out, result{err: tooBig(pos, limit)})
@@ -230,9 +231,9 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 // an object member and no kind but WatchEvent. Objects of other kinds have
 // a type of their own (a Secret's, an Event's), and so do the kindless
 // items of their Lists (a SecretList's).
-func isEvent(w *wire, containerKind string) bool {
+func isEvent(kind string, typeOrObject bool, containerKind string) bool {
 	typedList := containerKind != "" && containerKind != "List" && containerKind != "WatchEvent"
-	return (w.Type != "" || w.Object.v != nil) && (w.Kind == "WatchEvent" || w.Kind == "" && !typedList)
+	return typeOrObject && (kind == "WatchEvent" || kind == "" && !typedList)
 }
 
 // decodeElements decodes the elements of an array at pos, in an object
@@ -261,7 +262,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	var p probe
 	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
 	m := p.Metadata
-	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: p.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}}
+	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: string(p.Kind), Namespace: string(m.Namespace), Name: string(m.Name), ResourceVersion: string(m.ResourceVersion)}}
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
 	switch {
@@ -287,15 +288,31 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	return de, &p
 }
 
-// probe is what names an object that does not decode.
+// probe is what names an object that does not decode, and says whether it
+// is a List or a watch event, whatever the types of its members.
 type probe struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
+	Items      jsontext.Value `json:"items"`
+	Type       jsontext.Value `json:"type"`
+	Object     jsontext.Value `json:"object"`
+	Kind       lenient        `json:"kind"`
+	APIVersion lenient        `json:"apiVersion"`
 	Metadata   struct {
-		Name            string `json:"name"`
-		Namespace       string `json:"namespace"`
-		ResourceVersion string `json:"resourceVersion"`
+		Name            lenient `json:"name"`
+		Namespace       lenient `json:"namespace"`
+		ResourceVersion lenient `json:"resourceVersion"`
 	} `json:"metadata"`
+}
+
+// lenient is a string that is empty when the value is not one.
+type lenient string
+
+func (l *lenient) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	v, err := dec.ReadValue()
+	if err == nil && v.Kind() == '"' {
+		s, _ := jsontext.AppendUnquote(nil, v)
+		*l = lenient(s)
+	}
+	return err
 }
 
 // typeNames name kinds of Go types as a manifest author thinks of them.

@@ -131,6 +131,31 @@ func TestRead_ObjectsWithATypeAreNotWatchEvents(t *testing.T) {
 	}
 }
 
+// An object of another kind whose members do not fit a Service's is
+// skipped, as other kinds are; a List or a watch event whose own members do
+// not decode is an input error, and its items or object are not read: they
+// are not skipped unseen.
+func TestRead_ListOrEventThatDoesNotDecode(t *testing.T) {
+	objs, errs := decodeAll(t, strings.NewReader(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"ports":"many"},"status":"Ready"}`))
+	if len(errs) != 0 || names(objs) != "Widget:w" {
+		t.Errorf("another kind: objects %q, errors %v; want it skipped", names(objs), errs)
+	}
+	for name, in := range map[string]string{
+		"List, metadata":    `{"kind":"List","metadata":{"name":5},"items":[` + svcJSON("a") + `]}`,
+		"List, kind":        `{"kind":0,"items":[` + svcJSON("a") + `]}`,
+		"List, apiVersion":  `{"apiVersion":0,"kind":"List","items":[` + svcJSON("a") + `]}`,
+		"event, metadata":   `{"type":"ADDED","metadata":[],"object":` + svcJSON("a") + `}`,
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || errs[0].Fatal {
+			t.Errorf("%s: errors %v, want one", name, errs)
+		}
+		if len(objs) != 0 {
+			t.Errorf("%s: objects %q, want none", name, names(objs))
+		}
+	}
+}
+
 func TestRead_NestedContainers(t *testing.T) {
 	event := func(typ, name string) string { return `{"type":"` + typ + `","object":` + svcJSON(name) + `}` }
 	tests := []struct{ name, in, want, item string }{
