@@ -23,8 +23,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding/unicode"
@@ -279,6 +281,9 @@ func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Posit
 	return v, tok, pos, err
 }
 
+// invalidChar is how jsontext names a character it did not expect.
+var invalidChar = regexp.MustCompile(`invalid character '(?:\\.|[^'\\])*'`)
+
 // fatal turns a tokenizer error into the DecodeError that ends the input.
 func (s *jsonSplitter) fatal(err error, pos Position) job {
 	de := &DecodeError{Position: pos, Fatal: true}
@@ -289,11 +294,17 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
-		if rel := syn.ByteOffset - s.dec.InputOffset(); rel >= 0 && rel <= int64(len(s.dec.UnreadBuffer())) {
-			de.Position.Line = s.line + bytes.Count(s.dec.UnreadBuffer()[:rel], []byte{'\n'})
+		msg := trimJSONError(syn.Err)
+		if ub, rel := s.dec.UnreadBuffer(), syn.ByteOffset-s.dec.InputOffset(); rel >= 0 && rel <= int64(len(ub)) {
+			de.Position.Line = s.line + bytes.Count(ub[:rel], []byte{'\n'})
 			de.Position.Offset = s.base + syn.ByteOffset
+			if rel < int64(len(ub)) && ub[rel] >= utf8.RuneSelf {
+				// Not the character, which may be cut short by the end
+				// of what was read so far, but its first byte.
+				msg = invalidChar.ReplaceAllString(msg, fmt.Sprintf("invalid character (byte 0x%02x)", ub[rel]))
+			}
 		}
-		de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
+		de.Err = fmt.Errorf("malformed JSON: %s", msg)
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
