@@ -40,6 +40,8 @@ TARGETS=(
   "./conformance FuzzConformanceStream"
   "./conformance/input FuzzDecode"
   "./conformance/input FuzzReaderDifferential"
+  "./conformance/input FuzzYAMLListDifferential"
+  "./conformance/input FuzzJSONListDifferential"
 )
 
 FUZZTIME=${FUZZTIME:-15s}

@@ -75,6 +75,10 @@ func names(objs []Object) string {
 	return strings.Join(out, ",")
 }
 
+func svcYAML(name string) string {
+	return "kind: Service\napiVersion: v1\nmetadata:\n  name: " + name + "\n  namespace: ns\nspec:\n  type: LoadBalancer\n"
+}
+
 func svcJSON(name string) string {
 	return `{"kind":"Service","apiVersion":"v1","metadata":{"name":"` + name + `","namespace":"ns"},"spec":{"type":"LoadBalancer"}}`
 }

@@ -31,10 +31,12 @@ limitations under the License.
 // Memory is bounded by the size limit of one object, not by the input.
 // jsontext splits JSON, behind a reader that refuses to let it hold a value
 // over the limit; such a value is read token by token instead, a List's
-// items handed out one by one and anything else skipped. apimachinery's
-// YAMLReader splits YAML, behind a line filter that makes each item of a
-// "kubectl get -o yaml" List a document of its own. Batches of values are
-// decoded in parallel while the caller consumes the objects.
+// items handed out one by one and anything else skipped. YAML is split
+// line by line into documents, as kubectl splits it, and the List that
+// "kubectl get -o yaml" prints into its items; sigs.k8s.io/yaml parses
+// each, as kubectl does. A List cut where a line only looked like an item's
+// start is noticed, and not read on. Batches of values are decoded in
+// parallel while the caller consumes the objects.
 //
 // Every string from the input may reach a terminal: Escape, and the String
 // and Error methods of this package, escape what a terminal would act on.
@@ -97,6 +99,7 @@ type Decoder struct {
 	pending chan chan []result // each batch's results, in input order
 	next    chan []result      // the batch being waited for
 	cur     []result           // the batch being handed out
+	dropped int                // the cut YAML document whose later parts are dropped
 }
 
 // NewDecoder returns a Decoder reading r (nil is an empty input); source
@@ -131,31 +134,47 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 		return Object{}, err
 	}
 	d.start.Do(d.run)
+	for {
+		r, err := d.result(ctx)
+		switch {
+		case err != nil:
+			return Object{}, err
+		case r.part != 0 && r.part == d.dropped:
+			continue // a YAML List cut in the wrong place: see result.bad
+		case r.bad:
+			d.dropped = r.part
+		}
+		if r.err != nil {
+			return Object{}, r.err
+		}
+		return r.obj, nil
+	}
+}
+
+// result returns the next result, in input order, once it is decoded.
+func (d *Decoder) result(ctx context.Context) (result, error) {
 	for len(d.cur) == 0 {
 		if d.next == nil {
 			select {
 			case next, ok := <-d.pending:
 				if !ok {
-					return Object{}, io.EOF
+					return result{}, io.EOF
 				}
 				d.next = next
 			case <-ctx.Done():
-				return Object{}, ctx.Err()
+				return result{}, ctx.Err()
 			}
 		}
 		select {
 		case d.cur = <-d.next:
 			d.next = nil
 		case <-ctx.Done():
-			return Object{}, ctx.Err() // the batch is still waited for
+			return result{}, ctx.Err() // the batch is still waited for
 		}
 	}
 	r := d.cur[0]
 	d.cur = d.cur[1:]
-	if r.err != nil {
-		return Object{}, r.err
-	}
-	return r.obj, nil
+	return r, nil
 }
 
 // Close stops the goroutines of a Decoder not read to its end; a read of

@@ -41,6 +41,9 @@ type job struct {
 	raw  []byte
 	pos  Position
 	yaml bool // raw is YAML, to be converted
+	// cut marks an item, or a problem, of a YAML List the splitter cut
+	// into items.
+	cut bool
 	// containerKind is the kind of the List the value is an item of.
 	containerKind string
 	err           *DecodeError
@@ -50,6 +53,11 @@ type job struct {
 type result struct {
 	obj Object
 	err *DecodeError
+	// part is the document of a cut YAML document the result comes from;
+	// bad marks a part that did not parse, after which the splitter's
+	// cuts may be wrong: the document's later parts are dropped.
+	part int
+	bad  bool
 }
 
 // maxNesting bounds how deep Lists and watch events may nest.
@@ -132,6 +140,15 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 
 // decodeJob turns one job into its objects and problems, in input order.
 func decodeJob(j job, limit int, out []result) []result {
+	n := len(out)
+	out = decodeJobValue(j, limit, out)
+	for i := n; j.cut && i < len(out); i++ {
+		out[i].part = j.pos.Document
+	}
+	return out
+}
+
+func decodeJobValue(j job, limit int, out []result) []result {
 	if j.err != nil {
 		return append(out, result{err: j.err})
 	}
@@ -139,22 +156,29 @@ func decodeJob(j job, limit int, out []result) []result {
 	if j.yaml {
 		var err error
 		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
-			msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")), " ")
-			if strings.Contains(msg, "already set in map") {
-				err = fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
-			} else {
-				if strings.Contains(msg, "unknown anchor") && j.containerKind != "" {
-					msg += " (the items of a YAML List are read one by one: an anchor in another item is not seen)"
-				}
-				err = fmt.Errorf("malformed YAML: %s", msg)
+			err = yamlError(err, j.cut)
+			if j.cut {
+				err = fmt.Errorf("%w; the rest of the List is not read, since where its items start cannot be told", err)
 			}
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: j.cut})
 		}
-		if raw = bytes.TrimSpace(raw); string(raw) == "null" {
+		if raw = bytes.TrimSpace(raw); string(raw) == "null" && !j.cut {
 			return out // a document of comments only
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
+}
+
+// yamlError says what is wrong with a YAML document, or an item of a List.
+func yamlError(err error, item bool) error {
+	msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")), " ")
+	switch {
+	case strings.Contains(msg, "already set in map"):
+		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
+	case strings.Contains(msg, "unknown anchor") && item:
+		msg += " (the items of a YAML List are read one by one: an anchor in another item is not seen)"
+	}
+	return fmt.Errorf("malformed YAML: %s", msg)
 }
 
 // decodeValue decodes an object (a Service, another kind, a List, a watch

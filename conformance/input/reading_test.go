@@ -145,10 +145,14 @@ func TestRead_ListOrEventThatDoesNotDecode(t *testing.T) {
 		"List, kind":        `{"kind":0,"items":[` + svcJSON("a") + `]}`,
 		"List, apiVersion":  `{"apiVersion":0,"kind":"List","items":[` + svcJSON("a") + `]}`,
 		"event, metadata":   `{"type":"ADDED","metadata":[],"object":` + svcJSON("a") + `}`,
+		"YAML List, member": "apiVersion: v1\nitems:\n- kind: Service\n  metadata: {name: a}\nkind: List\nmetadata: {name: [x]}\n",
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(in))
 		if len(errs) != 1 || errs[0].Fatal {
 			t.Errorf("%s: errors %v, want one", name, errs)
+		}
+		if strings.HasPrefix(name, "YAML") {
+			continue // read item by item: a is read before the List's own members
 		}
 		if len(objs) != 0 {
 			t.Errorf("%s: objects %q, want none", name, names(objs))
@@ -230,15 +234,47 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 }
 
 // An item of a YAML List is read on its own: an alias of another item's
-// anchor is an input error there, which says why, and the reading goes on.
+// anchor is an input error there, which says why. The List's later items
+// are not read: after a part that does not parse, where the next one
+// starts cannot be told (TestRead_YAMLListCutInsideAValue).
 func TestRead_YAMLListAnchorAcrossItems(t *testing.T) {
-	in := "kind: List\nitems:\n- kind: Service\n  metadata: &m {name: a}\n- kind: Service\n  metadata: *m\n- kind: Service\n  metadata: {name: c}\n"
+	in := "kind: List\nitems:\n- kind: Service\n  metadata: &m {name: a}\n- kind: Service\n  metadata: *m\n- kind: Service\n  metadata: {name: c}\n---\n" + svcYAML("d")
 	objs, errs := decodeAll(t, strings.NewReader(in))
-	if names(objs) != "a,c" {
-		t.Errorf("objects %q, want a,c", names(objs))
+	if names(objs) != "a,d" {
+		t.Errorf("objects %q, want a and the next document's d", names(objs))
 	}
-	if len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 5 || !strings.Contains(errs[0].Error(), "read one by one") {
+	if len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 5 || !strings.Contains(errs[0].Error(), "read one by one") ||
+		!strings.Contains(errs[0].Error(), "the rest of the List is not read") {
 		t.Errorf("errors %v, want one at items[1], line 5, saying why", errs)
+	}
+}
+
+// The YAML filter cuts a List where a line looks like the start of an item
+// or of the List's own members, without parsing. A quoted value or a flow
+// collection may go on across such a line; the part cut there does not
+// parse, so the parts after it, which may have been cut anywhere, are not
+// read: the reader never hands out an object the document does not hold
+// ("What the checker reads must mean one thing", section 8). The List's own
+// members are parsed for that reason too. A line "..." ends a document, as
+// it does for kubectl, which reads nothing after it up to the next "---".
+func TestRead_YAMLListCutInsideAValue(t *testing.T) {
+	for name, in := range map[string]string{
+		"item":        "kind: List\nitems:\n- metadata:\n    name: a\n    annotations: {x: \"\n- metadata: {name: evil}\n  \"}\n",
+		"List member": "kind: List\nmetadata:\n  annotations:\n    x: \"\nitems:\n- metadata: {name: evil}\n\"\n",
+		"flow":        "kind: List\nitems:\n- metadata: {name: a,\n}\n- metadata: {name: evil}\n",
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in+"---\n"+svcYAML("next")))
+		if names(objs) != "next" {
+			t.Errorf("%s: objects %q, want only the next document's", name, names(objs))
+		}
+		if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "List is not read") {
+			t.Errorf("%s: errors %v, want one saying the List is not read", name, errs)
+		}
+	}
+
+	objs, errs := decodeAll(t, strings.NewReader("kind: List\n...\nitems:\n- metadata: {name: evil}\n---\n"+svcYAML("next")))
+	if names(objs) != "List:,next" || len(errs) != 0 {
+		t.Errorf("after \"...\": objects %q, errors %v; want the List, empty, and the next document", names(objs), errs)
 	}
 }
 

@@ -28,10 +28,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 // splitter cuts an input into jobs: JSON values or YAML documents.
@@ -311,44 +312,51 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	return job{err: de}
 }
 
-// YAML is split into documents by apimachinery's YAMLReader, as kubectl
-// splits it, reading from yamlSplitter: a filter that makes each item of a
-// top-level "items:" block sequence (what `kubectl get -o yaml` prints) a
-// document of its own, so that a List of any length is read item by item,
-// and caps every document at the limit. It knows three things of YAML,
-// line by line: document separators, a column-0 "items:" key, and the "- "
-// that starts each entry below it. A flow sequence ("items: [...]") stays
-// one document, read whole. An item is read without the others, so an
-// alias of an anchor in another item, or in the List's own members, is
-// an input error at that item.
-
-// yamlDoc describes a document the filter wrote.
-type yamlDoc struct {
-	pos    Position
-	kind   string // for an item, its List's kind, as far as read
-	size   int
-	header bool         // the List's own members: not handed out
-	err    *DecodeError // a problem to hand out instead
-}
-
+// YAML is split by yamlSplitter, line by line, into documents at "---"
+// lines, as kubectl's YAMLReader splits it, and a document that is a List
+// (what `kubectl get -o yaml` prints) into its items, so that a List of any
+// length is read item by item, each under the limit. It knows four things
+// of YAML: document markers, a column-0 "items:" key in a document that
+// starts at column 0, the "- " that starts each entry below it, and that a
+// line starting with neither ends the entries. A flow sequence ("items:
+// [...]") stays one document, read whole.
+//
+// The splitter does not parse, so a quoted value or a flow collection that
+// goes on across such a line makes it cut in the wrong place. The item cut
+// there does not parse: the items after it are then not read (see
+// result.bad). The List's own members, the document less its items, are
+// parsed here: before the items, for their kind and so that a cut there is
+// noticed before an item is handed out, and whole at the end, as kubectl
+// would read them. An item is read without the others, so an alias of an
+// anchor elsewhere in the document is an input error at that item.
 type yamlSplitter struct {
-	in     *bufio.Reader
-	source string
-	limit  int
-	out    bytes.Buffer // written for the YAMLReader, not yet read
-	docs   []*yamlDoc   // written, not yet read back, in order
-	cur    *yamlDoc
+	in      *bufio.Reader
+	source  string
+	limit   int
+	yield   func(job) bool
+	stopped bool // yield wants no more
+	err     error
+	eof     bool
 
 	line, doc int  // line of the next input line; input document
+	start     int  // line the input document starts at
 	rest      bool // the next input is the rest of a long line
-	items     bool // in the document's items
-	seen      bool // the document's "items:" was read
-	drop      bool // the items are a second "items:", not handed out
-	indent    int  // column of the items' "- "; -1 before the first
-	item      int
-	kind      string // the document's "kind:"
-	err       error  // what stopped reading the input
-	eof       bool
+	ended     bool // after "...": the rest of the document is not read
+	indented  bool // the document starts indented: no line at column 0 is its key
+
+	cur  *job         // the document or item being read; nil for none
+	text bytes.Buffer // its text, up to the limit
+	size int          // its size
+
+	// The input document less its items: the members of a List.
+	members bytes.Buffer
+	list    bool   // "items:" was read: the document is cut into items
+	items   bool   // in the entries of an "items:"
+	drop    bool   // its entries are not handed out
+	checked bool   // a problem of the members was handed out already
+	indent  int    // column of the entries' "- "; -1 before the first
+	item    int    // index of the next entry
+	kind    string // the List's kind, as its members before the items say
 }
 
 // errBinary stops an input that holds a NUL byte, which no YAML or JSON
@@ -359,52 +367,20 @@ func newYAMLSplitter(in *bufio.Reader, source string, limit int) *yamlSplitter {
 	return &yamlSplitter{in: in, source: source, limit: limit, line: 1, indent: -1}
 }
 
-func (s *yamlSplitter) buffered() bool { return s.out.Len() > 0 || s.in.Buffered() > 0 }
+func (s *yamlSplitter) buffered() bool { return s.in.Buffered() > 0 }
 
 func (s *yamlSplitter) split(yield func(job) bool) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(s))
-	for {
-		raw, err := r.Read()
-		if err != nil {
-			if s.err != nil {
-				err = s.err
-			}
-			if err != io.EOF {
-				yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: err, Fatal: true}})
-			}
-			return
-		}
-		if len(s.docs) == 0 {
-			continue // cannot happen: every document the filter starts is one
-		}
-		d := s.docs[0]
-		s.docs = s.docs[1:]
-		j := job{raw: raw, pos: d.pos, yaml: true, containerKind: d.kind, err: d.err}
-		switch {
-		case d.header && d.err == nil:
-			continue
-		case d.size > s.limit:
-			j.err = tooBig(d.pos, s.limit)
-		}
-		if !yield(j) {
-			return
-		}
-	}
-}
-
-// Read is the filter: it turns input lines into output until there is some.
-func (s *yamlSplitter) Read(p []byte) (int, error) {
-	for s.out.Len() == 0 {
-		if s.eof {
-			return 0, io.EOF
-		}
+	s.yield = yield
+	for !s.eof && !s.stopped {
 		s.step()
 	}
-	return s.out.Read(p)
+	if s.err != nil && !s.stopped {
+		yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: s.err, Fatal: true}})
+	}
 }
 
-// step reads one input line, or a piece of a long one, and writes what it
-// becomes.
+// step reads one input line, or a piece of a long one, and hands out what
+// it ends.
 func (s *yamlSplitter) step() {
 	line, err := s.in.ReadSlice('\n')
 	partial := err == bufio.ErrBufferFull
@@ -420,6 +396,7 @@ func (s *yamlSplitter) step() {
 		if len(line) > 0 {
 			line = append(line[:len(line):len(line)], '\n')
 		}
+		defer s.end()
 	}
 	if len(line) == 0 {
 		return
@@ -432,81 +409,161 @@ func (s *yamlSplitter) step() {
 	switch {
 	case rest:
 		s.emit(line)
-	case bytes.HasPrefix(line, []byte("---")) && !partial && (len(line) == 4 || strings.ContainsRune(" \t\r", rune(line[3]))):
-		s.cur, s.items, s.seen, s.drop, s.indent, s.kind = nil, false, false, false, -1, ""
-		if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {
+	case marker(line, "---") && !partial:
+		s.end()
+		if rest := bytes.Trim(line[3:], " \t\r\n"); len(rest) > 0 && rest[0] != '#' {
 			s.body(append([]byte("   "), line[3:]...), lineNo) // "--- value"
 		}
-	default:
+	case marker(line, "...") && !partial:
+		s.end()
+		s.ended = true // what follows, up to the next "---", is not read
+	case !s.ended:
 		s.body(line, lineNo)
 	}
 }
 
+// marker reports whether line is the document marker m, alone or followed
+// by white space and more.
+func marker(line []byte, m string) bool {
+	return bytes.HasPrefix(line, []byte(m)) && len(line) > len(m) && strings.ContainsRune(" \t\r\n", rune(line[len(m)]))
+}
+
 // body handles a line of a document's content.
 func (s *yamlSplitter) body(line []byte, lineNo int) {
-	t := bytes.TrimSpace(line)
+	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
 	blank := len(t) == 0 || t[0] == '#'
-	if s.cur == nil {
-		if blank {
+	if s.cur == nil && !s.list {
+		if blank && bytes.IndexByte(t, '\r') < 0 { // a CR alone breaks a line in YAML
 			return // comments and blank lines before a document
 		}
 		s.doc++
-		s.start(yamlDoc{})
-		s.cur.pos.Line = lineNo
+		s.start, s.indented = lineNo, line[0] == ' '
+		s.begin(job{}, lineNo)
 	}
 	col := len(line) - len(bytes.TrimLeft(line, " "))
-	entry := len(line) >= col+2 && line[col] == '-' && strings.ContainsRune(" \t\r\n", rune(line[col+1]))
 	if s.items && !blank {
+		entry := len(line) >= col+2 && line[col] == '-' && strings.ContainsRune(" \t\r\n", rune(line[col+1]))
 		switch {
 		case entry && (s.indent < 0 || col == s.indent):
-			s.indent = col
-			s.start(yamlDoc{kind: listKind(s.kind), header: s.drop})
-			s.cur.pos.Line, s.cur.pos.Item = lineNo, "items["+strconv.Itoa(s.item)+"]"
-			s.item++
-			line = bytes.Clone(line)
-			line[col] = ' ' // "- key: v" is "  key: v": the entry's mapping
-			s.emit(line)
+			s.flush()
+			s.indent, s.item = col, s.item+1
+			if !s.drop {
+				s.begin(job{containerKind: listKind(s.kind), cut: true}, lineNo)
+				s.cur.pos.Item = "items[" + strconv.Itoa(s.item-1) + "]"
+				line = bytes.Clone(line)
+				line[col] = ' ' // "- key: v" is "  key: v": the entry's mapping
+				s.emit(line)
+			}
+			return
+		case s.indent < 0 && col > 0: // "items:" holds something else
+			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("not a list; the List is not read")})
+			s.indent, s.drop = 0, true
 			return
 		case col > max(s.indent, 0):
 			s.emit(line)
 			return
 		}
+		s.flush()
 		s.items = false // back to the List's own members
-		s.start(yamlDoc{header: true})
 	}
-	if col == 0 && !blank {
-		key, _, _ := bytes.Cut(line, []byte("#"))
-		key = bytes.TrimRight(key, " \t\r\n")
-		switch {
-		case string(key) == "items:" && s.cur.pos.Item == "":
-			if s.seen {
-				s.cur.err = &DecodeError{Position: Position{Source: s.source, Document: s.doc, Line: lineNo, Offset: -1}, Field: "items",
-					Err: errors.New(`duplicate key "items": the List is ambiguous; its second items were not checked`)}
-			}
-			s.items, s.indent, s.item, s.cur.header = true, -1, 0, true
-			s.drop, s.seen = s.seen, true
+	if col == 0 && !blank && !s.indented {
+		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
+		if string(bytes.TrimRight(key, " \r\n")) == "items:" {
+			s.entries(lineNo)
 			return
-		case bytes.HasPrefix(key, []byte("kind:")):
-			s.kind = strings.Trim(strings.TrimSpace(string(key[5:])), `"'`)
 		}
 	}
 	s.emit(line)
 }
 
-// start begins a document in the output, at the current input document.
-func (s *yamlSplitter) start(d yamlDoc) {
-	d.pos = Position{Source: s.source, Document: s.doc, Offset: -1}
-	s.cur = &d
-	s.docs = append(s.docs, s.cur)
-	// A comment after the separator: no document is empty, so the
-	// YAMLReader returns each, and s.docs stays in step with it.
-	s.out.WriteString("---\n#\n")
+// entries begins the entries of an "items:" key at lineNo. The members
+// before the first ones are parsed here, to know the List's kind and that
+// no quoted value runs across an item: if they do not parse, no item is
+// handed out.
+func (s *yamlSplitter) entries(lineNo int) {
+	s.items, s.indent, s.item = true, -1, 0
+	if s.list {
+		s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New(`duplicate key "items": the List is ambiguous; its second items were not checked`)})
+		s.drop = true
+		return
+	}
+	s.list, s.cur = true, nil // the members so far are read here
+	var p probe
+	if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
+		s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's members before its items: %w; the List is not read", yamlError(err, false))})
+		s.drop, s.checked = true, true
+	} else if json.Unmarshal(j, &p, unmarshalOptions) == nil {
+		s.kind = string(p.Kind)
+	}
 }
 
-// emit writes a line of the current document, unless it is over the limit.
+// end ends the input document. A List's own members are parsed whole, as
+// kubectl would read them, and their problems handed out.
+func (s *yamlSplitter) end() {
+	s.flush()
+	if s.list && !s.checked {
+		if s.members.Len() > s.limit {
+			s.fail(tooBig(s.at(s.start), s.limit))
+		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
+			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false))})
+		} else if err := json.Unmarshal(j, new(wire), unmarshalOptions); err != nil {
+			de, _ := objectError(j, s.at(s.start), err)
+			s.fail(de)
+		}
+	}
+	s.list, s.items, s.drop, s.checked, s.ended, s.indented = false, false, false, false, false, false
+	s.indent, s.kind = -1, ""
+	s.members.Reset()
+}
+
+// fail hands out a problem of the input document.
+func (s *yamlSplitter) fail(de *DecodeError) {
+	s.flush()
+	s.send(job{err: de, pos: de.Position, cut: true})
+}
+
+// at is line lineNo of the input document.
+func (s *yamlSplitter) at(lineNo int) Position {
+	return Position{Source: s.source, Document: s.doc, Line: lineNo, Offset: -1}
+}
+
+// begin hands out the document or item being read, and begins the next
+// at line lineNo.
+func (s *yamlSplitter) begin(j job, lineNo int) {
+	s.flush()
+	j.pos, j.yaml = s.at(lineNo), true
+	s.cur = &j
+}
+
+// flush hands out the document or item being read.
+func (s *yamlSplitter) flush() {
+	if s.cur != nil {
+		j := *s.cur
+		j.raw = s.text.Bytes()
+		if s.size > s.limit {
+			j.err = tooBig(j.pos, s.limit)
+		}
+		s.send(j)
+	}
+	s.cur, s.size = nil, 0
+	s.text.Reset()
+}
+
+func (s *yamlSplitter) send(j job) {
+	if !s.stopped {
+		s.stopped = !s.yield(j)
+	}
+}
+
+// emit adds a line to the document or item being read, and keeps it as a
+// member of a List unless it is in the entries.
 func (s *yamlSplitter) emit(line []byte) {
-	s.cur.size += len(line)
-	if s.cur.size <= s.limit {
-		s.out.Write(line)
+	if !s.items && s.members.Len() <= s.limit {
+		s.members.Write(line)
+	}
+	if s.cur != nil {
+		if s.size += len(line); s.size <= s.limit {
+			s.text.Write(line)
+		}
 	}
 }
