@@ -165,6 +165,7 @@ func FuzzJSONListDifferential(f *testing.F) {
 	seed.Add(f, "nested", []byte(`{"kind":"List","items":[{"kind":"List","items":[`+svcJSON("a")+`]},{"type":"ADDED","object":`+svcJSON("b")+`}]}`))
 	seed.Add(f, "twice", []byte(`{"kind":"List","items":[`+svcJSON("a")+`],"items":[`+svcJSON("b")+`]}`))
 	seed.Add(f, "event", []byte(`{"type":"MODIFIED","object":`+svcJSON("a")+`}`))
+	seed.Add(f, "bad-members", []byte(`{"kind":"List","metadata":{"name":5},"items":[`+svcJSON("a")+`,`+svcJSON("b")+`]}`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 || len(data) < 32 || isYAML(data) || kindFollowsItems(data, data, `"items"`) {

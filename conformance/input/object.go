@@ -214,7 +214,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
 	case isEvent(w.Kind, w.Type != "" || w.Object.v != nil, containerKind):
 		return decodeEvent(raw, pos, &w, limit, depth, out)
-	case len(raw) > limit: // within the splitter's read-ahead
+	case len(raw) > limit: // read ahead of the guard, or YAML grown by its aliases
 		return append(out, result{err: tooBig(pos, limit)})
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)
@@ -278,6 +278,17 @@ func decodeElements(raw []byte, pos Position, name, containerKind string, limit,
 func (w *wire) service() *v1.Service {
 	return &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
 		ObjectMeta: w.Metadata.ObjectMeta, Spec: w.Spec.ServiceSpec, Status: w.Status}
+}
+
+// checkMembers decodes the members of a List read item by item, raw, as
+// they would be decoded were the List read whole, and returns what is
+// wrong with them.
+func checkMembers(raw []byte, pos Position) *DecodeError {
+	if err := json.Unmarshal(raw, new(wire), unmarshalOptions); err != nil {
+		de, _ := objectError(raw, pos, err)
+		return de
+	}
+	return nil
 }
 
 // objectError turns an error decoding raw into a DecodeError naming the

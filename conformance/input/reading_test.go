@@ -158,6 +158,13 @@ func TestRead_ListOrEventThatDoesNotDecode(t *testing.T) {
 			t.Errorf("%s: objects %q, want none", name, names(objs))
 		}
 	}
+
+	// A List read item by item has its own members decoded all the same.
+	big := `{"kind":"List","items":[` + strings.Repeat(svcJSON("a")+",", 999) + svcJSON("a") + `],"metadata":{"name":5}}`
+	objs, errs = decodeAll(t, strings.NewReader(big), MaxObjectBytes(1024))
+	if len(objs) != 1000 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "metadata.name") {
+		t.Errorf("JSON List read item by item: %d objects, errors %v; want 1000 and one naming metadata.name", len(objs), errs)
+	}
 }
 
 func TestRead_NestedContainers(t *testing.T) {

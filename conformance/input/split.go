@@ -101,8 +101,6 @@ func (g *guard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// guardSlack is what jsontext may read ahead past a value's limit.
-const guardSlack = 64 << 10
 
 // jsonOptions split the stream only: a duplicate name or invalid UTF-8
 // inside a value is the value decoder's to report, costing one object
@@ -194,59 +192,60 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 	return pos, err
 }
 
-// large reads, member by member, the document at pos that the tokenizer
+// large reads, member by member, the document at start that the tokenizer
 // refused to read whole. A List's items are handed out one by one, each
-// under the limit, however many; anything else is skipped and reported.
+// under the limit, however many. Its other members are kept, up to the
+// limit, and decoded as if the List were read whole: those before the
+// items for its kind, and all of them at the end for their problems. A
+// document that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, _, pos, err := s.read(true)
-	kind, items, other, seen := "", false, false, map[string]bool{}
+	members, kind, items, over := []byte("{"), "", false, false
 	for err == nil && s.dec.PeekKind() != '}' {
 		var tok jsontext.Token
 		if _, tok, pos, err = s.read(true); err != nil {
 			break
 		}
-		name := tok.String()
-		dup := seen[name]
-		seen[name] = true
-		if name == "items" && s.dec.PeekKind() == '[' {
-			if dup && !yield(job{err: &DecodeError{Position: pos, Field: name,
-				Err: errors.New(`duplicate member name "items": the List is ambiguous; its second items were not checked`)}}) {
-				return pos, errStop
+		if len(members) > 1 {
+			members = append(members, ',')
+		}
+		members, _ = jsontext.AppendQuote(members, tok.String())
+		if tok.String() == "items" && s.dec.PeekKind() == '[' {
+			members = append(members, ":[]"...)
+			if !items {
+				var p probe
+				_ = json.Unmarshal(append(members, '}'), &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+				kind = string(p.Kind)
 			}
-			pos, err = s.array(listKind(kind), dup, yield)
+			pos, err = s.array(listKind(kind), items, yield) // second items: a duplicate name
 			items = true
 			continue
 		}
 		var v []byte
-		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) {
-			other, err = true, s.skip() // no List member but items is that large
-			continue
-		} else if err != nil {
-			break
+		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) || len(members)+len(v) > s.limit {
+			if over, v = true, []byte("null"); err != nil {
+				err = s.skip()
+			}
 		}
-		j := job{pos: pos}
-		switch {
-		case dup:
-			j.err = &DecodeError{Position: pos, Field: name, Err: fmt.Errorf("duplicate member name %q in a List", name)}
-		case !jsontext.Value(v).IsValid():
-			j.raw = v // for the value decoder to say what is wrong
-		case name == "type" || name == "object":
-			other = true // a watch event, not a List
-		case name == "kind" && !items:
-			k, _ := jsontext.AppendUnquote(nil, v)
-			kind = string(k)
-		}
-		if (j.err != nil || j.raw != nil) && !yield(j) {
-			return pos, errStop
-		}
+		members = append(append(members, ':'), v...)
 	}
 	if err == nil {
 		_, _, pos, err = s.read(true)
 	}
-	if err == nil && (other || !items) && !yield(job{err: tooBig(start, s.limit)}) {
+	var de *DecodeError
+	switch {
+	case err != nil:
+		return pos, err
+	case !items || over:
+		de = tooBig(start, s.limit)
+	default:
+		start.Offset = -1 // not where the members are
+		de = checkMembers(append(members, '}'), start)
+	}
+	if de != nil && !yield(job{err: de}) {
 		return pos, errStop
 	}
-	return pos, err
+	return pos, nil
 }
 
 // skip reads the value the tokenizer refused to read whole, token by token,
@@ -269,7 +268,7 @@ func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Posit
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
 	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
-	s.g.limit = max(s.g.read, start+int64(s.limit)+guardSlack)
+	s.g.limit = max(s.g.read, start+int64(s.limit))
 	if token {
 		tok, err = s.dec.ReadToken()
 	} else {
@@ -506,8 +505,7 @@ func (s *yamlSplitter) end() {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
 			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false))})
-		} else if err := json.Unmarshal(j, new(wire), unmarshalOptions); err != nil {
-			de, _ := objectError(j, s.at(s.start), err)
+		} else if de := checkMembers(j, s.at(s.start)); de != nil {
 			s.fail(de)
 		}
 	}
