@@ -286,6 +286,7 @@ func (w *wire) service() *v1.Service {
 func checkMembers(raw []byte, pos Position) *DecodeError {
 	if err := json.Unmarshal(raw, new(wire), unmarshalOptions); err != nil {
 		de, _ := objectError(raw, pos, err)
+		de.Err = fmt.Errorf("the List's own members: %w", de.Err)
 		return de
 	}
 	return nil

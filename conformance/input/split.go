@@ -101,7 +101,6 @@ func (g *guard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-
 // jsonOptions split the stream only: a duplicate name or invalid UTF-8
 // inside a value is the value decoder's to report, costing one object
 // instead of the rest of the input.
@@ -222,7 +221,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			continue
 		}
 		var v []byte
-		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) || len(members)+len(v) > s.limit {
+		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
 			if over, v = true, []byte("null"); err != nil {
 				err = s.skip()
 			}
