@@ -201,15 +201,15 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 	_, _, pos, err := s.read(true)
 	members, kind, items, over := []byte("{"), "", false, false
 	for err == nil && s.dec.PeekKind() != '}' {
-		var tok jsontext.Token
-		if _, tok, pos, err = s.read(true); err != nil {
+		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
+		if name, _, pos, err = s.read(false); err != nil {
 			break
 		}
 		if len(members) > 1 {
 			members = append(members, ',')
 		}
-		members, _ = jsontext.AppendQuote(members, tok.String())
-		if tok.String() == "items" && s.dec.PeekKind() == '[' {
+		members = append(members, name...)
+		if name, _ = jsontext.AppendUnquote(nil, name); string(name) == "items" && s.dec.PeekKind() == '[' {
 			members = append(members, ":[]"...)
 			if !items {
 				var p probe
