@@ -314,19 +314,20 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // lines, as kubectl's YAMLReader splits it, and a document that is a List
 // (what `kubectl get -o yaml` prints) into its items, so that a List of any
 // length is read item by item, each under the limit. It knows four things
-// of YAML: document markers, a column-0 "items:" key in a document that
-// starts at column 0, the "- " that starts each entry below it, and that a
-// line starting with neither ends the entries. A flow sequence ("items:
-// [...]") stays one document, read whole.
+// of YAML: document markers, a column-0 "items:" line, the "- " that starts
+// each entry below it, and that a line starting with neither ends the
+// entries. A flow sequence ("items: [...]") stays one document, read whole.
 //
-// The splitter does not parse, so a quoted value or a flow collection that
-// goes on across such a line makes it cut in the wrong place. The item cut
-// there does not parse: the items after it are then not read (see
-// result.bad). The List's own members, the document less its items, are
-// parsed here: before the items, for their kind and so that a cut there is
-// noticed before an item is handed out, and whole at the end, as kubectl
-// would read them. An item is read without the others, so an alias of an
-// anchor elsewhere in the document is an input error at that item.
+// Lines are not YAML: whether a line is what it looks like is settled by
+// parsing. The document up to an "items:" line is parsed with it, to know
+// whether it is the key of the document's mapping (and not, say, inside a
+// quoted value), and the List's kind; if it is not, the document is read
+// whole. A quoted value or a flow collection that runs on across a line
+// starting with "- " makes the item cut there fail to parse: the items
+// after it are then not read (see result.bad). The List's own members, the
+// document less its items, are parsed whole at the end, as kubectl would
+// read them. An item is read without the others, so an alias of an anchor
+// elsewhere in the document is an input error at that item.
 type yamlSplitter struct {
 	in      *bufio.Reader
 	source  string
@@ -340,7 +341,6 @@ type yamlSplitter struct {
 	start     int  // line the input document starts at
 	rest      bool // the next input is the rest of a long line
 	ended     bool // after "...": the rest of the document is not read
-	indented  bool // the document starts indented: no line at column 0 is its key
 
 	cur  *job         // the document or item being read; nil for none
 	text bytes.Buffer // its text, up to the limit
@@ -351,7 +351,6 @@ type yamlSplitter struct {
 	list    bool   // "items:" was read: the document is cut into items
 	items   bool   // in the entries of an "items:"
 	drop    bool   // its entries are not handed out
-	checked bool   // a problem of the members was handed out already
 	indent  int    // column of the entries' "- "; -1 before the first
 	item    int    // index of the next entry
 	kind    string // the List's kind, as its members before the items say
@@ -431,11 +430,11 @@ func (s *yamlSplitter) body(line []byte, lineNo int) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
 	blank := len(t) == 0 || t[0] == '#'
 	if s.cur == nil && !s.list {
-		if blank && bytes.IndexByte(t, '\r') < 0 { // a CR alone breaks a line in YAML
+		if blank && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
 			return // comments and blank lines before a document
 		}
 		s.doc++
-		s.start, s.indented = lineNo, line[0] == ' '
+		s.start = lineNo
 		s.begin(job{}, lineNo)
 	}
 	col := len(line) - len(bytes.TrimLeft(line, " "))
@@ -464,42 +463,40 @@ func (s *yamlSplitter) body(line []byte, lineNo int) {
 		s.flush()
 		s.items = false // back to the List's own members
 	}
-	if col == 0 && !blank && !s.indented {
+	if col == 0 && !blank {
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
-		if string(bytes.TrimRight(key, " \r\n")) == "items:" {
-			s.entries(lineNo)
+		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
 		}
 	}
 	s.emit(line)
 }
 
-// entries begins the entries of an "items:" key at lineNo. The members
-// before the first ones are parsed here, to know the List's kind and that
-// no quoted value runs across an item: if they do not parse, no item is
-// handed out.
-func (s *yamlSplitter) entries(lineNo int) {
-	s.items, s.indent, s.item = true, -1, 0
+// entries reports whether the "items:" line at lineNo is the key of the
+// document's mapping, parsing the document up to it, and if so begins its
+// entries, for a List of the kind the document gives so far. A second one
+// is a problem, its entries not handed out.
+func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	if s.list {
 		s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New(`duplicate key "items": the List is ambiguous; its second items were not checked`)})
-		s.drop = true
-		return
+		s.items, s.indent, s.drop = true, -1, true
+		return true
 	}
-	s.list, s.cur = true, nil // the members so far are read here
 	var p probe
-	if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
-		s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's members before its items: %w; the List is not read", yamlError(err, false))})
-		s.drop, s.checked = true, true
-	} else if json.Unmarshal(j, &p, unmarshalOptions) == nil {
-		s.kind = string(p.Kind)
+	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.members.Bytes()), line...))
+	if err != nil || json.Unmarshal(j, &p) != nil || p.Items == nil {
+		return false
 	}
+	s.list, s.cur, s.kind = true, nil, string(p.Kind) // the members so far are parsed at the end
+	s.items, s.indent, s.item = true, -1, 0
+	return true
 }
 
 // end ends the input document. A List's own members are parsed whole, as
 // kubectl would read them, and their problems handed out.
 func (s *yamlSplitter) end() {
 	s.flush()
-	if s.list && !s.checked {
+	if s.list {
 		if s.members.Len() > s.limit {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
@@ -508,7 +505,7 @@ func (s *yamlSplitter) end() {
 			s.fail(de)
 		}
 	}
-	s.list, s.items, s.drop, s.checked, s.ended, s.indented = false, false, false, false, false, false
+	s.list, s.items, s.drop, s.ended = false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
 }
