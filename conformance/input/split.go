@@ -303,7 +303,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 				msg = invalidChar.ReplaceAllString(msg, fmt.Sprintf("invalid character (byte 0x%02x)", ub[rel]))
 			}
 		}
-		de.Err = fmt.Errorf("malformed JSON: %s", msg)
+		// Whether jsontext says "at start of value" or "at start of string"
+		// there depends on how much it had read: say neither.
+		de.Err = fmt.Errorf("malformed JSON: %s", strings.TrimSuffix(strings.TrimSuffix(msg, ` at start of string (expecting '"')`), " at start of value"))
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
