@@ -214,7 +214,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
 	case isEvent(w.Kind, w.Type != "" || w.Object.v != nil, containerKind):
 		return decodeEvent(raw, pos, &w, limit, depth, out)
-	case len(raw) > limit: // read ahead of the guard, or YAML grown by its aliases
+	case len(raw) > limit: // YAML grown by its aliases
 		return append(out, result{err: tooBig(pos, limit)})
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)

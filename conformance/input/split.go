@@ -158,6 +158,12 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		switch {
 		case errors.Is(err, errTooBig):
 			return s.large(pos, yield)
+		case err == nil && len(v) > s.limit:
+			// Read whole only because jsontext had read that far ahead:
+			// read it as it is read when it had not.
+			sub := newJSONSplitter(bytes.NewReader(v), s.source, s.limit, pos.Offset)
+			sub.line, sub.doc = pos.Line, s.doc-1
+			_, err = sub.document(yield)
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
 		}
@@ -177,8 +183,11 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 		v, _, pos, err := s.read(false)
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind}
-		if errors.Is(err, errTooBig) {
+		switch {
+		case errors.Is(err, errTooBig):
 			j, err = job{err: tooBig(pos, s.limit)}, s.skip()
+		case err == nil && len(v) > s.limit: // read ahead of the guard
+			j = job{err: tooBig(pos, s.limit)}
 		}
 		if err != nil {
 			return pos, err
