@@ -162,7 +162,7 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 			// Read whole only because jsontext had read that far ahead:
 			// read it as it is read when it had not.
 			sub := newJSONSplitter(bytes.NewReader(v), s.source, s.limit, pos.Offset)
-			sub.line, sub.doc = pos.Line, s.doc-1
+			sub.line, sub.doc, sub.g.limit = pos.Line, s.doc-1, pos.Offset+int64(s.limit)
 			_, err = sub.document(yield)
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
