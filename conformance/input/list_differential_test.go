@@ -28,6 +28,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -125,6 +126,39 @@ func kindFollowsItems(data, whole []byte, items string) bool {
 	return l.Kind != "" && l.Kind != "List" && l.Kind != "ServiceList" && !bytes.Contains(before, []byte(l.Kind))
 }
 
+// jsonKindFollowsItems reports whether data is a JSON List of a kind of
+// its own that follows its items, by the order of its members: kindless
+// items are read as Services then (see resolveKind).
+func jsonKindFollowsItems(data []byte) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return false
+	}
+	items := false
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		switch name {
+		case "items":
+			items = true
+		case "kind":
+			var kind string
+			_ = json.Unmarshal(v, &kind)
+			if items && kind != "" && kind != "List" && kind != "ServiceList" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // subsequence fails t unless every object of got is one of want, in order.
 func subsequence(t *testing.T, got, want []string, gotErrs []*DecodeError) {
 	rest := want
@@ -166,9 +200,10 @@ func FuzzJSONListDifferential(f *testing.F) {
 	seed.Add(f, "twice", []byte(`{"kind":"List","items":[`+svcJSON("a")+`],"items":[`+svcJSON("b")+`]}`))
 	seed.Add(f, "event", []byte(`{"type":"MODIFIED","object":`+svcJSON("a")+`}`))
 	seed.Add(f, "bad-members", []byte(`{"kind":"List","metadata":{"name":5},"items":[`+svcJSON("a")+`,`+svcJSON("b")+`]}`))
+	seed.Add(f, "kind-after-items", []byte(`{"metadata":{"name":"Foo"},"items":[{"metadata":{"name":"a"}}],"kind":"Foo","apiVersion":"v1"}`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 64<<10 || len(data) < 32 || isYAML(data) || kindFollowsItems(data, data, `"items"`) {
+		if len(data) > 64<<10 || len(data) < 32 || isYAML(data) || jsonKindFollowsItems(data) {
 			return
 		}
 		want, wantErrs := readAll(t, bytes.NewReader(data))
