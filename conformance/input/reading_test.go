@@ -233,6 +233,19 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	if names(objs) != "Pod:p" {
 		t.Errorf("PodList: objects %q", names(objs))
 	}
+	// A List whose own members are over the limit, before or after its
+	// items, has its items read all the same, and is reported once.
+	pad := "metadata:\n  annotations:\n    pad: " + strings.Repeat("p", 2000) + "\n"
+	for where, in := range map[string]string{
+		"before": "kind: List\n" + pad + "items:\n- metadata: {name: a}\n- metadata: {name: b}\n",
+		"after":  "kind: List\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n" + pad,
+	} {
+		objs, errs = decodeAll(t, strings.NewReader(in), MaxObjectBytes(1024))
+		if names(objs) != "a,b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") || errs[0].Position.Line != 1 {
+			t.Errorf("members over the limit %s the items: objects %q, errors %v", where, names(objs), errs)
+		}
+	}
+
 	// A repeated key in a YAML item is as ambiguous as in JSON.
 	_, errs = decodeAll(t, strings.NewReader("kind: List\nitems:\n- kind: Service\n  kind: ConfigMap\n  metadata: {name: a}\n"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "duplicate") {

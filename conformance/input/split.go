@@ -354,10 +354,9 @@ type yamlSplitter struct {
 	ended     bool // after "...": the rest of the document is not read
 
 	cur  *job         // the document or item being read; nil for none
-	text bytes.Buffer // its text, up to the limit
-	size int          // its size
+	text bytes.Buffer // its text, up to a line past the limit
 
-	// The input document less its items: the members of a List.
+	// The members of a List: the input document less its items.
 	members bytes.Buffer
 	list    bool   // "items:" was read: the document is cut into items
 	items   bool   // in the entries of an "items:"
@@ -494,11 +493,13 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 		return true
 	}
 	var p probe
-	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.members.Bytes()), line...))
+	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.text.Bytes()), line...))
 	if err != nil || json.Unmarshal(j, &p) != nil || p.Items == nil {
 		return false
 	}
-	s.list, s.cur, s.kind = true, nil, string(p.Kind) // the members so far are parsed at the end
+	s.members.Write(s.text.Bytes()) // the members so far, parsed at the end
+	s.text.Reset()
+	s.list, s.cur, s.kind = true, nil, string(p.Kind)
 	s.items, s.indent, s.item = true, -1, 0
 	return true
 }
@@ -545,12 +546,12 @@ func (s *yamlSplitter) flush() {
 	if s.cur != nil {
 		j := *s.cur
 		j.raw = s.text.Bytes()
-		if s.size > s.limit {
+		if s.text.Len() > s.limit {
 			j.err = tooBig(j.pos, s.limit)
 		}
 		s.send(j)
 	}
-	s.cur, s.size = nil, 0
+	s.cur = nil
 	s.text.Reset()
 }
 
@@ -560,15 +561,18 @@ func (s *yamlSplitter) send(j job) {
 	}
 }
 
-// emit adds a line to the document or item being read, and keeps it as a
-// member of a List unless it is in the entries.
+// emit adds a line to the document or item being read or, outside the
+// items of a List, to its members; up to a line past the limit, which
+// tells it is over.
 func (s *yamlSplitter) emit(line []byte) {
-	if !s.items && s.members.Len() <= s.limit {
-		s.members.Write(line)
+	b := &s.text
+	switch {
+	case s.list && !s.items:
+		b = &s.members
+	case s.cur == nil:
+		return
 	}
-	if s.cur != nil {
-		if s.size += len(line); s.size <= s.limit {
-			s.text.Write(line)
-		}
+	if b.Len() <= s.limit {
+		b.Write(line)
 	}
 }
