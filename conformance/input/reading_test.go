@@ -165,6 +165,12 @@ func TestRead_ListOrEventThatDoesNotDecode(t *testing.T) {
 	if len(objs) != 1000 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "metadata.name") {
 		t.Errorf("JSON List read item by item: %d objects, errors %v; want 1000 and one naming metadata.name", len(objs), errs)
 	}
+	// Its kind is known even past the limit of its members.
+	big = `{"metadata":{"annotations":{"pad":"` + strings.Repeat("p", 980) + `"}},"kind":"PodList","items":[{"metadata":{"name":"p"}}]}`
+	objs, errs = decodeAll(t, strings.NewReader(big), MaxObjectBytes(1024))
+	if names(objs) != "Pod:p" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") {
+		t.Errorf("JSON List with members over the limit: objects %q, errors %v; want Pod:p and one error", names(objs), errs)
+	}
 }
 
 func TestRead_NestedContainers(t *testing.T) {
@@ -233,16 +239,17 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	if names(objs) != "Pod:p" {
 		t.Errorf("PodList: objects %q", names(objs))
 	}
-	// A List whose own members are over the limit, before or after its
-	// items, has its items read all the same, and is reported once.
+	// A List whose own members after its items are over the limit has
+	// its items read all the same, and is reported once. Over the limit
+	// before them, where its kind may be, it is skipped whole.
 	pad := "metadata:\n  annotations:\n    pad: " + strings.Repeat("p", 2000) + "\n"
-	for where, in := range map[string]string{
-		"before": "kind: List\n" + pad + "items:\n- metadata: {name: a}\n- metadata: {name: b}\n",
-		"after":  "kind: List\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n" + pad,
+	for in, want := range map[string]string{
+		"kind: List\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n" + pad:    "a,b",
+		pad + "kind: PodList\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n": "",
 	} {
 		objs, errs = decodeAll(t, strings.NewReader(in), MaxObjectBytes(1024))
-		if names(objs) != "a,b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") || errs[0].Position.Line != 1 {
-			t.Errorf("members over the limit %s the items: objects %q, errors %v", where, names(objs), errs)
+		if names(objs) != want || len(errs) != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") || errs[0].Position.Line != 1 {
+			t.Errorf("members over the limit: objects %q, errors %v; want %q and one error", names(objs), errs, want)
 		}
 	}
 

@@ -202,10 +202,10 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 
 // large reads, member by member, the document at start that the tokenizer
 // refused to read whole. A List's items are handed out one by one, each
-// under the limit, however many. Its other members are kept, up to the
-// limit, and decoded as if the List were read whole: those before the
-// items for its kind, and all of them at the end for their problems. A
-// document that is not a List is skipped and reported.
+// under the limit, however many, as items of the kind its members before
+// them give. Its other members are kept, up to the limit, and decoded at
+// the end as if the List were read whole, for their problems. A document
+// that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, _, pos, err := s.read(true)
 	members, kind, items, over := []byte("{"), "", false, false
@@ -218,19 +218,20 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			members = append(members, ',')
 		}
 		members = append(members, name...)
-		if name, _ = jsontext.AppendUnquote(nil, name); string(name) == "items" && s.dec.PeekKind() == '[' {
+		name, _ = jsontext.AppendUnquote(nil, name)
+		if string(name) == "items" && s.dec.PeekKind() == '[' {
 			members = append(members, ":[]"...)
-			if !items {
-				var p probe
-				_ = json.Unmarshal(append(members, '}'), &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-				kind = string(p.Kind)
-			}
 			pos, err = s.array(listKind(kind), items, yield) // second items: a duplicate name
 			items = true
 			continue
 		}
 		var v []byte
-		if v, _, pos, err = s.read(false); errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
+		v, _, pos, err = s.read(false)
+		if string(name) == "kind" && kindOf(v) == '"' { // the last one, as when read whole
+			k, _ := jsontext.AppendUnquote(nil, v)
+			kind = string(k)
+		}
+		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
 			if over, v = true, []byte("null"); err != nil {
 				err = s.skip()
 			}
@@ -491,6 +492,9 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 		s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New(`duplicate key "items": the List is ambiguous; its second items were not checked`)})
 		s.items, s.indent, s.drop = true, -1, true
 		return true
+	}
+	if s.text.Len() > s.limit {
+		return false // cut short: the kind may be lost; the document is over the limit
 	}
 	var p probe
 	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.text.Bytes()), line...))
