@@ -333,8 +333,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
 // whether it is the key of the document's mapping (and not, say, inside a
-// quoted value), and the List's kind; if it is not, the document is read
-// whole. A quoted value or a flow collection that runs on across a line
+// quoted value), and the List's kind; if it is not, or if the document up
+// to it is over the limit and so not all held, the document is read whole
+// (and, over the limit, skipped). A quoted value or a flow collection that runs on across a line
 // starting with "- " makes the item cut there fail to parse: the items
 // after it are then not read (see result.bad). The List's own members, the
 // document less its items, are parsed whole at the end, as kubectl would
