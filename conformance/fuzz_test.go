@@ -195,8 +195,10 @@ func checkStream(t *testing.T, r io.Reader, limit conformance.MaxObjectBytes, ch
 	return out
 }
 
-// malformed matches an input error for JSON syntax, which ends the input.
-var malformed = regexp.MustCompile(`fuzz:\d+ \(document (\d+)[^)]*\): malformed JSON: [^"]*`)
+// malformed matches an input error for JSON syntax, which ends the input,
+// to the end of the string that holds it in a transcript: the message may
+// quote the input, escaped.
+var malformed = regexp.MustCompile(`fuzz:\d+ \(document (\d+)[^)]*\): malformed JSON: (?:[^"\\]|\\.)*`)
 
 // normalizeMalformed leaves only the document of each JSON syntax error in
 // a transcript. jsontext words such an error, and places it within a byte
