@@ -335,12 +335,13 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // whether it is the key of the document's mapping (and not, say, inside a
 // quoted value), and the List's kind; if it is not, or if the document up
 // to it is over the limit and so not all held, the document is read whole
-// (and, over the limit, skipped). A quoted value or a flow collection that runs on across a line
-// starting with "- " makes the item cut there fail to parse: the items
-// after it are then not read (see result.bad). The List's own members, the
-// document less its items, are parsed whole at the end, as kubectl would
-// read them. An item is read without the others, so an alias of an anchor
-// elsewhere in the document is an input error at that item.
+// (and, over the limit, skipped). A quoted value or a flow collection that
+// runs on across a line starting with "- " makes the item cut there fail
+// to parse: the items after it are then not read (see result.bad). The
+// List's own members, the document less its items, are parsed whole at the
+// end, as kubectl would read them. An item is read without the others, so
+// an alias of an anchor elsewhere in the document is an input error at
+// that item.
 type yamlSplitter struct {
 	in      *bufio.Reader
 	source  string
