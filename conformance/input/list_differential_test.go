@@ -92,7 +92,7 @@ func FuzzYAMLListDifferential(f *testing.F) {
 		if err != nil {
 			return // a document kubectl refuses: reading it item by item may still check the good items
 		}
-		if kindFollowsItems(data, whole, "\nitems:") {
+		if yamlKindFollowsItems(data, whole) {
 			return
 		}
 		want, wantErrs := readAll(t, bytes.NewReader(whole))
@@ -116,15 +116,19 @@ func isYAML(data []byte) bool {
 	return len(t) > 0 && t[0] != '{' && t[0] != '[' && t[0] != 0xEF && t[0] != 0xFE && t[0] != 0xFF
 }
 
-// kindFollowsItems reports whether whole is a List of a kind of its own
-// that its text, data, may give only after the items (at "items" in
-// data): kindless items are read as Services then (see resolveKind).
-func kindFollowsItems(data, whole []byte, items string) bool {
+// yamlKindFollowsItems reports whether whole is a List of a kind of its
+// own that its YAML text, data, may give only after the "items:" line:
+// kindless items are read as Services then (see resolveKind).
+func yamlKindFollowsItems(data, whole []byte) bool {
 	var l struct{ Kind string }
 	_ = json.Unmarshal(whole, &l)
-	before, _, _ := bytes.Cut(append([]byte("\n"), data...), []byte(items))
-	return l.Kind != "" && l.Kind != "List" && l.Kind != "ServiceList" && !bytes.Contains(before, []byte(l.Kind))
+	before, _, _ := bytes.Cut(append([]byte("\n"), data...), []byte("\nitems:"))
+	return ownKind(l.Kind) && !bytes.Contains(before, []byte(l.Kind))
 }
+
+// ownKind reports whether a List of this kind gives its kindless items a
+// kind other than Service.
+func ownKind(kind string) bool { return kind != "" && kind != "List" && kind != "ServiceList" }
 
 // jsonKindFollowsItems reports whether data is a JSON List of a kind of
 // its own that follows its items, by the order of its members: kindless
@@ -151,7 +155,7 @@ func jsonKindFollowsItems(data []byte) bool {
 		case "kind":
 			var kind string
 			_ = json.Unmarshal(v, &kind)
-			if items && kind != "" && kind != "List" && kind != "ServiceList" {
+			if items && ownKind(kind) {
 				return true
 			}
 		}
