@@ -209,7 +209,9 @@ func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
 // deadlines cancels ctx with ErrNoKEPProvider or ErrProvisionTimeout when
 // the corresponding deadline of L8 passes, and returns when ctx ends. The
 // deadlines run from the start, or from a time received on origin (the
-// Service's creation) when that is earlier.
+// Service's creation) when that is earlier. A deadline that has passed by
+// the time the origin arrives acts at once rather than through a timer, so
+// it does not depend on how a clock treats a timer reset to zero.
 func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time) {
 	start := clk.Now()
 	first := clk.NewTimer(o.conditionsTimeout)
@@ -217,32 +219,55 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 	second := clk.NewTimer(o.provisionTimeout)
 	defer second.Stop()
 	firstDone := false
+	// conditionsDue acts on the first deadline and reports whether the
+	// wait is over: it is when no conditions have appeared.
+	conditionsDue := func() bool {
+		firstDone = true
+		if !seen.Load() {
+			cancel(ErrNoKEPProvider)
+			return true
+		}
+		return false
+	}
+	provisionDue := func() {
+		if !seen.Load() {
+			cancel(ErrNoKEPProvider)
+		} else {
+			cancel(ErrProvisionTimeout)
+		}
+	}
+	// rearm moves timer to fire at at, and reports false, leaving the
+	// timer stopped, when at has passed.
+	rearm := func(timer clock.Timer, at time.Time) bool {
+		timer.Stop()
+		d := at.Sub(clk.Now())
+		if d <= 0 {
+			return false
+		}
+		timer.Reset(d)
+		return true
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case t := <-origin:
-			if t.Before(start) {
-				now := clk.Now()
-				if !firstDone {
-					first.Stop()
-					first.Reset(max(t.Add(o.conditionsTimeout).Sub(now), 0))
-				}
-				second.Stop()
-				second.Reset(max(t.Add(o.provisionTimeout).Sub(now), 0))
+		case created := <-origin:
+			if !created.Before(start) {
+				continue
+			}
+			if !firstDone && !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
+				return
+			}
+			if !rearm(second, created.Add(o.provisionTimeout)) {
+				provisionDue()
+				return
 			}
 		case <-first.C():
-			firstDone = true
-			if !seen.Load() {
-				cancel(ErrNoKEPProvider)
+			if conditionsDue() {
 				return
 			}
 		case <-second.C():
-			if !seen.Load() {
-				cancel(ErrNoKEPProvider)
-			} else {
-				cancel(ErrProvisionTimeout)
-			}
+			provisionDue()
 			return
 		}
 	}

@@ -189,19 +189,40 @@ func TestWait_L8_DeadlinesFromCreation(t *testing.T) {
 			waitWatch(1)
 			nextObservation(t, observed)
 			waitForTimers(t, clk, 2)
+			// The step may come before or after Wait has read the
+			// creation time; either way the deadline has passed.
 			clk.Step(5 * time.Second)
+			if fromCreation {
+				r := result(t, done)
+				var fe *FailError
+				if !errors.Is(r.err, ErrNoKEPProvider) || !errors.As(r.err, &fe) || fe.Verdict.Result != ResultFail {
+					t.Fatalf("Wait = %v, %v 30 s after the Service's creation; want Fail with ErrNoKEPProvider", r.verdict, r.err)
+				}
+				return
+			}
 			select {
 			case r := <-done:
-				var fe *FailError
-				if !fromCreation || !errors.Is(r.err, ErrNoKEPProvider) || !errors.As(r.err, &fe) || fe.Verdict.Result != ResultFail {
-					t.Fatalf("Wait returned %v, %v after 5 s", r.verdict, r.err)
-				}
+				t.Fatalf("Wait returned %v, %v 5 s after it started", r.verdict, r.err)
 			case <-time.After(200 * time.Millisecond):
-				if fromCreation {
-					t.Fatal("Wait did not fail 30 s after the Service's creation")
-				}
 			}
 		})
+	}
+}
+
+// A Service created before its conditions deadline ends fails at once:
+// no timer has to fire (L8).
+func TestWait_L8_CreatedPastTheDeadline(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-40 * time.Second)) }))
+	waitWatch := watching(t, cs)
+	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrNoKEPProvider) || r.verdict.Rule != "T2" {
+		t.Fatalf("Wait = %v, %v; want Fail by T2 with ErrNoKEPProvider", r.verdict, r.err)
+	}
+	if !strings.Contains(r.verdict.Reason, "the service's creation") {
+		t.Errorf("reason %q does not say the deadline ran from the creation", r.verdict.Reason)
 	}
 }
 
