@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 )
@@ -47,12 +48,23 @@ type Target interface {
 	Fatalf(format string, args ...any)
 }
 
-// written remembers, per target, the seed names already added in this
-// process, so that two seeds never write the same file.
+// written remembers, per run of a target, the seed names already added,
+// so that two seeds never write the same file. A run is its Target value:
+// each run of `go test -count=N` has a *testing.F of its own, and adds the
+// same seeds again.
 var (
 	mu      sync.Mutex
-	written = map[string]map[string]bool{}
+	written = map[any]map[string]bool{}
 )
+
+// run is the key of f's run in written: f itself, or its name when its
+// type cannot be compared.
+func run(f Target) any {
+	if reflect.TypeOf(f).Comparable() {
+		return f
+	}
+	return f.Name()
+}
 
 // Add adds args as a seed input of f and, when the environment asks for
 // it, writes them as a corpus file named after name. name must be unique
@@ -67,10 +79,10 @@ func Add(f Target, name string, args ...any) {
 	}
 	name = fileName(name)
 	mu.Lock()
-	names := written[f.Name()]
+	names := written[run(f)]
 	if names == nil {
 		names = map[string]bool{}
-		written[f.Name()] = names
+		written[run(f)] = names
 	}
 	dup := names[name]
 	names[name] = true

@@ -117,6 +117,17 @@ func TestAdd_RejectsRepeatedNames(t *testing.T) {
 	}
 }
 
+// Each run of a target, as `go test -count=2` makes, adds its seeds afresh.
+func TestAdd_SameNamesInAnotherRun(t *testing.T) {
+	for run := range 2 {
+		f := &fakeF{name: "FuzzRerun"}
+		seed.Add(f, "same", []byte("1"))
+		if f.failure != "" || len(f.added) != 1 {
+			t.Fatalf("run %d: added %v, failure %q; want one seed and no failure", run, f.added, f.failure)
+		}
+	}
+}
+
 func TestAdd_RejectsUnsupportedTypes(t *testing.T) {
 	f := &fakeF{name: "FuzzUnsupported"}
 	seed.Add(f, "float", 1.5)
