@@ -126,8 +126,8 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	waitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var seenConditions atomic.Bool
-	origin := make(chan time.Time, 1)
-	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin)
+	origin, moved := make(chan time.Time), make(chan struct{})
+	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin, moved)
 
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	// A plain list and watch: one Service gains nothing from watch-list
@@ -153,16 +153,22 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if event.Type == watch.Deleted {
 			return false, ErrServiceDeleted
 		}
-		if last == nil {
-			namespace = svc.Namespace
-			if o.fromCreation && !svc.CreationTimestamp.IsZero() {
-				origin <- svc.CreationTimestamp.Time
-			}
-		}
-		last = svc
 		if Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) != nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) != nil {
 			seenConditions.Store(true)
 		}
+		if last == nil {
+			namespace = svc.Namespace
+			if o.fromCreation && !svc.CreationTimestamp.IsZero() {
+				// The deadlines move before the observation is reported,
+				// and know whether it has conditions.
+				select {
+				case origin <- svc.CreationTimestamp.Time:
+					<-moved
+				case <-waitCtx.Done():
+				}
+			}
+		}
+		last = svc
 		verdict = Evaluate(svc, feature)
 		if o.progress != nil {
 			o.progress(svc, verdict)
@@ -209,10 +215,11 @@ func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
 // deadlines cancels ctx with ErrNoKEPProvider or ErrProvisionTimeout when
 // the corresponding deadline of L8 passes, and returns when ctx ends. The
 // deadlines run from the start, or from a time received on origin (the
-// Service's creation) when that is earlier. A deadline that has passed by
-// the time the origin arrives acts at once rather than through a timer, so
-// it does not depend on how a clock treats a timer reset to zero.
-func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time) {
+// Service's creation) when that is earlier; moved is closed once they do.
+// A deadline that has passed by the time the origin arrives acts at once
+// rather than through a timer, so it does not depend on how a clock treats
+// a timer reset to zero.
+func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time, moved chan<- struct{}) {
 	start := clk.Now()
 	first := clk.NewTimer(o.conditionsTimeout)
 	defer first.Stop()
@@ -247,19 +254,26 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 		timer.Reset(d)
 		return true
 	}
+	// fromCreation moves the deadlines to run from created, and reports
+	// whether the wait is over.
+	fromCreation := func(created time.Time) bool {
+		if !firstDone && !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
+			return true
+		}
+		if !rearm(second, created.Add(o.provisionTimeout)) {
+			provisionDue()
+			return true
+		}
+		return false
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case created := <-origin:
-			if !created.Before(start) {
-				continue
-			}
-			if !firstDone && !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
-				return
-			}
-			if !rearm(second, created.Add(o.provisionTimeout)) {
-				provisionDue()
+			over := created.Before(start) && fromCreation(created)
+			close(moved)
+			if over {
 				return
 			}
 		case <-first.C():

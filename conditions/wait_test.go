@@ -226,6 +226,24 @@ func TestWait_L8_CreatedPastTheDeadline(t *testing.T) {
 	}
 }
 
+// A Service created before its conditions deadline ended that has its
+// conditions is not failed for their absence (L8).
+func TestWait_L8_CreatedLongAgoWithConditions(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-40 * time.Second)) }))
+	provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	if v := nextObservation(t, observed); v.Result != ResultPending {
+		t.Fatalf("observation %v, want Pending while provisioning", v)
+	}
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady {
+		t.Fatalf("Wait = %v, %v; want Ready", r.verdict, r.err)
+	}
+}
+
 func TestWait_ServiceCreatedLater(t *testing.T) {
 	cs := fake.NewClientset()
 	waitWatch := watching(t, cs)
