@@ -114,7 +114,10 @@ type FromCreationOption struct{}
 // Wait: a suite that created the Service a while ago does not give the
 // provider extra time. Until Wait has seen the Service, the deadlines run
 // from its start; a creationTimestamp in the future (clock skew) counts as
-// the start of Wait.
+// the start of Wait. A deadline that has already passed when Wait first
+// sees the Service judges that first observation: a Service created long
+// ago without conditions fails at once, one with them is given what is
+// left of the provisioning deadline.
 func WithDeadlinesFromCreation() FromCreationOption { return FromCreationOption{} }
 
 // ProgressOption is the result of WithProgress, a WaitOption.

@@ -244,6 +244,20 @@ func TestWait_L8_CreatedLongAgoWithConditions(t *testing.T) {
 	}
 }
 
+// A Service that became Ready long ago, past both deadlines, is Ready: a
+// passed deadline judges only a Service still pending (L8).
+func TestWait_L8_ReadyLongAgo(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour)) }))
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	waitWatch := watching(t, cs)
+	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady {
+		t.Fatalf("Wait = %v, %v; want Ready", r.verdict, r.err)
+	}
+}
+
 func TestWait_ServiceCreatedLater(t *testing.T) {
 	cs := fake.NewClientset()
 	waitWatch := watching(t, cs)
