@@ -225,11 +225,10 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 	defer first.Stop()
 	second := clk.NewTimer(o.provisionTimeout)
 	defer second.Stop()
-	firstDone := false
 	// conditionsDue acts on the first deadline and reports whether the
-	// wait is over: it is when no conditions have appeared.
+	// wait is over: it is when no conditions have appeared. Once they have,
+	// it never is, so the deadline may pass again harmlessly.
 	conditionsDue := func() bool {
-		firstDone = true
 		if !seen.Load() {
 			cancel(ErrNoKEPProvider)
 			return true
@@ -257,7 +256,7 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 	// fromCreation moves the deadlines to run from created, and reports
 	// whether the wait is over.
 	fromCreation := func(created time.Time) bool {
-		if !firstDone && !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
+		if !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
 			return true
 		}
 		if !rearm(second, created.Add(o.provisionTimeout)) {
