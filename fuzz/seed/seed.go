@@ -79,10 +79,11 @@ func Add(f Target, name string, args ...any) {
 	}
 	name = fileName(name)
 	mu.Lock()
-	names := written[run(f)]
+	key := run(f)
+	names := written[key]
 	if names == nil {
 		names = map[string]bool{}
-		written[run(f)] = names
+		written[key] = names
 	}
 	dup := names[name]
 	names[name] = true
