@@ -179,14 +179,6 @@ func (d *draft) bump(t v1.LoadBalancerConditionType) {
 	}
 }
 
-// moved reports whether the condition of type t has a lastTransitionTime
-// other than the one it had before the write (or is new).
-func (d *draft) moved(t v1.LoadBalancerConditionType) bool {
-	now := Get(d.status.Conditions, t)
-	old := Get(d.svc.Status.Conditions, t)
-	return now != nil && (old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime))
-}
-
 func (d *draft) remove(t v1.LoadBalancerConditionType) { Remove(&d.status.Conditions, t) }
 
 // result finishes the draft. Every KEP condition gets the Service's

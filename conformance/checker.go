@@ -390,8 +390,3 @@ func (s *stateSlab) release(i int32) {
 	*s.at(i) = serviceState{}
 	s.free = append(s.free, i)
 }
-
-// The result of a verdict, for change detection.
-func verdictOf(svc *v1.Service) conditions.Verdict {
-	return conditions.Evaluate(svc, "")
-}

@@ -76,14 +76,6 @@ func scan(svc *v1.Service) view {
 	return v
 }
 
-// cond returns the condition at index i, nil for -1.
-func (v *view) cond(i int) *metav1.Condition {
-	if i < 0 {
-		return nil
-	}
-	return &v.conds[i]
-}
-
 // hasKEP reports whether any of Serving, Provisioning and Degraded is set.
 func (v *view) hasKEP() bool {
 	return v.serving >= 0 || v.provisioning >= 0 || v.degraded >= 0

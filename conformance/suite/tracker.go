@@ -146,19 +146,6 @@ func (t *tracker) finish() ([]conformance.Finding, []ObservedService) {
 	return t.findings, out
 }
 
-// firstViolation returns the first violation found, or nil.
-func (t *tracker) firstViolation() *conformance.Finding {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range t.findings {
-		if t.findings[i].Severity == conformance.SeverityViolation {
-			f := t.findings[i]
-			return &f
-		}
-	}
-	return nil
-}
-
 // wait returns the latest observation of name as soon as cond holds for
 // it (a nil Service stands for "not there"). It gives up with an error
 // when timeout passes, ctx ends, or the checker finds a violation.
