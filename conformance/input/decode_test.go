@@ -250,11 +250,13 @@ func TestDecode_WrongFieldTypes(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 		line           int
+		says           string // in the message, when set
 	}{
-		{"port as a string", "{\"kind\":\"Service\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\"},\n\"spec\":{\"ports\":[{\"port\":\"eighty\"}]}}", "spec.ports[0].port", 2},
-		{"condition status as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"LoadBalancerServing","status":5}]}}`, "status.conditions[0].status", 1},
-		{"conditions as an object", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":{"type":"x"}}}`, "status.conditions", 1},
-		{"time that is no time", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":"yesterday"}]}}`, "status.conditions[0].lastTransitionTime", 1},
+		{"port as a string", "{\"kind\":\"Service\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\"},\n\"spec\":{\"ports\":[{\"port\":\"eighty\"}]}}", "spec.ports[0].port", 2, "a JSON string where an integer is expected"},
+		{"condition status as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"LoadBalancerServing","status":5}]}}`, "status.conditions[0].status", 1, "a JSON number where a string is expected"},
+		{"conditions as an object", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":{"type":"x"}}}`, "status.conditions", 1, "a JSON object where a list is expected"},
+		{"time that is no time", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":"yesterday"}]}}`, "status.conditions[0].lastTransitionTime", 1, "this value is not a time (RFC 3339): parsing time"},
+		{"time as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":5}]}}`, "status.conditions[0].lastTransitionTime", 1, "a JSON number where a time (RFC 3339) is expected"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,6 +266,9 @@ func TestDecode_WrongFieldTypes(t *testing.T) {
 			}
 			if msg := errs[0].Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "in:") {
 				t.Errorf("message %q does not name %q and the input", msg, tc.want)
+			}
+			if !strings.Contains(errs[0].Error(), tc.says) {
+				t.Errorf("message %q does not say %q", errs[0].Error(), tc.says)
 			}
 			if errs[0].Position.Line != tc.line {
 				t.Errorf("line %d, want %d", errs[0].Position.Line, tc.line)

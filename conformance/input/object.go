@@ -131,7 +131,7 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 		*t = metav1.Time{}
 		return nil
 	case tok.Kind() != '"':
-		return errors.New("times are strings")
+		return &json.SemanticError{JSONKind: tok.Kind()} // "a JSON number where a time is expected"
 	}
 	pt, err := time.Parse(time.RFC3339, tok.String())
 	*t = metav1.NewTime(pt.Local())
@@ -310,7 +310,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 		}
 	case errors.As(err, &sem):
 		de.Position, de.Field = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer)
-		msg := "a JSON " + sem.JSONKind.String() + " where " + typeName(sem.GoType) + " is expected"
+		msg := "a JSON " + cmp.Or(jsonKinds[sem.JSONKind], sem.JSONKind.String()) + " where " + typeName(sem.GoType) + " is expected"
 		if sem.JSONKind == 0 {
 			msg = "this value is not " + typeName(sem.GoType)
 		}
@@ -350,6 +350,9 @@ func (l *lenient) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	return err
 }
+
+// jsonKinds name the JSON kinds that jsontext.Kind names by a character.
+var jsonKinds = map[jsontext.Kind]string{'{': "object", '[': "array", 't': "boolean", 'f': "boolean"}
 
 // typeNames name kinds of Go types as a manifest author thinks of them.
 var typeNames = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Int32: "an integer",
