@@ -103,6 +103,8 @@ func TestDecode_Formats(t *testing.T) {
 		{"multi-document YAML", "# leading comment\n---\nkind: Service\napiVersion: v1\nmetadata:\n  name: a\n---\n# only a comment\n---\n\n--- # separator with a comment\nkind: Service\napiVersion: v1\nmetadata: {name: b}\n...\n", "a,b"},
 		{"YAML List", "kind: List\napiVersion: v1\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata: {name: a}\n- kind: Secret\n  apiVersion: v1\n  metadata: {name: s}\n", "a,Secret:s"},
 		{"YAML with a byte order mark", "\xEF\xBB\xBFkind: Service\napiVersion: v1\nmetadata: {name: a}\n", "a"},
+		{"YAML documents on their marker lines", "--- " + svcJSON("a") + "\n---\t" + svcJSON("b") + "\n", "a,b"},
+		{"64 KiB of blank lines, then a JSON object, read as YAML", strings.Repeat("\n", 64<<10) + svcJSON("a"), "a"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -430,3 +430,78 @@ func TestRead_NextContextLosesNothing(t *testing.T) {
 		next++
 	}
 }
+
+// A watch event that is neither an observation, a BOOKMARK nor an ERROR is
+// an input error, and the input goes on.
+func TestRead_MalformedWatchEvents(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"ADDED"}`:                              "watch event ADDED without an object",
+		`{"object":` + svcJSON("a") + `}`:               "watch event without a type",
+		`{"type":"SYNC","object":` + svcJSON("a") + `}`: `type: unknown watch event type "SYNC"`,
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in+"\n"+svcJSON("next")))
+		if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), want) || names(objs) != "next" {
+			t.Errorf("%s: objects %q, errors %v; want the next object and %q", in, names(objs), errs, want)
+		}
+	}
+}
+
+// Lists and watch events nest at most maxNesting deep. Each level decodes
+// the value it holds again, so deeper nesting is an input error rather
+// than work that grows with the square of the depth.
+func TestRead_NestingLimit(t *testing.T) {
+	nested := func(depth int) string {
+		s := svcJSON("deep")
+		for i := range depth {
+			if i%2 == 0 {
+				s = `{"type":"ADDED","object":` + s + `}`
+			} else {
+				s = `{"kind":"List","items":[` + s + `]}`
+			}
+		}
+		return s
+	}
+	objs, errs := decodeAll(t, strings.NewReader(nested(maxNesting)))
+	if len(errs) != 0 || names(objs) != "deep" {
+		t.Errorf("%d deep: objects %q, errors %v; want the Service", maxNesting, names(objs), errs)
+	}
+	objs, errs = decodeAll(t, strings.NewReader(nested(maxNesting+1)+svcJSON("next")))
+	if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "nested too deep") || names(objs) != "next" {
+		t.Errorf("%d deep: objects %q, errors %v; want one error and the next object", maxNesting+1, names(objs), errs)
+	}
+}
+
+// The limit is on the object, not on its text: a YAML document under it
+// whose aliases make it larger is skipped as over the limit.
+func TestRead_YAMLAliasesOverTheLimit(t *testing.T) {
+	x := strings.Repeat("x", 1000)
+	in := "kind: Service\napiVersion: v1\nmetadata:\n  name: grown\n  annotations:\n    a: &x " + x + "\n    b: *x\n    c: *x\n    d: *x\n    e: *x\n---\n" + svcYAML("next")
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(4096))
+	if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "larger than the limit") || errs[0].Position.Line != 1 {
+		t.Errorf("errors %v, want one at line 1 about the limit", errs)
+	}
+	if names(objs) != "next" {
+		t.Errorf("objects %q, want the next one", names(objs))
+	}
+}
+
+// A YAML line longer than the read buffer (64 KiB), in a document and in a
+// List's item, is read whole, and the lines after it are counted right.
+func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	in := "kind: Service\napiVersion: v1\nmetadata:\n  name: a\n  annotations: {long: " + long + "}\n---\n" +
+		"kind: List\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata:\n    name: b\n    annotations: {long: " + long + "}\n" +
+		"- kind: Service\n  apiVersion: v1\n  metadata: {name: c}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "a,b,c" {
+		t.Fatalf("objects %q, errors %v", names(objs), errs)
+	}
+	for _, o := range objs[:2] {
+		if got := o.Service.Annotations["long"]; got != long {
+			t.Errorf("%s: the long annotation has %d bytes, want %d", o.Ref.Name, len(got), len(long))
+		}
+	}
+	if p := objs[2].Position; p.Line != 14 || p.Item != "items[1]" {
+		t.Errorf("c at %+v, want line 14, items[1]", p)
+	}
+}

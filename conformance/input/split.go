@@ -422,7 +422,9 @@ func (s *yamlSplitter) step() {
 	case marker(line, "---") && !partial:
 		s.end()
 		if rest := bytes.Trim(line[3:], " \t\r\n"); len(rest) > 0 && rest[0] != '#' {
-			s.body(append([]byte("   "), line[3:]...), lineNo) // "--- value"
+			// "--- value": the value, where it is, after spaces.
+			n := len(line) - len(bytes.TrimLeft(line[3:], " \t"))
+			s.body(append(bytes.Repeat([]byte(" "), n), line[n:]...), lineNo)
 		}
 	case marker(line, "...") && !partial:
 		s.end()
