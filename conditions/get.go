@@ -73,6 +73,12 @@ func HasKEPConditions(conds []metav1.Condition) bool {
 	return false
 }
 
+// acknowledged reports whether conds carries Serving or Provisioning: the
+// two conditions a KEP-aware provider writes first (L1).
+func acknowledged(conds []metav1.Condition) bool {
+	return Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil
+}
+
 // isKEPType reports whether t is one of the three condition types this
 // package owns.
 func isKEPType(t string) bool {

@@ -170,7 +170,7 @@ func reconcile(svc *v1.Service, d Decision, caps Capabilities, acted *v1.Service
 		return dr.result(), nil
 	}
 
-	known := Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil
+	known := acknowledged(conds)
 	changed := known && (acted == nil || len(changedFields(acted, svc, o.annotations)) > 0)
 	if changed {
 		// Degradations follow the new spec (P5, P6) whatever comes next,

@@ -255,7 +255,7 @@ func seen(svc *v1.Service, d Decision, o transitionOptions) (outcome, error) {
 		return outcome{}, err
 	}
 	conds := svc.Status.Conditions
-	if d.Action == ActionProvision && (Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil) {
+	if d.Action == ActionProvision && acknowledged(conds) {
 		return unchanged(svc), nil
 	}
 	dr := newDraft(svc, o)

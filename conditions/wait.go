@@ -153,7 +153,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if event.Type == watch.Deleted {
 			return false, ErrServiceDeleted
 		}
-		if Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) != nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) != nil {
+		if acknowledged(svc.Status.Conditions) {
 			seenConditions.Store(true)
 		}
 		if last == nil {
