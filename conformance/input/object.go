@@ -192,7 +192,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	case depth > maxNesting:
 		return fail("Lists and watch events nested too deep; skipped")
 	case kindOf(raw) == '[':
-		return decodeElements(raw, pos, "", listKind(containerKind), limit, depth+1, out)
+		return decodeElements(raw, pos, listKind(containerKind), limit, depth+1, out)
 	case kindOf(raw) != '{':
 		return fail("not a JSON object")
 	}
@@ -211,7 +211,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	}
 	switch {
 	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
-		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), "items", listKind(w.Kind), limit, depth+1, out)
+		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), listKind(w.Kind), limit, depth+1, out)
 	case isEvent(w.Kind, w.Type != "" || w.Object.v != nil, containerKind):
 		return decodeEvent(raw, pos, &w, limit, depth, out)
 	case len(raw) > limit: // YAML grown by its aliases
@@ -261,14 +261,15 @@ func isEvent(kind string, typeOrObject bool, containerKind string) bool {
 }
 
 // decodeElements decodes the elements of an array at pos, in an object
-// already read whole: the items of a List, or an array nested in a document.
-func decodeElements(raw []byte, pos Position, name, containerKind string, limit, depth int, out []result) []result {
+// already read whole: the items of a List, or an array nested in a document
+// or at the top of a YAML one, whose elements are items too.
+func decodeElements(raw []byte, pos Position, containerKind string, limit, depth int, out []result) []result {
 	var elems []located
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		return append(out, result{err: &DecodeError{Position: pos, Field: name, Err: errors.New("not a JSON array")}})
+		return append(out, result{err: &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}})
 	}
 	for i, e := range elems {
-		p := nest(at(pos, raw, e.off), name+"["+strconv.Itoa(i)+"]")
+		p := nest(at(pos, raw, e.off), "items["+strconv.Itoa(i)+"]")
 		out = decodeValue(e.v, p, containerKind, false, limit, depth, out)
 	}
 	return out

@@ -179,6 +179,8 @@ func TestRead_NestedContainers(t *testing.T) {
 		{"array of watch events", "[" + event("ADDED", "a") + "," + event("MODIFIED", "b") + "]", "a,b", "items[1].object"},
 		{"List in a List", `{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"List","items":[` + svcJSON("b") + `]}]}`, "a,b", "items[1].items[0]"},
 		{"List in an array", `[{"kind":"ServiceList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}]`, "a,b", "items[0].items[1]"},
+		{"array in an array", "[[" + svcJSON("a") + "],[" + svcJSON("b") + "]]", "a,b", "items[1].items[0]"},
+		{"YAML sequence", "- " + svcJSON("a") + "\n- [" + svcJSON("b") + "]\n", "a,b", "items[1].items[0]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,7 +191,7 @@ func TestRead_NestedContainers(t *testing.T) {
 			if got := objs[len(objs)-1].Position.Item; got != tc.item {
 				t.Errorf("last item at %q, want %q", got, tc.item)
 			}
-			if p := objs[len(objs)-1].Position; p.Offset <= 0 || !strings.HasPrefix(tc.in[p.Offset:], "{") {
+			if p := objs[len(objs)-1].Position; p.Offset != -1 && (p.Offset <= 0 || !strings.HasPrefix(tc.in[p.Offset:], "{")) {
 				t.Errorf("offset %d does not point at the object", p.Offset)
 			}
 		})
