@@ -395,6 +395,61 @@ func TestDecode_ObjectOverTheLimitIsSkipped(t *testing.T) {
 	}
 }
 
+// Whether a value over the limit is held whole depends on how far the
+// tokenizer has read ahead, which depends on the sizes of the reads: the
+// result must not. An element of an array that is a List over the limit is
+// skipped whole, read ahead or not, and never read item by item.
+func TestDecode_ReadAheadKeepsTheLimit(t *testing.T) {
+	const limit = 1024
+	var in strings.Builder
+	var want []string
+	over := 0
+	in.WriteString("[")
+	for i := range 200 {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		if i%5 != 2 {
+			name := fmt.Sprintf("s%d", i)
+			in.WriteString(svcJSON(name))
+			want = append(want, name)
+			continue
+		}
+		// A List of i/5 Services: over the limit from i = 47 on. Some of
+		// them the tokenizer holds whole before it is asked for them.
+		list := `{"kind":"List","items":[` + svcJSON(fmt.Sprintf("l%d-0", i))
+		for k := 1; k < i/5; k++ {
+			list += "," + svcJSON(fmt.Sprintf("l%d-%d", i, k))
+		}
+		list += "]}"
+		if len(list) <= limit {
+			in.WriteString(list)
+			for k := 0; k < max(1, i/5); k++ {
+				want = append(want, fmt.Sprintf("l%d-%d", i, k))
+			}
+			continue
+		}
+		in.WriteString(list)
+		over++
+	}
+	in.WriteString("]")
+	if over < 30 {
+		t.Fatalf("only %d elements over the limit", over)
+	}
+	objs, errs := decodeAll(t, strings.NewReader(in.String()), MaxObjectBytes(limit))
+	if got := names(objs); got != strings.Join(want, ",") {
+		t.Errorf("objects %q, want %q", got, strings.Join(want, ","))
+	}
+	if len(errs) != over {
+		t.Fatalf("%d errors, want one per element over the limit (%d): %v", len(errs), over, errs)
+	}
+	for _, e := range errs {
+		if !strings.Contains(e.Error(), "larger than the limit") {
+			t.Errorf("error %v, want the element skipped for its size", e)
+		}
+	}
+}
+
 func TestDecode_LongListIsStreamed(t *testing.T) {
 	// A List far over the object limit: its items are read one by one.
 	const items = 20000
