@@ -506,4 +506,17 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 	if p := objs[2].Position; p.Line != 14 || p.Item != "items[1]" {
 		t.Errorf("c at %+v, want line 14, items[1]", p)
 	}
+
+	// Indentation longer than the buffer, before a document and inside one,
+	// is not taken for a blank line.
+	indent := strings.Repeat(" ", 100<<10)
+	in = "# c\n" + indent + "kind: Service\n" + indent + "metadata:\n" + indent + "  name: d\n" +
+		"---\n" + indent + "\nkind: Service\nmetadata:\n" + indent + "name: e\n"
+	objs, errs = decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "d,e" {
+		t.Fatalf("indented documents: objects %q, errors %v; want d and e", names(objs), errs)
+	}
+	if p := objs[0].Position; p.Line != 2 || p.Document != 1 {
+		t.Errorf("d at %+v, want line 2, document 1", p)
+	}
 }

@@ -424,13 +424,13 @@ func (s *yamlSplitter) step() {
 		if rest := bytes.Trim(line[3:], " \t\r\n"); len(rest) > 0 && rest[0] != '#' {
 			// "--- value": the value, where it is, after spaces.
 			n := len(line) - len(bytes.TrimLeft(line[3:], " \t"))
-			s.body(append(bytes.Repeat([]byte(" "), n), line[n:]...), lineNo)
+			s.body(append(bytes.Repeat([]byte(" "), n), line[n:]...), lineNo, false)
 		}
 	case marker(line, "...") && !partial:
 		s.end()
 		s.ended = true // what follows, up to the next "---", is not read
 	case !s.ended:
-		s.body(line, lineNo)
+		s.body(line, lineNo, partial)
 	}
 }
 
@@ -440,13 +440,16 @@ func marker(line []byte, m string) bool {
 	return bytes.HasPrefix(line, []byte(m)) && len(line) > len(m) && strings.ContainsRune(" \t\r\n", rune(line[len(m)]))
 }
 
-// body handles a line of a document's content.
-func (s *yamlSplitter) body(line []byte, lineNo int) {
+// body handles a line of a document's content, or the first piece of a
+// long one (partial).
+func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
 	blank := len(t) == 0 || t[0] == '#'
 	if s.cur == nil && !s.list {
-		if blank && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
-			return // comments and blank lines before a document
+		// Comments and blank lines before a document are not part of it;
+		// a long line's white space may be the indentation of its content.
+		if blank && (len(t) > 0 || !partial) && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
+			return
 		}
 		s.doc++
 		s.start = lineNo
