@@ -519,4 +519,11 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 	if p := objs[0].Position; p.Line != 2 || p.Document != 1 {
 		t.Errorf("d at %+v, want line 2, document 1", p)
 	}
+	// In a List, an item's lines may be indented that far, its entries not:
+	// they are an error, not lost.
+	in = "kind: List\nitems:\n- kind: Service\n  metadata:\n" + indent + "name: f\n---\nkind: List\nitems:\n" + indent + "- kind: Service\n"
+	objs, errs = decodeAll(t, strings.NewReader(in))
+	if names(objs) != "f" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "items: indented past 64 KiB") {
+		t.Errorf("indented Lists: objects %q, errors %v; want f and an error", names(objs), errs)
+	}
 }

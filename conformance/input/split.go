@@ -444,12 +444,12 @@ func marker(line []byte, m string) bool {
 // long one (partial).
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
-	blank := len(t) == 0 || t[0] == '#'
+	// A long line whose first piece is white space may be content
+	// indented that far: it is not blank.
+	blank := len(t) == 0 && !partial || len(t) > 0 && t[0] == '#'
 	if s.cur == nil && !s.list {
-		// Comments and blank lines before a document are not part of it;
-		// a long line's white space may be the indentation of its content.
-		if blank && (len(t) > 0 || !partial) && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
-			return
+		if blank && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
+			return // comments and blank lines before a document
 		}
 		s.doc++
 		s.start = lineNo
@@ -471,7 +471,11 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			}
 			return
 		case s.indent < 0 && col > 0: // "items:" holds something else
-			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("not a list; the List is not read")})
+			err := errors.New("not a list; the List is not read")
+			if len(t) == 0 {
+				err = errors.New("indented past 64 KiB, which the items of a YAML List may not be; the List is not read")
+			}
+			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
 			s.indent, s.drop = 0, true
 			return
 		case col > max(s.indent, 0):
