@@ -519,6 +519,14 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 	if p := objs[0].Position; p.Line != 2 || p.Document != 1 {
 		t.Errorf("d at %+v, want line 2, document 1", p)
 	}
+	// Document markers followed by that much white space, a comment, or a
+	// value after it, are markers all the same.
+	in = svcYAML("g") + "---" + indent + "\n" + svcYAML("h") + "---" + indent + svcJSON("i") + "\n" +
+		"--- #" + indent + "\n" + svcYAML("j") + "..." + indent + "\n---\n" + svcYAML("k")
+	objs, errs = decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "g,h,i,j,k" {
+		t.Errorf("long marker lines: objects %q, errors %v; want g to k", names(objs), errs)
+	}
 	// In a List, an item's lines may be indented that far, its entries not:
 	// they are an error, not lost.
 	in = "kind: List\nitems:\n- kind: Service\n  metadata:\n" + indent + "name: f\n---\nkind: List\nitems:\n" + indent + "- kind: Service\n"

@@ -419,14 +419,14 @@ func (s *yamlSplitter) step() {
 	switch {
 	case rest:
 		s.emit(line)
-	case marker(line, "---") && !partial:
+	case marker(line, "---"):
 		s.end()
-		if rest := bytes.Trim(line[3:], " \t\r\n"); len(rest) > 0 && rest[0] != '#' {
+		if rest := bytes.Trim(line[3:], " \t\r\n"); partial || len(rest) > 0 && rest[0] != '#' {
 			// "--- value": the value, where it is, after spaces.
 			n := len(line) - len(bytes.TrimLeft(line[3:], " \t"))
-			s.body(append(bytes.Repeat([]byte(" "), n), line[n:]...), lineNo, false)
+			s.body(append(bytes.Repeat([]byte(" "), n), line[n:]...), lineNo, partial)
 		}
-	case marker(line, "...") && !partial:
+	case marker(line, "..."):
 		s.end()
 		s.ended = true // what follows, up to the next "---", is not read
 	case !s.ended:
