@@ -483,6 +483,33 @@ func TestDecode_YAMLSeparatorAcrossBuffer(t *testing.T) {
 	}
 }
 
+// kubectl reads nothing between "..." and the next "---", YAML 1.2 a new
+// document: what is there is reported, once, and not read. Two files
+// concatenated, the first ended by "...", are the common case.
+func TestDecode_ContentAfterDocumentEnd(t *testing.T) {
+	for name, tc := range map[string]struct {
+		in   string
+		line int
+	}{
+		"next line":        {svcYAML("a") + "...\n# a comment\n\n" + svcYAML("b") + "---\n" + svcYAML("c"), 11},
+		"on the same line": {svcYAML("a") + "... kind: Service\n" + svcYAML("b") + "---\n" + svcYAML("c"), 8},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if names(objs) != "a,c" || len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), `content after "...", which ends the document, and before the next "---": not read`) {
+			t.Errorf("%s: objects %q, errors %v; want a, c and one error", name, names(objs), errs)
+			continue
+		}
+		if p := errs[0].Position; p.Line != tc.line || p.Document != 1 {
+			t.Errorf("%s: error at %+v, want line %d of document 1", name, p, tc.line)
+		}
+	}
+	// Comments and blank lines after "..." are not content.
+	objs, errs := decodeAll(t, strings.NewReader(svcYAML("a")+"... # end\n  \n# c\n---\n"+svcYAML("b")+"...\n"))
+	if names(objs) != "a,b" || len(errs) != 0 {
+		t.Errorf("comments after ...: objects %q, errors %v", names(objs), errs)
+	}
+}
+
 func TestDecode_MalformedYAMLGoesOn(t *testing.T) {
 	in := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\n  bad indentation: [\n---\nkind: Service\napiVersion: v1\nmetadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))

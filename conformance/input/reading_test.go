@@ -288,14 +288,15 @@ func TestRead_YAMLListAnchorAcrossItems(t *testing.T) {
 // been cut anywhere, are not read: the reader never hands out an object
 // the document does not hold ("What the checker reads must mean one
 // thing", section 8). A line "..." ends a document, as it does for
-// kubectl, which reads nothing after it up to the next "---".
+// kubectl, which reads nothing after it up to the next "---": content
+// there is an input error.
 func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 	for name, tc := range map[string]struct{ in, objs, err string }{
 		"item":             {"kind: List\nitems:\n- metadata:\n    name: a\n    annotations: {x: \"\n- metadata: {name: evil}\n  \"}\n", "next", "the rest of the List is not read"},
 		"flow":             {"kind: List\nitems:\n- metadata: {name: a,\n}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"items in a value": {"kind: List\nmetadata:\n  annotations:\n    x: \"\nitems:\n- metadata: {name: evil}\n\"\n", "List:,next", ""},
 		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
-		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
+		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", `content after "..."`},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {

@@ -351,10 +351,11 @@ type yamlSplitter struct {
 	err     error
 	eof     bool
 
-	line, doc int  // line of the next input line; input document
-	start     int  // line the input document starts at
-	rest      bool // the next input is the rest of a long line
-	ended     bool // after "...": the rest of the document is not read
+	line, doc   int  // line of the next input line; input document
+	start       int  // line the input document starts at
+	rest        bool // the next input is the rest of a long line
+	ended       bool // after "...": the rest of the document is not read
+	endReported bool // content after "..." was reported
 
 	cur  *job         // the document or item being read; nil for none
 	text bytes.Buffer // its text, up to a line past the limit
@@ -429,8 +430,20 @@ func (s *yamlSplitter) step() {
 	case marker(line, "..."):
 		s.end()
 		s.ended = true // what follows, up to the next "---", is not read
-	case !s.ended:
+		s.afterEnd(line[3:], lineNo)
+	case s.ended:
+		s.afterEnd(line, lineNo)
+	default:
 		s.body(line, lineNo, partial)
+	}
+}
+
+// afterEnd reports, once, content between a "..." line and the next "---",
+// which is not read: kubectl ignores it, YAML 1.2 would read a new document.
+func (s *yamlSplitter) afterEnd(line []byte, lineNo int) {
+	if t := bytes.Trim(line, " \t\r\n"); len(t) > 0 && t[0] != '#' && !s.endReported {
+		s.endReported = true
+		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New(`content after "...", which ends the document, and before the next "---": not read`)}})
 	}
 }
 
@@ -532,7 +545,7 @@ func (s *yamlSplitter) end() {
 			s.fail(de)
 		}
 	}
-	s.list, s.items, s.drop, s.ended = false, false, false, false
+	s.list, s.items, s.drop, s.ended, s.endReported = false, false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
 }
