@@ -338,6 +338,16 @@ func TestRead_Encodings(t *testing.T) {
 			t.Errorf("%s: objects %q, errors %v", name, names(objs), errs)
 		}
 	}
+	// Without a byte order mark, UTF-16 is not read, and the error says why.
+	for name, in := range map[string][]byte{
+		"UTF-16LE JSON": utf16le(svcJSON("a"))[2:],
+		"UTF-16BE YAML": utf16be(yaml)[2:],
+	} {
+		objs, errs := decodeAll(t, bytes.NewReader(in))
+		if len(objs) != 0 || len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "UTF-16 is read only with a byte order mark") {
+			t.Errorf("%s without a byte order mark: objects %q, errors %v", name, names(objs), errs)
+		}
+	}
 }
 
 // Every Workers setting gives the same objects in the same order.

@@ -303,7 +303,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
-		msg := trimJSONError(syn.Err)
+		// Whether jsontext says "at start of value" or "at start of string"
+		// there depends on how much it had read: say neither.
+		msg := strings.TrimSuffix(strings.TrimSuffix(trimJSONError(syn.Err), ` at start of string (expecting '"')`), " at start of value")
 		if ub, rel := s.dec.UnreadBuffer(), syn.ByteOffset-s.dec.InputOffset(); rel >= 0 && rel <= int64(len(ub)) {
 			de.Position.Line = s.line + bytes.Count(ub[:rel], []byte{'\n'})
 			de.Position.Offset = s.base + syn.ByteOffset
@@ -312,10 +314,11 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 				// of what was read so far, but its first byte.
 				msg = invalidChar.ReplaceAllString(msg, fmt.Sprintf("invalid character (byte 0x%02x)", ub[rel]))
 			}
+			if rel < int64(len(ub)) && ub[rel] == 0 {
+				msg += noBOM
+			}
 		}
-		// Whether jsontext says "at start of value" or "at start of string"
-		// there depends on how much it had read: say neither.
-		de.Err = fmt.Errorf("malformed JSON: %s", strings.TrimSuffix(strings.TrimSuffix(msg, ` at start of string (expecting '"')`), " at start of value"))
+		de.Err = fmt.Errorf("malformed JSON: %s", msg)
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
@@ -372,7 +375,10 @@ type yamlSplitter struct {
 
 // errBinary stops an input that holds a NUL byte, which no YAML or JSON
 // text does: /dev/zero or a binary file is not read to its end.
-var errBinary = errors.New("the input is not text (it holds a NUL byte); the rest of it is not read")
+var errBinary = errors.New("the input is not text (it holds a NUL byte" + noBOM + "); the rest of it is not read")
+
+// noBOM says why a NUL byte may be in a text file.
+const noBOM = "; UTF-16 is read only with a byte order mark"
 
 func newYAMLSplitter(in *bufio.Reader, source string, limit int) *yamlSplitter {
 	return &yamlSplitter{in: in, source: source, limit: limit, line: 1, indent: -1}
