@@ -492,7 +492,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		case s.indent < 0 && col > 0: // "items:" holds something else
 			err := errors.New("not a list; the List is not read")
 			if len(t) == 0 {
-				err = errors.New("indented past 64 KiB, which the items of a YAML List may not be; the List is not read")
+				err = errors.New("a line of over 64 KiB of white space where the first entry is expected; the List is not read")
 			}
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
 			s.indent, s.drop = 0, true
