@@ -491,8 +491,9 @@ func TestDecode_ContentAfterDocumentEnd(t *testing.T) {
 		in   string
 		line int
 	}{
-		"next line":        {svcYAML("a") + "...\n# a comment\n\n" + svcYAML("b") + "---\n" + svcYAML("c"), 11},
-		"on the same line": {svcYAML("a") + "... kind: Service\n" + svcYAML("b") + "---\n" + svcYAML("c"), 8},
+		"next line":         {svcYAML("a") + "...\n# a comment\n\n" + svcYAML("b") + "---\n" + svcYAML("c"), 11},
+		"on the same line":  {svcYAML("a") + "... kind: Service\n" + svcYAML("b") + "---\n" + svcYAML("c"), 8},
+		"after a long line": {svcYAML("a") + "...\n" + strings.Repeat(" ", 100<<10) + "kind: Service\n" + svcYAML("b") + "---\n" + svcYAML("c"), 9},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in))
 		if names(objs) != "a,c" || len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), `content after "...", which ends the document, and before the next "---": not read`) {

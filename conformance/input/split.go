@@ -424,6 +424,8 @@ func (s *yamlSplitter) step() {
 		s.line++
 	}
 	switch {
+	case rest && s.ended:
+		s.afterEnd(line, lineNo)
 	case rest:
 		s.emit(line)
 	case marker(line, "---"):
