@@ -538,6 +538,13 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 	if len(errs) != 0 || names(objs) != "g,h,i,j,k" {
 		t.Errorf("long marker lines: objects %q, errors %v; want g to k", names(objs), errs)
 	}
+	// An "items:" line whose value follows that much white space is not
+	// cut into items: the List is read whole.
+	in = "kind: List\nitems:" + indent + "[" + svcJSON("h") + "]\n"
+	objs, errs = decodeAll(t, strings.NewReader(in))
+	if len(errs) != 0 || names(objs) != "h" {
+		t.Errorf("long items line: objects %q, errors %v; want h", names(objs), errs)
+	}
 	// In a List, an item's lines may be indented that far. Its entries may
 	// not, since the first piece of the line does not show whether an entry
 	// starts there: that is an error, not a List read as empty.

@@ -506,7 +506,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.flush()
 		s.items = false // back to the List's own members
 	}
-	if col == 0 && !blank {
+	if col == 0 && !blank && !partial { // a long "items:" line may hold its value past the piece
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
 		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
