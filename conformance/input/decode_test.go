@@ -193,7 +193,6 @@ func TestDecode_MalformedJSON(t *testing.T) {
 	for _, bad := range []string{
 		svcJSON("a") + "\n]",
 		svcJSON("a") + `{"metadata":{"name":"b"]}`,
-		svcJSON("a") + ` 42`,
 		svcJSON("a") + `{"kind" "Service"}`,
 		"[" + svcJSON("a") + " " + svcJSON("b") + "]",
 		"{\"a\":\"\x01\"}",
@@ -202,6 +201,27 @@ func TestDecode_MalformedJSON(t *testing.T) {
 		if len(errs) != 1 || !errs[0].Fatal {
 			t.Errorf("%q: errors %v, want one fatal", bad, errs)
 		}
+	}
+}
+
+// A value that is not an object or an array ends where the tokenizer says:
+// it is reported and skipped, and the values after it are read.
+func TestDecode_ScalarDocumentsAreSkipped(t *testing.T) {
+	in := svcJSON("a") + ` 42 "s"` + "\ntrue null " + svcJSON("b")
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,b" {
+		t.Errorf("objects %q, want a,b", names(objs))
+	}
+	if len(errs) != 4 {
+		t.Fatalf("errors %v, want 4", errs)
+	}
+	for i, e := range errs {
+		if e.Fatal || !strings.Contains(e.Error(), "not a JSON object or array; skipped") || e.Position.Document != i+2 {
+			t.Errorf("error %d: %v (%+v), want document %d skipped", i, e, e.Position, i+2)
+		}
+	}
+	if p := errs[2].Position; p.Line != 2 || p.Offset != int64(strings.Index(in, "true")) {
+		t.Errorf("true at %+v, want line 2, byte %d", p, strings.Index(in, "true"))
 	}
 }
 

@@ -169,8 +169,13 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		}
 		return pos, err
 	}
-	_, _, pos, _ := s.read(true)
-	return pos, errors.New("a document is not a JSON object or array")
+	// A string, a number, true, false or null: where the next value
+	// starts is known, so reading goes on.
+	_, _, pos, err := s.read(true)
+	if err == nil && !yield(job{err: &DecodeError{Position: pos, Err: errors.New("not a JSON object or array; skipped")}}) {
+		return pos, errStop
+	}
+	return pos, err
 }
 
 // array hands out, as items[i], the elements of the array the tokenizer is
