@@ -78,8 +78,8 @@ reads standard input. A file may hold a single object, a List or ServiceList
 stream of concatenated JSON objects (what "kubectl get services --watch -o
 json" prints). Observations of the same namespace/name within a file form a
 trace and are also checked as pairs. One object may be at most 4 MiB
-(--max-object-bytes); a larger List item or YAML document is reported and
-skipped, a larger JSON object ends its input. An object with a member name
+(--max-object-bytes); a larger one is reported and skipped, but a single
+JSON string over the limit ends its input. An object with a member name
 given twice is reported and not checked.
 
 An input without any Service is reported on standard error; it fails the
