@@ -54,6 +54,12 @@ type Workers int
 
 func (w Workers) applyDecoder(d *Decoder) { d.workers = int(w) }
 
+// lineBuffer sets the size of the read buffer YAML lines are read with,
+// for tests: what is read must not depend on it.
+type lineBuffer int
+
+func (b lineBuffer) applyDecoder(d *Decoder) { d.lineBuffer = int(b) }
+
 // Decoder reads Kubernetes objects, one at a time and in input order, from
 // JSON (one object, concatenated values as `kubectl get -w -o json`
 // prints them, a top-level array, Lists, watch events) or YAML (multi-
@@ -66,6 +72,8 @@ type Decoder struct {
 	source  string
 	limit   int
 	workers int
+
+	lineBuffer int // see lineBuffer; zero is open's buffer
 
 	start   sync.Once
 	stop    chan struct{}

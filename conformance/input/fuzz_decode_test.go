@@ -30,7 +30,8 @@ import (
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
 // transcript is the same whether objects are decoded by one goroutine
-// or by several.
+// or by several, and whether YAML lines come whole from the read buffer
+// or in pieces of 16 bytes.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
@@ -42,17 +43,21 @@ func FuzzDecode(f *testing.F) {
 	seed.Add(f, "events", []byte(`[{"object":{"metadata":{"name":"a"}},"type":"DELETED"},{"type":"BOOKMARK","object":{}},{"type":"ERROR","object":{"message":"gone"}}]`))
 	seed.Add(f, "utf16", []byte("\xff\xfe{\x00}\x00"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if transcript(t, in, 1) != transcript(t, in, 3) {
-			t.Fatalf("the transcript depends on the number of decoding goroutines")
+		one := transcript(t, in, Workers(1))
+		if several := transcript(t, in, Workers(3)); several != one {
+			t.Fatalf("the transcript depends on the number of decoding goroutines:\n%s\nagainst\n%s", one, several)
+		}
+		if pieces := transcript(t, in, Workers(1), lineBuffer(16)); pieces != one {
+			t.Fatalf("the transcript depends on the size of the read buffer:\n%s\nagainst\n%s", one, pieces)
 		}
 	})
 }
 
-// transcript decodes in with the given number of workers and returns what
-// came out, object by object and error by error.
-func transcript(t *testing.T, in []byte, workers Workers) string {
+// transcript decodes in with the given options and returns what came out,
+// object by object and error by error.
+func transcript(t *testing.T, in []byte, opts ...DecoderOption) string {
 	var b strings.Builder
-	d := NewDecoder(bytes.NewReader(in), "fuzz", MaxObjectBytes(1<<16), workers)
+	d := NewDecoder(bytes.NewReader(in), "fuzz", append([]DecoderOption{MaxObjectBytes(1 << 16)}, opts...)...)
 	for i := 0; ; i++ {
 		if i > len(in)+10 {
 			t.Fatalf("more results than bytes: the decoder does not end")

@@ -518,39 +518,35 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 		t.Errorf("c at %+v, want line 14, items[1]", p)
 	}
 
-	// Indentation longer than the buffer, before a document and inside one,
-	// is not taken for a blank line.
+	// Lines of 100 KiB that begin with white space or a marker. Under the
+	// limit they are read whole, as any line is. Over it they come in
+	// pieces, and what holds them is over the limit: it is reported, and
+	// the rest is read.
 	indent := strings.Repeat(" ", 100<<10)
-	in = "# c\n" + indent + "kind: Service\n" + indent + "metadata:\n" + indent + "  name: d\n" +
-		"---\n" + indent + "\nkind: Service\nmetadata:\n" + indent + "name: e\n"
-	objs, errs = decodeAll(t, strings.NewReader(in))
-	if len(errs) != 0 || names(objs) != "d,e" {
-		t.Fatalf("indented documents: objects %q, errors %v; want d and e", names(objs), errs)
-	}
-	if p := objs[0].Position; p.Line != 2 || p.Document != 1 {
-		t.Errorf("d at %+v, want line 2, document 1", p)
-	}
-	// Document markers followed by that much white space, a comment, or a
-	// value after it, are markers all the same.
-	in = svcYAML("g") + "---" + indent + "\n" + svcYAML("h") + "---" + indent + svcJSON("i") + "\n" +
-		"--- #" + indent + "\n" + svcYAML("j") + "..." + indent + "\n---\n" + svcYAML("k")
-	objs, errs = decodeAll(t, strings.NewReader(in))
-	if len(errs) != 0 || names(objs) != "g,h,i,j,k" {
-		t.Errorf("long marker lines: objects %q, errors %v; want g to k", names(objs), errs)
-	}
-	// An "items:" line whose value follows that much white space is not
-	// cut into items: the List is read whole.
-	in = "kind: List\nitems:" + indent + "[" + svcJSON("h") + "]\n"
-	objs, errs = decodeAll(t, strings.NewReader(in))
-	if len(errs) != 0 || names(objs) != "h" {
-		t.Errorf("long items line: objects %q, errors %v; want h", names(objs), errs)
-	}
-	// In a List, an item's lines may be indented that far. Its entries may
-	// not, since the first piece of the line does not show whether an entry
-	// starts there: that is an error, not a List read as empty.
-	in = "kind: List\nitems:\n- kind: Service\n  metadata:\n" + indent + "name: f\n---\nkind: List\nitems:\n" + indent + "- kind: Service\n"
-	objs, errs = decodeAll(t, strings.NewReader(in))
-	if names(objs) != "f" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "items: a line of over 64 KiB of white space") {
-		t.Errorf("indented Lists: objects %q, errors %v; want f and an error", names(objs), errs)
+	for _, tc := range []struct {
+		name, in, under, over string
+		overErrs              int
+	}{
+		{"indented documents", "# c\n" + indent + "kind: Service\n" + indent + "metadata:\n" + indent + "  name: d\n" +
+			"---\n" + indent + "\nkind: Service\nmetadata:\n" + indent + "name: e\n", "d,e", "", 2},
+		{"markers", svcYAML("g") + "---" + indent + "\n" + svcYAML("h") + "---" + indent + svcJSON("i") + "\n" +
+			"--- #" + indent + "\n" + svcYAML("j") + "..." + indent + "\n---\n" + svcYAML("k"), "g,h,i,j,k", "g,j,k", 2},
+		{"items line", "kind: List\nitems:" + indent + "[" + svcJSON("h") + "]\n", "h", "", 1},
+		{"indented Lists", "kind: List\nitems:\n- kind: Service\n  metadata:\n" + indent + "name: f\n---\n" +
+			"kind: List\nitems:\n" + indent + "- kind: Service\n" + indent + "  metadata: {name: g}\n", "f,g", "", 2},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 0 || names(objs) != tc.under {
+			t.Errorf("%s: objects %q, errors %v; want %q", tc.name, names(objs), errs, tc.under)
+		}
+		objs, errs = decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(16<<10))
+		if names(objs) != tc.over || len(errs) != tc.overErrs {
+			t.Errorf("%s, over the limit: objects %q, errors %v; want %q and %d errors", tc.name, names(objs), errs, tc.over, tc.overErrs)
+		}
+		for _, e := range errs {
+			if msg := e.Error(); !strings.Contains(msg, "larger than the limit") && !strings.Contains(msg, "white space over the limit where the first entry is expected") {
+				t.Errorf("%s, over the limit: error %v, want the object skipped for its size", tc.name, e)
+			}
+		}
 	}
 }

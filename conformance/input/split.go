@@ -71,6 +71,9 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		case b[n-1] == '{' || b[n-1] == '[':
 			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
+		if d.lineBuffer > 0 {
+			br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.lineBuffer)
+		}
 		return newYAMLSplitter(br, d.source, d.limit), nil
 	}
 }
@@ -359,11 +362,12 @@ type yamlSplitter struct {
 	err     error
 	eof     bool
 
-	line, doc   int  // line of the next input line; input document
-	start       int  // line the input document starts at
-	rest        bool // the next input is the rest of a long line
-	ended       bool // after "...": the rest of the document is not read
-	endReported bool // content after "..." was reported
+	line, doc   int    // line of the next input line; input document
+	start       int    // line the input document starts at
+	rest        bool   // the next input is the rest of a line over the limit
+	long        []byte // a line longer than the read buffer, read whole
+	ended       bool   // after "...": the rest of the document is not read
+	endReported bool   // content after "..." was reported
 
 	cur  *job         // the document or item being read; nil for none
 	text bytes.Buffer // its text, up to a line past the limit
@@ -401,11 +405,26 @@ func (s *yamlSplitter) split(yield func(job) bool) {
 	}
 }
 
-// step reads one input line, or a piece of a long one, and hands out what
-// it ends.
+// readLine returns the next input line, whole if it is at most the limit.
+// A longer one, which no object under the limit holds, comes in pieces
+// (partial): the first, of the limit or more, tells what the line is.
+func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
+	line, err = s.in.ReadSlice('\n')
+	if err == bufio.ErrBufferFull && !s.rest {
+		s.long = append(s.long[:0], line...)
+		for err == bufio.ErrBufferFull && len(s.long) <= s.limit && bytes.IndexByte(line, 0) < 0 {
+			line, err = s.in.ReadSlice('\n')
+			s.long = append(s.long, line...)
+		}
+		line = s.long
+	}
+	return line, err == bufio.ErrBufferFull, err
+}
+
+// step reads one input line, or a piece of one over the limit, and hands
+// out what it ends.
 func (s *yamlSplitter) step() {
-	line, err := s.in.ReadSlice('\n')
-	partial := err == bufio.ErrBufferFull
+	line, partial, err := s.readLine()
 	if bytes.IndexByte(line, 0) >= 0 {
 		err, partial = errBinary, false
 	}
@@ -466,12 +485,12 @@ func marker(line []byte, m string) bool {
 	return bytes.HasPrefix(line, []byte(m)) && len(line) > len(m) && strings.ContainsRune(" \t\r\n", rune(line[len(m)]))
 }
 
-// body handles a line of a document's content, or the first piece of a
-// long one (partial).
+// body handles a line of a document's content, or the first piece of one
+// over the limit (partial).
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
-	// A long line whose first piece is white space may be content
-	// indented that far: it is not blank.
+	// A line over the limit whose first piece is white space may be
+	// content indented that far: it is not blank.
 	blank := len(t) == 0 && !partial || len(t) > 0 && t[0] == '#'
 	if s.cur == nil && !s.list {
 		if blank && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
@@ -499,7 +518,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		case s.indent < 0 && col > 0: // "items:" holds something else
 			err := errors.New("not a list; the List is not read")
 			if len(t) == 0 {
-				err = errors.New("a line of over 64 KiB of white space where the first entry is expected; the List is not read")
+				err = errors.New("white space over the limit where the first entry is expected; the List is not read")
 			}
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
 			s.indent, s.drop = 0, true
@@ -511,7 +530,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.flush()
 		s.items = false // back to the List's own members
 	}
-	if col == 0 && !blank && !partial { // a long "items:" line may hold its value past the piece
+	if col == 0 && !blank && !partial { // an "items:" line over the limit may hold a value past the piece
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
 		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
