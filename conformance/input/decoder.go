@@ -54,11 +54,11 @@ type Workers int
 
 func (w Workers) applyDecoder(d *Decoder) { d.workers = int(w) }
 
-// lineBuffer sets the size of the read buffer YAML lines are read with,
-// for tests: what is read must not depend on it.
-type lineBuffer int
+// readBuffer sets the size of the buffer the splitters read from, for
+// tests: what is read must not depend on it.
+type readBuffer int
 
-func (b lineBuffer) applyDecoder(d *Decoder) { d.lineBuffer = int(b) }
+func (b readBuffer) applyDecoder(d *Decoder) { d.readBuffer = int(b) }
 
 // Decoder reads Kubernetes objects, one at a time and in input order, from
 // JSON (one object, concatenated values as `kubectl get -w -o json`
@@ -73,7 +73,7 @@ type Decoder struct {
 	limit   int
 	workers int
 
-	lineBuffer int // see lineBuffer; zero is open's buffer
+	readBuffer int // see readBuffer; zero is open's buffer
 
 	start   sync.Once
 	stop    chan struct{}

@@ -30,8 +30,7 @@ import (
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
 // transcript is the same whether objects are decoded by one goroutine
-// or by several, and whether YAML lines come whole from the read buffer
-// or in pieces of 16 bytes.
+// or by several, and whatever the size of the read buffer.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
@@ -47,7 +46,7 @@ func FuzzDecode(f *testing.F) {
 		if several := transcript(t, in, Workers(3)); several != one {
 			t.Fatalf("the transcript depends on the number of decoding goroutines:\n%s\nagainst\n%s", one, several)
 		}
-		if pieces := transcript(t, in, Workers(1), lineBuffer(16)); pieces != one {
+		if pieces := transcript(t, in, Workers(1), readBuffer(16)); pieces != one {
 			t.Fatalf("the transcript depends on the size of the read buffer:\n%s\nagainst\n%s", one, pieces)
 		}
 	})

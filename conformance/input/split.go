@@ -68,11 +68,13 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
 		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
 			continue
-		case b[n-1] == '{' || b[n-1] == '[':
-			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
-		if d.lineBuffer > 0 {
-			br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.lineBuffer)
+		isJSON := err == nil && (b[n-1] == '{' || b[n-1] == '[')
+		if d.readBuffer > 0 {
+			br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.readBuffer)
+		}
+		if isJSON {
+			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
 		return newYAMLSplitter(br, d.source, d.limit), nil
 	}
