@@ -297,6 +297,7 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"items in a value": {"kind: List\nmetadata:\n  annotations:\n    x: \"\nitems:\n- metadata: {name: evil}\n\"\n", "List:,next", ""},
 		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
 		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", `content after "..."`},
+		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: evil}\n", "next", "the List's own members"},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {

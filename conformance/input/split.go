@@ -492,10 +492,11 @@ func marker(line []byte, m string) bool {
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
 	// A line over the limit whose first piece is white space may be
-	// content indented that far: it is not blank.
-	blank := len(t) == 0 && !partial || len(t) > 0 && t[0] == '#'
+	// content indented that far: it is not blank. Nor is a comment that a
+	// CR alone, NEL, LS or PS ends, since YAML reads a line after it.
+	blank := (len(t) == 0 && !partial || len(t) > 0 && t[0] == '#') && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029")
 	if s.cur == nil && !s.list {
-		if blank && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029") { // a CR alone, NEL, LS and PS break lines in YAML
+		if blank {
 			return // comments and blank lines before a document
 		}
 		s.doc++
