@@ -298,6 +298,7 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
 		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", `content after "..."`},
 		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: evil}\n", "next", "the List's own members"},
+		"CR in items:":     {"kind: List\nitems: # c\r- metadata: {name: a}\n- metadata: {name: b}\n", "a,b,next", ""},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {

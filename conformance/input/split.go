@@ -491,10 +491,12 @@ func marker(line []byte, m string) bool {
 // over the limit (partial).
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
+	// A CR alone, NEL, LS and PS end lines in YAML: a line that holds one
+	// is several, and neither blank nor the "items:" of a List.
+	several := bytes.ContainsAny(t, "\r\u0085\u2028\u2029")
 	// A line over the limit whose first piece is white space may be
-	// content indented that far: it is not blank. Nor is a comment that a
-	// CR alone, NEL, LS or PS ends, since YAML reads a line after it.
-	blank := (len(t) == 0 && !partial || len(t) > 0 && t[0] == '#') && !bytes.ContainsAny(t, "\r\u0085\u2028\u2029")
+	// content indented that far: it is not blank.
+	blank := (len(t) == 0 && !partial || len(t) > 0 && t[0] == '#') && !several
 	if s.cur == nil && !s.list {
 		if blank {
 			return // comments and blank lines before a document
@@ -533,7 +535,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.flush()
 		s.items = false // back to the List's own members
 	}
-	if col == 0 && !blank && !partial { // an "items:" line over the limit may hold a value past the piece
+	if col == 0 && !blank && !partial && !several { // an "items:" line over the limit may hold a value past the piece
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
 		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
