@@ -531,6 +531,30 @@ func TestDecode_ContentAfterDocumentEnd(t *testing.T) {
 	}
 }
 
+// YAML ends lines at a CR alone, NEL, LS and PS too; the splitter cuts
+// documents at line feeds only. A marker it does not see would have the
+// YAML parser read the first document and drop the rest: that is reported.
+func TestDecode_HiddenDocumentMarkers(t *testing.T) {
+	cr := func(s string) string { return strings.ReplaceAll(s, "\n", "\r") }
+	for name, in := range map[string]string{
+		"CR line ends":     cr(svcYAML("a") + "---\n" + svcYAML("b")),
+		"NEL after ---":    svcYAML("a") + "---\u0085" + svcYAML("b"),
+		"LS before ...":    svcYAML("a") + "\u2028...\n" + svcYAML("b"),
+		"PS before --- x":  svcYAML("a") + "\u2029--- " + svcYAML("b"),
+		"CR before a List": "kind: List\nitems:\n- metadata: {name: a}\r---\r" + svcYAML("b"),
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		if names(objs) != "a" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "a document marker set apart by a CR alone, NEL, LS or PS") {
+			t.Errorf("%s: objects %q, errors %v; want a and one error", name, names(objs), errs)
+		}
+	}
+	// A CR alone elsewhere is no marker: such a document is read.
+	objs, errs := decodeAll(t, strings.NewReader(cr(svcYAML("a"))+"\n---\n"+cr(svcYAML("b"))))
+	if names(objs) != "a,b" || len(errs) != 0 {
+		t.Errorf("CR line ends without a marker: objects %q, errors %v", names(objs), errs)
+	}
+}
+
 func TestDecode_MalformedYAMLGoesOn(t *testing.T) {
 	in := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\n  bad indentation: [\n---\nkind: Service\napiVersion: v1\nmetadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))

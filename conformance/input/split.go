@@ -481,6 +481,11 @@ func (s *yamlSplitter) afterEnd(line []byte, lineNo int) {
 	}
 }
 
+// hiddenMarker matches a document marker that YAML sees, set apart by a
+// CR alone, NEL, LS or PS, and the splitter, which cuts at line feeds,
+// does not.
+var hiddenMarker = regexp.MustCompile(`(?:^|[\r\x{85}\x{2028}\x{2029}])(?:---|\.\.\.)(?:[ \t\r\n\x{85}\x{2028}\x{2029}]|$)`)
+
 // marker reports whether line is the document marker m, alone or followed
 // by white space and more.
 func marker(line []byte, m string) bool {
@@ -504,6 +509,9 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.doc++
 		s.start = lineNo
 		s.begin(job{}, lineNo)
+	}
+	if several && hiddenMarker.Match(line) {
+		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New(`a document marker set apart by a CR alone, NEL, LS or PS, which this reader does not split at: what follows it is not read`)}})
 	}
 	col := len(line) - len(bytes.TrimLeft(line, " "))
 	if s.items && !blank {
