@@ -47,6 +47,7 @@ type job struct {
 	// containerKind is the kind of the List the value is an item of.
 	containerKind string
 	err           *DecodeError
+	bad           bool // err makes the splitter's later cuts doubtful (see result)
 }
 
 // result is an object or a problem.
@@ -54,8 +55,9 @@ type result struct {
 	obj Object
 	err *DecodeError
 	// part is the document of a cut YAML document the result comes from;
-	// bad marks a part that did not parse, after which the splitter's
-	// cuts may be wrong: the document's later parts are dropped.
+	// bad marks a part that did not parse, or a line the splitter cannot
+	// read, after which its cuts may be wrong: the document's later parts
+	// are dropped.
 	part int
 	bad  bool
 }
@@ -150,7 +152,7 @@ func decodeJob(j job, limit int, out []result) []result {
 
 func decodeJobValue(j job, limit int, out []result) []result {
 	if j.err != nil {
-		return append(out, result{err: j.err})
+		return append(out, result{err: j.err, bad: j.bad})
 	}
 	raw := j.raw
 	if j.yaml {

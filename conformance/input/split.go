@@ -497,8 +497,9 @@ func marker(line []byte, m string) bool {
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
 	// A CR alone, NEL, LS and PS end lines in YAML: a line that holds one
-	// is several, and neither blank nor the "items:" of a List.
-	several := bytes.ContainsAny(t, "\r\u0085\u2028\u2029")
+	// is several, and neither blank nor the "items:" of a List; in a List
+	// cut into items, where they start can no longer be told.
+	several := bytes.ContainsAny(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), "\r\u0085\u2028\u2029")
 	// A line over the limit whose first piece is white space may be
 	// content indented that far: it is not blank.
 	blank := (len(t) == 0 && !partial || len(t) > 0 && t[0] == '#') && !several
@@ -512,6 +513,10 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	}
 	if several && hiddenMarker.Match(line) {
 		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New(`a document marker set apart by a CR alone, NEL, LS or PS, which this reader does not split at: what follows it is not read`)}})
+	}
+	if several && s.list {
+		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New("a CR alone, NEL, LS or PS in a List read item by item, where its items start can no longer be told: the rest of the List is not read")},
+			pos: s.at(lineNo), cut: true, bad: true})
 	}
 	col := len(line) - len(bytes.TrimLeft(line, " "))
 	if s.items && !blank {
