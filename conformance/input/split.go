@@ -535,7 +535,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			return
 		case s.indent < 0 && col > 0: // "items:" holds something else
 			err := errors.New("not a list; the List is not read")
-			if len(t) == 0 {
+			if partial && len(t) == 0 {
 				err = errors.New("white space over the limit where the first entry is expected; the List is not read")
 			}
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
