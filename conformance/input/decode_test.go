@@ -27,6 +27,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"golang.org/x/text/transform"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -531,26 +532,38 @@ func TestDecode_ContentAfterDocumentEnd(t *testing.T) {
 	}
 }
 
-// YAML ends lines at a CR alone, NEL, LS and PS too; the splitter cuts
-// documents at line feeds only. A marker it does not see would have the
-// YAML parser read the first document and drop the rest: that is reported.
-func TestDecode_HiddenDocumentMarkers(t *testing.T) {
+// YAML ends lines at a CR alone, NEL, LS and PS too, and so does the
+// splitter: a document marker after one is a marker. kubectl's reader,
+// which cuts at line feeds only, hands the parser such documents as one,
+// and the parser reads the first and drops the rest.
+func TestDecode_YAMLLineBreaks(t *testing.T) {
 	cr := func(s string) string { return strings.ReplaceAll(s, "\n", "\r") }
-	for name, in := range map[string]string{
-		"CR line ends":    cr(svcYAML("a") + "---\n" + svcYAML("b")),
-		"NEL after ---":   svcYAML("a") + "---\u0085" + svcYAML("b"),
-		"LS before ...":   svcYAML("a") + "\u2028...\n" + svcYAML("b"),
-		"PS before --- x": svcYAML("a") + "\u2029--- " + svcYAML("b"),
+	for name, tc := range map[string]struct{ in, objs, err string }{
+		"CR line ends":        {cr(svcYAML("a") + "---\n" + svcYAML("b")), "a,b", ""},
+		"NEL after ---":       {svcYAML("a") + "---\u0085" + svcYAML("b"), "a,b", ""},
+		"PS before ---":       {svcYAML("a") + "\u2029--- # c\u2029" + svcYAML("b"), "a,b", ""},
+		"LS before ...":       {svcYAML("a") + "\u2028...\n" + svcYAML("b"), "a", `content after "..."`},
+		"CR alone, then CRLF": {"kind: Service\rapiVersion: v1\r\nmetadata: {name: a}\r\r\n---\r" + svcYAML("b"), "a,b", ""},
+		"NEL in a value":      {"kind: Service\napiVersion: v1\nmetadata: {name: a, annotations: {x: \"1\u00852\"}}\n", "a", ""},
+		"CR at the end":       {svcYAML("a") + "---\r", "a", ""},
 	} {
-		objs, errs := decodeAll(t, strings.NewReader(in))
-		if names(objs) != "a" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "a document marker set apart by a CR alone, NEL, LS or PS") {
-			t.Errorf("%s: objects %q, errors %v; want a and one error", name, names(objs), errs)
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if names(objs) != tc.objs || tc.err == "" && len(errs) != 0 || tc.err != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.err)) {
+			t.Errorf("%s: objects %q, errors %v; want %q and %q", name, names(objs), errs, tc.objs, tc.err)
 		}
 	}
-	// A CR alone elsewhere is no marker: such a document is read.
-	objs, errs := decodeAll(t, strings.NewReader(cr(svcYAML("a"))+"\n---\n"+cr(svcYAML("b"))))
-	if names(objs) != "a,b" || len(errs) != 0 {
-		t.Errorf("CR line ends without a marker: objects %q, errors %v", names(objs), errs)
+}
+
+// The line breaks are found whatever the reads cut them into.
+func TestDecode_YAMLLineBreaksAcrossReads(t *testing.T) {
+	in := "a\rb\r\nc\u0085d\u2028e\u2029f\u00a0\u2027\r"
+	want := "a\nb\r\nc\nd\ne\nf\u00a0\u2027\n"
+	if got, _, err := transform.String(lineBreaks{}, in); err != nil || got != want {
+		t.Errorf("whole: %q, %v; want %q", got, err, want)
+	}
+	got, err := io.ReadAll(transform.NewReader(iotest.OneByteReader(strings.NewReader(in)), lineBreaks{}))
+	if err != nil || string(got) != want {
+		t.Errorf("a byte at a time: %q, %v; want %q", got, err, want)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,6 @@ type job struct {
 	// containerKind is the kind of the List the value is an item of.
 	containerKind string
 	err           *DecodeError
-	bad           bool // err makes the splitter's later cuts doubtful (see result)
 }
 
 // result is an object or a problem.
@@ -55,9 +55,8 @@ type result struct {
 	obj Object
 	err *DecodeError
 	// part is the document of a cut YAML document the result comes from;
-	// bad marks a part that did not parse, or a line the splitter cannot
-	// read, after which its cuts may be wrong: the document's later parts
-	// are dropped.
+	// bad marks a part that did not parse, after which the document's cuts
+	// may be wrong: its later parts are dropped.
 	part int
 	bad  bool
 }
@@ -152,28 +151,50 @@ func decodeJob(j job, limit int, out []result) []result {
 
 func decodeJobValue(j job, limit int, out []result) []result {
 	if j.err != nil {
-		return append(out, result{err: j.err, bad: j.bad})
+		return append(out, result{err: j.err})
 	}
 	raw := j.raw
 	if j.yaml {
+		// An item is parsed where it stands, as the one entry of a List's
+		// items, so that its lines are indented for YAML as in the List.
 		var err error
+		first := j.pos.Line
+		if j.cut {
+			raw, first = append([]byte("items:\n"), raw...), first-1
+		}
 		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
-			err = yamlError(err, j.cut)
+			err = yamlError(err, j.cut, first)
 			if j.cut {
 				err = fmt.Errorf("%w; the rest of the List is not read, since where its items start cannot be told", err)
 			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: j.cut})
 		}
-		if raw = bytes.TrimSpace(raw); string(raw) == "null" && !j.cut {
+		raw = bytes.TrimSpace(raw)
+		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {
+		case j.cut && ok && bytes.HasSuffix(item, []byte("]}")):
+			raw = item[:len(item)-2]
+		case j.cut:
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: errors.New("not one item of a List; the rest of the List is not read")}, bad: true})
+		case string(raw) == "null":
 			return out // a document of comments only
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
 }
 
-// yamlError says what is wrong with a YAML document, or an item of a List.
-func yamlError(err error, item bool) error {
+// yamlLine is where the YAML parser says a problem is.
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// yamlError says what is wrong with a YAML document, or an item of a List,
+// whose text starts at line first of the input (0: not known).
+func yamlError(err error, item bool, first int) error {
 	msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")), " ")
+	if first > 0 {
+		msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(m[len("line "):])
+			return "line " + strconv.Itoa(first+n-1)
+		})
+	}
 	switch {
 	case strings.Contains(msg, "already set in map"):
 		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)

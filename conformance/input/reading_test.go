@@ -297,8 +297,9 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"items in a value": {"kind: List\nmetadata:\n  annotations:\n    x: \"\nitems:\n- metadata: {name: evil}\n\"\n", "List:,next", ""},
 		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
 		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", `content after "..."`},
-		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: evil}\n", "next", "a CR alone, NEL, LS or PS in a List read item by item"},
-		"CR in an item":    {"kind: List\nitems:\n- metadata: {name: a}\n\r {0}\n- metadata: {name: evil}\n", "next", "a CR alone, NEL, LS or PS in a List read item by item"},
+		"dedented":         {"kind: List\nitems:\n- metadata:\n    name: a\n spec: {type: LoadBalancer}\n- metadata: {name: evil}\n", "next", "line 4: did not find expected key; the rest of the List is not read"},
+		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: a}\n", "a,next", ""},
+		"CR in an item":    {"kind: List\nitems:\n- metadata: {name: a}\n\r {0}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"CR in items:":     {"kind: List\nitems: # c\r- metadata: {name: a}\n- metadata: {name: b}\n", "a,b,next", ""},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))

@@ -76,7 +76,7 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		if isJSON {
 			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
-		return newYAMLSplitter(br, d.source, d.limit), nil
+		return newYAMLSplitter(bufio.NewReaderSize(transform.NewReader(br, lineBreaks{}), br.Size()), d.source, d.limit), nil
 	}
 }
 
@@ -336,12 +336,14 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 }
 
 // YAML is split by yamlSplitter, line by line, into documents at "---"
-// lines, as kubectl's YAMLReader splits it, and a document that is a List
-// (what `kubectl get -o yaml` prints) into its items, so that a List of any
-// length is read item by item, each under the limit. It knows four things
-// of YAML: document markers, a column-0 "items:" line, the "- " that starts
-// each entry below it, and that a line starting with neither ends the
-// entries. A flow sequence ("items: [...]") stays one document, read whole.
+// lines, as kubectl's YAMLReader splits it (but at every line break YAML
+// knows, where kubectl cuts at line feeds only), and a document that is a
+// List (what `kubectl get -o yaml` prints) into its items, so that a List
+// of any length is read item by item, each under the limit. It knows four
+// things of YAML: document markers, a column-0 "items:" line, the "- " that
+// starts each entry below it, and that a line starting with neither ends
+// the entries. A flow sequence ("items: [...]") stays one document, read
+// whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -352,9 +354,10 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // runs on across a line starting with "- " makes the item cut there fail
 // to parse: the items after it are then not read (see result.bad). The
 // List's own members, the document less its items, are parsed whole at the
-// end, as kubectl would read them. An item is read without the others, so
-// an alias of an anchor elsewhere in the document is an input error at
-// that item.
+// end, as kubectl would read them. An item is parsed as the one entry of
+// an "items:", indented as it is in the List, but without the others: an
+// alias of an anchor elsewhere in the document is an input error at that
+// item.
 type yamlSplitter struct {
 	in      *bufio.Reader
 	source  string
@@ -382,6 +385,36 @@ type yamlSplitter struct {
 	indent  int    // column of the entries' "- "; -1 before the first
 	item    int    // index of the next entry
 	kind    string // the List's kind, as its members before the items say
+}
+
+// lineBreaks turns the line breaks YAML knows besides LF and CRLF (a CR
+// alone, NEL, LS, PS) into LFs, so that the splitter's lines are YAML's:
+// a "---" after one is a marker, and a "- " after one starts an entry. The
+// parser reads the same in either text: YAML folds or keeps every line
+// break alike.
+type lineBreaks struct{ transform.NopResetter }
+
+func (lineBreaks) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		c, n := src[nSrc], 1
+		switch rest := src[nSrc:]; {
+		case c != '\r' && c != 0xC2 && c != 0xE2:
+		case len(rest) < 3 && !atEOF:
+			return nDst, nSrc, transform.ErrShortSrc // maybe a break cut short
+		case c == '\r' && (len(rest) == 1 || rest[1] != '\n'):
+			c = '\n'
+		case bytes.HasPrefix(rest, []byte("\u0085")):
+			c, n = '\n', 2
+		case bytes.HasPrefix(rest, []byte("\u2028")), bytes.HasPrefix(rest, []byte("\u2029")):
+			c, n = '\n', 3
+		}
+		if nDst == len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		dst[nDst] = c
+		nDst, nSrc = nDst+1, nSrc+n
+	}
+	return nDst, nSrc, nil
 }
 
 // errBinary stops an input that holds a NUL byte, which no YAML or JSON
@@ -481,11 +514,6 @@ func (s *yamlSplitter) afterEnd(line []byte, lineNo int) {
 	}
 }
 
-// hiddenMarker matches a document marker that YAML sees, set apart by a
-// CR alone, NEL, LS or PS, and the splitter, which cuts at line feeds,
-// does not.
-var hiddenMarker = regexp.MustCompile(`(?:^|[\r\x{85}\x{2028}\x{2029}])(?:---|\.\.\.)(?:[ \t\r\n\x{85}\x{2028}\x{2029}]|$)`)
-
 // marker reports whether line is the document marker m, alone or followed
 // by white space and more.
 func marker(line []byte, m string) bool {
@@ -496,13 +524,9 @@ func marker(line []byte, m string) bool {
 // over the limit (partial).
 func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	t := bytes.Trim(line, " \t\r\n") // YAML white space, not Unicode's
-	// A CR alone, NEL, LS and PS end lines in YAML: a line that holds one
-	// is several, and neither blank nor the "items:" of a List; in a List
-	// cut into items, where they start can no longer be told.
-	several := bytes.ContainsAny(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), "\r\u0085\u2028\u2029")
 	// A line over the limit whose first piece is white space may be
 	// content indented that far: it is not blank.
-	blank := (len(t) == 0 && !partial || len(t) > 0 && t[0] == '#') && !several
+	blank := len(t) == 0 && !partial || len(t) > 0 && t[0] == '#'
 	if s.cur == nil && !s.list {
 		if blank {
 			return // comments and blank lines before a document
@@ -510,13 +534,6 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.doc++
 		s.start = lineNo
 		s.begin(job{}, lineNo)
-	}
-	if several && hiddenMarker.Match(line) {
-		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New(`a document marker set apart by a CR alone, NEL, LS or PS, which this reader does not split at: what follows it is not read`)}})
-	}
-	if several && s.list {
-		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New("a CR alone, NEL, LS or PS in a List read item by item, where its items start can no longer be told: the rest of the List is not read")},
-			pos: s.at(lineNo), cut: true, bad: true})
 	}
 	col := len(line) - len(bytes.TrimLeft(line, " "))
 	if s.items && !blank {
@@ -528,8 +545,6 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			if !s.drop {
 				s.begin(job{containerKind: listKind(s.kind), cut: true}, lineNo)
 				s.cur.pos.Item = "items[" + strconv.Itoa(s.item-1) + "]"
-				line = bytes.Clone(line)
-				line[col] = ' ' // "- key: v" is "  key: v": the entry's mapping
 				s.emit(line)
 			}
 			return
@@ -548,7 +563,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.flush()
 		s.items = false // back to the List's own members
 	}
-	if col == 0 && !blank && !partial && !several { // an "items:" line over the limit may hold a value past the piece
+	if col == 0 && !blank && !partial { // an "items:" line over the limit may hold a value past the piece
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
 		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
@@ -590,7 +605,7 @@ func (s *yamlSplitter) end() {
 		if s.members.Len() > s.limit {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
-			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false))})
+			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, 0))})
 		} else if de := checkMembers(j, s.at(s.start)); de != nil {
 			s.fail(de)
 		}
