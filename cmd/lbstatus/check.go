@@ -72,8 +72,9 @@ func (f *checkFlags) checkerOptions() []conformance.Option {
 const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 
 Checks Service objects against KEP-4631. Each PATH is a file, or a directory
-searched recursively for .json, .yaml and .yml files; "-", or no PATH at all,
-reads standard input. A file may hold a single object, a List or ServiceList
+searched recursively for .json, .yaml and .yml files (regular files, or links
+to them: a FIFO there is an input error); "-", or no PATH at all, reads
+standard input. A file may hold a single object, a List or ServiceList
 (JSON or YAML, read item by item), multi-document YAML, watch events, or a
 stream of concatenated JSON objects (what "kubectl get services --watch -o
 json" prints). Observations of the same namespace/name within a file form a
@@ -172,7 +173,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		var file *os.File
 		if in.name != "-" {
 			var err error
-			if file, err = os.Open(in.name); err != nil {
+			if file, err = openContext(ctx, in.name); ctx.Err() != nil {
+				interrupted = true
+				break
+			} else if err != nil {
 				fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
 				total.InputErrors++
 				out.inputError(err)
@@ -339,6 +343,31 @@ func scanOnly(name string, r io.Reader, stderr io.Writer) conformance.Summary {
 	}
 }
 
+// openContext opens the file name, unless ctx ends first: opening a FIFO
+// waits for a writer, which may never come.
+func openContext(ctx context.Context, name string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(name)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // inputPath is one input of check: a file, or "-" for standard input.
 type inputPath struct {
 	name string
@@ -346,7 +375,7 @@ type inputPath struct {
 }
 
 // expand turns the command-line paths into inputs: directories become the
-// .json, .yaml and .yml files under them, in lexical order.
+// .json, .yaml and .yml regular files under them, in lexical order.
 func expand(paths []string) []inputPath {
 	var out []inputPath
 	for _, p := range paths {
@@ -372,9 +401,19 @@ func expand(paths []string) []inputPath {
 				}
 				return nil
 			}
-			if !d.IsDir() && isManifest(path) {
-				files = append(files, inputPath{name: path})
+			if d.IsDir() || !isManifest(path) {
+				return nil
 			}
+			// Only regular files, or links to them: a FIFO or a device
+			// found in a directory is no manifest, and reading it could
+			// wait for ever or never end.
+			in := inputPath{name: path}
+			if info, err := os.Stat(path); err != nil {
+				in.err = err
+			} else if !info.Mode().IsRegular() {
+				in.err = fmt.Errorf("%s: not a regular file; not read", path)
+			}
+			files = append(files, in)
 			return nil
 		})
 		if err != nil {
