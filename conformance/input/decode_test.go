@@ -567,6 +567,22 @@ func TestDecode_YAMLLineBreaksAcrossReads(t *testing.T) {
 	}
 }
 
+// The YAML parser counts lines from the start of the text it is given;
+// messages name the input's lines instead, as positions do.
+func TestDecode_YAMLErrorsNameInputLines(t *testing.T) {
+	doc := svcYAML("a") + "---\n# c\n" // the next document starts at line 10
+	for name, tc := range map[string]struct{ in, want string }{
+		"document":      {doc + "kind: Service\nmetadata: {name: b\n", "yaml: line 11: did not find expected ',' or '}'"},
+		"duplicate key": {doc + "kind: Service\nmetadata:\n  line 2: x\n  line 2: y\n", `unmarshal errors: line 13: key "line 2" already set in map`},
+		"item":          {doc + "kind: List\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n   x: 1\n", "yaml: line 14: did not find expected key"},
+	} {
+		_, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+			t.Errorf("%s: errors %v, want %q", name, errs, tc.want)
+		}
+	}
+}
+
 func TestDecode_MalformedYAMLGoesOn(t *testing.T) {
 	in := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\n  bad indentation: [\n---\nkind: Service\napiVersion: v1\nmetadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))

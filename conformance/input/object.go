@@ -182,19 +182,22 @@ func decodeJobValue(j job, limit int, out []result) []result {
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
 }
 
-// yamlLine is where the YAML parser says a problem is.
-var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+// yamlLine is where the YAML parser says a problem is, at the start of
+// each of its messages: "yaml: line 3: ...", or "  line 3: ..." in a list.
+var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
 
 // yamlError says what is wrong with a YAML document, or an item of a List,
 // whose text starts at line first of the input (0: not known).
 func yamlError(err error, item bool, first int) error {
-	msg := strings.Join(strings.Fields(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")), " ")
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
 	if first > 0 {
 		msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-			n, _ := strconv.Atoi(m[len("line "):])
-			return "line " + strconv.Itoa(first+n-1)
+			sub := yamlLine.FindStringSubmatch(m)
+			n, _ := strconv.Atoi(sub[2])
+			return sub[1] + "line " + strconv.Itoa(first+n-1) + ":"
 		})
 	}
+	msg = strings.Join(strings.Fields(msg), " ")
 	switch {
 	case strings.Contains(msg, "already set in map"):
 		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
