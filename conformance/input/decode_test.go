@@ -575,6 +575,7 @@ func TestDecode_YAMLErrorsNameInputLines(t *testing.T) {
 		"document":      {doc + "kind: Service\nmetadata: {name: b\n", "yaml: line 11: did not find expected ',' or '}'"},
 		"duplicate key": {doc + "kind: Service\nmetadata:\n  line 2: x\n  line 2: y\n", `unmarshal errors: line 13: key "line 2" already set in map`},
 		"item":          {doc + "kind: List\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n   x: 1\n", "yaml: line 14: did not find expected key"},
+		"List members":  {doc + "kind: List\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\nmetadata:\n  a: 1\n   b: 2\n", "the List's own members: malformed YAML: yaml: line 16: mapping values are not allowed"},
 	} {
 		_, errs := decodeAll(t, strings.NewReader(tc.in))
 		if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {

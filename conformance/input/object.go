@@ -163,7 +163,7 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			raw, first = append([]byte("items:\n"), raw...), first-1
 		}
 		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
-			err = yamlError(err, j.cut, first)
+			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			if j.cut {
 				err = fmt.Errorf("%w; the rest of the List is not read, since where its items start cannot be told", err)
 			}
@@ -186,17 +186,14 @@ func decodeJobValue(j job, limit int, out []result) []result {
 // each of its messages: "yaml: line 3: ...", or "  line 3: ..." in a list.
 var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
 
-// yamlError says what is wrong with a YAML document, or an item of a List,
-// whose text starts at line first of the input (0: not known).
-func yamlError(err error, item bool, first int) error {
-	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	if first > 0 {
-		msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-			sub := yamlLine.FindStringSubmatch(m)
-			n, _ := strconv.Atoi(sub[2])
-			return sub[1] + "line " + strconv.Itoa(first+n-1) + ":"
-		})
-	}
+// yamlError says what is wrong with a YAML document, an item of a List or
+// a List's own members; inputLine is the input line of a line of the text.
+func yamlError(err error, item bool, inputLine func(int) int) error {
+	msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), func(m string) string {
+		sub := yamlLine.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[2])
+		return sub[1] + "line " + strconv.Itoa(inputLine(n)) + ":"
+	})
 	msg = strings.Join(strings.Fields(msg), " ")
 	switch {
 	case strings.Contains(msg, "already set in map"):

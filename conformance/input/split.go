@@ -377,14 +377,16 @@ type yamlSplitter struct {
 	cur  *job         // the document or item being read; nil for none
 	text bytes.Buffer // its text, up to a line past the limit
 
-	// The members of a List: the input document less its items.
-	members bytes.Buffer
-	list    bool   // "items:" was read: the document is cut into items
-	items   bool   // in the entries of an "items:"
-	drop    bool   // its entries are not handed out
-	indent  int    // column of the entries' "- "; -1 before the first
-	item    int    // index of the next entry
-	kind    string // the List's kind, as its members before the items say
+	// The members of a List: the input document less its items, in
+	// stretches of lines: [members line, input line] where each starts.
+	members   bytes.Buffer
+	stretches [][2]int
+	list      bool   // "items:" was read: the document is cut into items
+	items     bool   // in the entries of an "items:"
+	drop      bool   // its entries are not handed out
+	indent    int    // column of the entries' "- "; -1 before the first
+	item      int    // index of the next entry
+	kind      string // the List's kind, as its members before the items say
 }
 
 // lineBreaks turns the line breaks YAML knows besides LF and CRLF (a CR
@@ -562,6 +564,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		}
 		s.flush()
 		s.items = false // back to the List's own members
+		s.stretches = append(s.stretches, [2]int{bytes.Count(s.members.Bytes(), []byte("\n")) + 1, lineNo})
 	}
 	if col == 0 && !blank && !partial { // an "items:" line over the limit may hold a value past the piece
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
@@ -591,6 +594,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 		return false
 	}
 	s.members.Write(s.text.Bytes()) // the members so far, parsed at the end
+	s.stretches = append(s.stretches[:0], [2]int{1, s.start})
 	s.text.Reset()
 	s.list, s.cur, s.kind = true, nil, string(p.Kind)
 	s.items, s.indent, s.item = true, -1, 0
@@ -605,7 +609,7 @@ func (s *yamlSplitter) end() {
 		if s.members.Len() > s.limit {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
-			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, 0))})
+			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, s.inputLine))})
 		} else if de := checkMembers(j, s.at(s.start)); de != nil {
 			s.fail(de)
 		}
@@ -613,6 +617,15 @@ func (s *yamlSplitter) end() {
 	s.list, s.items, s.drop, s.ended, s.endReported = false, false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
+}
+
+// inputLine is the input line of line n of the List's members.
+func (s *yamlSplitter) inputLine(n int) int {
+	i := len(s.stretches) - 1
+	for i > 0 && s.stretches[i][0] > n {
+		i--
+	}
+	return s.stretches[i][1] + n - s.stretches[i][0]
 }
 
 // fail hands out a problem of the input document.
