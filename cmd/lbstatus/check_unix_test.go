@@ -81,13 +81,18 @@ func TestCheck_DirectoryReadsRegularFilesOnly(t *testing.T) {
 // An interrupt stops a check that waits to open a FIFO named on the
 // command line, which is read like any file once a writer comes.
 func TestCheck_InterruptWhileOpening(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no FIFO here: %v", err)
+	dir := t.TempDir()
+	// Two FIFOs: the open the interrupt gave up on still waits on the
+	// first, and would race the second check for a writer there.
+	abandoned, fifo := filepath.Join(dir, "abandoned"), filepath.Join(dir, "fifo")
+	for _, name := range []string{abandoned, fifo} {
+		if err := syscall.Mkfifo(name, 0o600); err != nil {
+			t.Skipf("no FIFO here: %v", err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	code, stdout, _ := checkWithin(t, ctx, 5*time.Second, fifo)
+	code, stdout, _ := checkWithin(t, ctx, 5*time.Second, abandoned)
 	if code != exitInput || !strings.Contains(stdout, "INTERRUPTED") {
 		t.Errorf("exit %d, want %d and a report marked as interrupted:\n%s", code, exitInput, stdout)
 	}
