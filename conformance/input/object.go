@@ -308,10 +308,14 @@ func (w *wire) service() *v1.Service {
 // they would be decoded were the List read whole, and returns what is
 // wrong with them.
 func checkMembers(raw []byte, pos Position) *DecodeError {
-	if err := json.Unmarshal(raw, new(wire), unmarshalOptions); err != nil {
+	var w wire
+	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, _ := objectError(raw, pos, err)
 		de.Err = fmt.Errorf("the List's own members: %w", de.Err)
 		return de
+	}
+	if k := kindOf(w.Items.v); k != '[' && k != 'n' && k != 0 { // a YAML "items:" whose value is on the next line
+		return &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}
 	}
 	return nil
 }

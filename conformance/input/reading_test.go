@@ -301,6 +301,7 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: a}\n", "a,next", ""},
 		"CR in an item":    {"kind: List\nitems:\n- metadata: {name: a}\n\r {0}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"CR in items:":     {"kind: List\nitems: # c\r- metadata: {name: a}\n- metadata: {name: b}\n", "a,b,next", ""},
+		"items a scalar":   {"kind: List\nitems:\n>\n  - metadata: {name: a}\n", "next", "items: not a JSON array"},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {

@@ -593,7 +593,10 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	if err != nil || json.Unmarshal(j, &p) != nil || p.Items == nil {
 		return false
 	}
-	s.members.Write(s.text.Bytes()) // the members so far, parsed at the end
+	// The members so far, parsed at the end, and the key: what follows it,
+	// when no entry does, may be its value.
+	s.members.Write(s.text.Bytes())
+	s.members.Write(line)
 	s.stretches = append(s.stretches[:0], [2]int{1, s.start})
 	s.text.Reset()
 	s.list, s.cur, s.kind = true, nil, string(p.Kind)
