@@ -393,7 +393,11 @@ func expand(paths []string) []inputPath {
 			continue
 		}
 		var files []inputPath
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		root := p
+		if l, err := os.Lstat(p); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+			root = p + string(filepath.Separator) // the directory the link names, not the link
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				files = append(files, inputPath{name: path, err: err})
 				if d != nil && d.IsDir() {

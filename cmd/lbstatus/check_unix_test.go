@@ -78,6 +78,22 @@ func TestCheck_DirectoryReadsRegularFilesOnly(t *testing.T) {
 	}
 }
 
+// A link to a directory, named on the command line, is searched as the
+// directory is: walked as a link, it held no manifest, and the check
+// passed on nothing.
+func TestCheck_LinkToADirectory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "manifests/a.yaml", readyYAML)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "manifests"), link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := checkWithin(t, context.Background(), 10*time.Second, link)
+	if code != exitOK || !strings.Contains(stdout, filepath.Join(link, "a.yaml")+": 1 observation of 1 Service") {
+		t.Errorf("exit %d, want %d and link/a.yaml read:\n%s%s", code, exitOK, stdout, stderr)
+	}
+}
+
 // An interrupt stops a check that waits to open a FIFO named on the
 // command line, which is read like any file once a writer comes.
 func TestCheck_InterruptWhileOpening(t *testing.T) {
