@@ -173,7 +173,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		var file *os.File
 		if in.name != "-" {
 			var err error
-			if file, err = openContext(ctx, in.name); ctx.Err() != nil {
+			if file, err = openContext(ctx, in.name); err != nil && ctx.Err() != nil {
 				interrupted = true
 				break
 			} else if err != nil {
