@@ -165,7 +165,7 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			if j.cut {
-				err = fmt.Errorf("%w; the rest of the List is not read, since where its items start cannot be told", err)
+				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: j.cut})
 		}

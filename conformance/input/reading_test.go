@@ -273,7 +273,7 @@ func TestRead_YAMLListAnchorAcrossItems(t *testing.T) {
 		t.Errorf("objects %q, want a and the next document's d", names(objs))
 	}
 	if len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 5 || !strings.Contains(errs[0].Error(), "read one by one") ||
-		!strings.Contains(errs[0].Error(), "the rest of the List is not read") {
+		!strings.Contains(errs[0].Error(), "the rest of the List is not read: after an item that does not parse") {
 		t.Errorf("errors %v, want one at items[1], line 5, saying why", errs)
 	}
 }
