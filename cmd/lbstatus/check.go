@@ -83,8 +83,9 @@ trace and are also checked as pairs. One object may be at most 4 MiB
 JSON string over the limit ends its input. An object with a member name
 given twice is reported and not checked.
 
-An input without any Service is reported on standard error; it fails the
-check only with --require-services. Ctrl-C or SIGTERM stops the check and
+An input without any Service, and a directory without a manifest, are
+reported on standard error. A check that reads no Service at all passes,
+unless --require-services makes it fail. Ctrl-C or SIGTERM stops the check and
 reports what was read until then, marked as interrupted.
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
@@ -136,7 +137,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var out reporter
 	switch f.output {
 	case "text":
-		out = newTextReporter(stdout, f.maxFindings, f.verbose)
+		out = newTextReporter(stdout, f.maxFindings, f.verbose, f.requireServices)
 	case "json":
 		out = newJSONReporter(stdout)
 	case "html":
@@ -161,6 +162,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if ctx.Err() != nil {
 			interrupted = true
 			break
+		}
+		if in.empty {
+			fmt.Fprintf(stderr, "lbstatus: %s: no .json, .yaml or .yml file in the directory\n", input.Escape(in.name))
+			continue
 		}
 		inputs++
 		if in.err != nil {
@@ -370,8 +375,9 @@ func openContext(ctx context.Context, name string) (*os.File, error) {
 
 // inputPath is one input of check: a file, or "-" for standard input.
 type inputPath struct {
-	name string
-	err  error // the input cannot be found or listed
+	name  string
+	err   error // the input cannot be found or listed
+	empty bool  // a directory that holds no manifest: not an input
 }
 
 // expand turns the command-line paths into inputs: directories become the
@@ -422,6 +428,9 @@ func expand(paths []string) []inputPath {
 		})
 		if err != nil {
 			files = append(files, inputPath{name: p, err: err})
+		}
+		if len(files) == 0 {
+			files = []inputPath{{name: p, empty: true}}
 		}
 		sort.SliceStable(files, func(i, j int) bool { return files[i].name < files[j].name })
 		out = append(out, files...)

@@ -233,6 +233,26 @@ func TestCheck_Directory(t *testing.T) {
 	}
 }
 
+// A directory without a manifest is named on standard error, and a check
+// that requires a Service and reads none says ERROR, as its exit status
+// does, not PASS.
+func TestCheck_NoServices(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "chart/templates/svc.tpl", readyYAML)
+	code, stdout, stderr := runCmd(t, "", "check", dir)
+	if code != exitOK || !strings.Contains(stdout, "PASS:") {
+		t.Errorf("exit %d, want 0 and PASS\n%s", code, stdout)
+	}
+	if want := "lbstatus: " + dir + ": no .json, .yaml or .yml file in the directory\n"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr %q, want it to start with %q", stderr, want)
+	}
+	cm := write(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	code, stdout, _ = runCmd(t, "", "check", "--require-services", cm)
+	if code != exitInput || !strings.Contains(stdout, "ERROR: 0 violations, 0 warnings, 1 notice; no Service, and --require-services requires one.") {
+		t.Errorf("exit %d, want 2 and an ERROR that says why\n%s", code, stdout)
+	}
+}
+
 // mkfifo makes a FIFO, or skips t where there is none.
 func mkfifo(t *testing.T, path string) {
 	t.Helper()

@@ -60,10 +60,12 @@ type textReporter struct {
 	w           io.Writer
 	maxFindings int
 	verbose     bool
+	// requireServices makes a check that read no Service an error.
+	requireServices bool
 }
 
-func newTextReporter(w io.Writer, maxFindings int, verbose bool) *textReporter {
-	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose}
+func newTextReporter(w io.Writer, maxFindings int, verbose, requireServices bool) *textReporter {
+	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose, requireServices: requireServices}
 }
 
 // The Collector keeps what the text lists, no more: findings of each
@@ -168,16 +170,18 @@ func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted
 		fmt.Fprintln(t.w, "VERDICT is what a client or test concludes from the status (Ready, Pending, Skip, Fail);")
 		fmt.Fprintln(t.w, "CHECK counts what breaks the specification (violations) or should be fixed (warnings).")
 	}
-	printCheckTotals(t.w, s, interrupted)
+	missing := t.requireServices && s.Observations == 0 && s.InputErrors == 0 && !interrupted
+	printCheckTotals(t.w, s, interrupted, missing)
 }
 
 // printTotals prints the verdict of a check, its counts and the rules
 // that have findings.
-func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false) }
+func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false, false) }
 
 // printCheckTotals is printTotals for a check that may have been stopped
-// before the end of its inputs.
-func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted bool) {
+// before the end of its inputs, or that requires a Service and read none
+// (missing).
+func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted, missing bool) {
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the check was stopped; this reports what was read until then.")
 	}
@@ -185,7 +189,7 @@ func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted bool) {
 	switch {
 	case s.Failed():
 		verdict = "FAIL"
-	case s.InputErrors > 0:
+	case s.InputErrors > 0, missing:
 		verdict = "ERROR"
 	case interrupted:
 		verdict = "INTERRUPTED"
@@ -194,6 +198,9 @@ func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted bool) {
 		plural(s.Findings.Warnings, "warning"), plural(s.Findings.Notices, "notice"))
 	if s.InputErrors > 0 {
 		fmt.Fprintf(w, ", %s (on standard error)", plural(s.InputErrors, "input error"))
+	}
+	if missing {
+		fmt.Fprint(w, "; no Service, and --require-services requires one")
 	}
 	fmt.Fprintln(w, ".")
 	for _, sev := range conformance.Severities {
