@@ -246,6 +246,9 @@ func TestCheck_NoServices(t *testing.T) {
 	if want := "lbstatus: " + dir + ": no .json, .yaml or .yml file in the directory\n"; !strings.HasPrefix(stderr, want) {
 		t.Errorf("stderr %q, want it to start with %q", stderr, want)
 	}
+	if _, stdout, _ = runCmd(t, "", "check", "-o", "json", dir); !strings.Contains(stdout, `"inputs":0,`) || !strings.Contains(stdout, `"rules":{}`) {
+		t.Errorf("JSON summary of no input, want rules {} as for any input without findings:\n%s", stdout)
+	}
 	cm := write(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
 	code, stdout, _ = runCmd(t, "", "check", "--require-services", cm)
 	if code != exitInput || !strings.Contains(stdout, "ERROR: 0 violations, 0 warnings, 1 notice; no Service, and --require-services requires one.") {

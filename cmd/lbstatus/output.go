@@ -387,6 +387,9 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted
 	}
 	b, _ := json.Marshal(j.errors)
 	j.w.Write(b)
+	if total.Rules == nil { // no input was read: {}, as for any input without findings
+		total.Rules = map[conformance.RuleID]*conformance.SeverityCounts{}
+	}
 	io.WriteString(j.w, ",\n\"summary\": ")
 	b, _ = json.Marshal(struct {
 		Inputs        int  `json:"inputs"`
