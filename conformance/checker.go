@@ -159,13 +159,14 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		msg := "skipped: the object has no kind"
 		if kind != "" {
 			msg = "skipped: a " + kind + " is not a Service"
-			if obj.APIVersion != "" && kind == "Service" {
-				msg = "skipped: a Service of " + obj.APIVersion + " is not a core/v1 Service"
-			}
 		}
 		ref := obj.Ref
 		if ref.Kind == "" {
 			ref.Kind = kind
+		}
+		if kind == "Service" { // of another API group or version, such as a Knative Service
+			msg = "skipped: not a core/v1 Service"
+			ref.Kind = "Service (" + obj.APIVersion + ")" // so that it is not counted as one
 		}
 		return []Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ref, Message: msg, Position: pos}}
 	}

@@ -34,6 +34,9 @@ func TestCollector(t *testing.T) {
 		{Kind: "Service", Service: bad},
 		{Kind: "Service", Service: cip},
 		{Kind: "ConfigMap", Ref: ObjectRef{Name: "cm"}},
+		// A Knative Service is another kind, not a Service without
+		// observations.
+		{Kind: "Service", APIVersion: "serving.knative.dev/v1", Ref: ObjectRef{Kind: "Service", Name: "hello"}},
 	} {
 		col.Observe(obj, c.ObserveObject(obj))
 	}
@@ -42,7 +45,7 @@ func TestCollector(t *testing.T) {
 	r := col.Report()
 
 	s := r.Summary
-	if s.Objects != 3 || s.Observations != 2 || s.Services != 2 || s.Skipped != 1 || s.InputErrors != 1 {
+	if s.Objects != 4 || s.Observations != 2 || s.Services != 2 || s.Skipped != 2 || s.InputErrors != 1 {
 		t.Errorf("summary %+v", s)
 	}
 	if s.Findings.Violations != 1 || s.Rules["L4"].Violations != 1 || s.Rules["T4"].Notices != 1 || !s.Failed() {
@@ -62,8 +65,12 @@ func TestCollector(t *testing.T) {
 	if cip := r.Services[0]; cip.Verdict != nil || cip.Type != "ClusterIP" {
 		t.Errorf("cip report %+v", cip)
 	}
-	if len(r.Other) != 1 || len(r.Errors) != 1 {
-		t.Errorf("other %v, errors %v", r.Other, r.Errors)
+	if len(r.Other) != 1 || r.OtherOmitted != 1 || len(r.Errors) != 1 {
+		t.Errorf("other %v (%d omitted), errors %v", r.Other, r.OtherOmitted, r.Errors)
+	}
+	knative := Object{Kind: "Service", APIVersion: "serving.knative.dev/v1", Ref: ObjectRef{Kind: "Service", Name: "hello"}}
+	if f := c.ObserveObject(knative); len(f) != 1 || f[0].Object.Kind != "Service (serving.knative.dev/v1)" || f[0].Message != "skipped: not a core/v1 Service" {
+		t.Errorf("the Knative Service's notice: %+v", f)
 	}
 }
 
