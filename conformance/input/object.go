@@ -255,11 +255,15 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	de := &DecodeError{Position: pos}
 	switch w.Type {
 	case "ADDED", "MODIFIED", "DELETED":
-		if w.Object.v != nil {
-			objPos := nest(at(pos, raw, w.Object.off), "object")
+		objPos := nest(at(pos, raw, w.Object.off), "object")
+		switch kindOf(w.Object.v) {
+		case '{':
 			return decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, out)
+		case 0:
+			de.Err = fmt.Errorf("watch event %s without an object", w.Type)
+		default: // null, or an array, which would be read as a List's items
+			de.Position, de.Err = objPos, errors.New("not a JSON object")
 		}
-		de.Err = fmt.Errorf("watch event %s without an object", w.Type)
 	case "BOOKMARK": // a resourceVersion, not an observation
 		return out
 	case "ERROR":

@@ -453,9 +453,12 @@ func TestRead_NextContextLosesNothing(t *testing.T) {
 // an input error, and the input goes on.
 func TestRead_MalformedWatchEvents(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"type":"ADDED"}`:                              "watch event ADDED without an object",
-		`{"object":` + svcJSON("a") + `}`:               "watch event without a type",
-		`{"type":"SYNC","object":` + svcJSON("a") + `}`: `type: unknown watch event type "SYNC"`,
+		`{"type":"ADDED"}`:                                 "watch event ADDED without an object",
+		`{"object":` + svcJSON("a") + `}`:                  "watch event without a type",
+		`{"type":"SYNC","object":` + svcJSON("a") + `}`:    `type: unknown watch event type "SYNC"`,
+		`{"type":"ADDED","object":null}`:                   "object, byte 25): not a JSON object",
+		`{"type":"ADDED","object":[]}`:                     "object, byte 25): not a JSON object",
+		`{"type":"ADDED","object":[` + svcJSON("a") + `]}`: "object, byte 25): not a JSON object",
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(in+"\n"+svcJSON("next")))
 		if len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), want) || names(objs) != "next" {
