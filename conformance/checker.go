@@ -164,7 +164,7 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		if ref.Kind == "" {
 			ref.Kind = kind
 		}
-		if kind == "Service" { // of another API group or version, such as a Knative Service
+		if kind == "Service" && obj.APIVersion != "" { // of another API group or version, such as a Knative Service
 			msg = "skipped: not a core/v1 Service"
 			ref.Kind = "Service (" + obj.APIVersion + ")" // so that it is not counted as one
 		}
