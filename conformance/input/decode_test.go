@@ -180,7 +180,8 @@ func TestDecode_MalformedJSON(t *testing.T) {
 	// rest of the input cannot be read; the problem is located exactly.
 	in := svcJSON("a") + "\n" + `{"kind":"Service","apiVersion":"v1",` + "\n" + `"metadata":{"name":"b",}}` + "\n" + svcJSON("c")
 	objs, errs := decodeAll(t, strings.NewReader(in))
-	if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "malformed JSON") {
+	if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "malformed JSON: invalid character '}'") ||
+		!strings.HasSuffix(errs[0].Error(), "; the rest of the input is not read") {
 		t.Fatalf("errors %v", errs)
 	}
 	if want := int64(strings.Index(in, ",}") + 1); errs[0].Position.Line != 3 || errs[0].Position.Offset != want {

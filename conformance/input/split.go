@@ -328,7 +328,8 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 				msg += noBOM
 			}
 		}
-		de.Err = fmt.Errorf("malformed JSON: %s", msg)
+		// Where the next value starts is not known.
+		de.Err = fmt.Errorf("malformed JSON: %s; the rest of the input is not read", msg)
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
