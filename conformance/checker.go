@@ -164,9 +164,15 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		if ref.Kind == "" {
 			ref.Kind = kind
 		}
-		if kind == "Service" && obj.APIVersion != "" { // of another API group or version, such as a Knative Service
-			msg = "skipped: not a core/v1 Service"
-			ref.Kind = "Service (" + obj.APIVersion + ")" // so that it is not counted as one
+		if kind == "Service" && obj.APIVersion != "" { // another group's or version's, such as Knative's
+			msg = "skipped: a Service of " + obj.APIVersion + " is not a core/v1 Service"
+			// Named as kubectl names another group's kind, so that it is
+			// not counted as a Service.
+			if group, _, ok := strings.Cut(obj.APIVersion, "/"); ok {
+				ref.Kind = kind + "." + group
+			} else {
+				ref.Kind = kind + " (" + obj.APIVersion + ")"
+			}
 		}
 		return []Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ref, Message: msg, Position: pos}}
 	}

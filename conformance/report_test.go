@@ -69,8 +69,13 @@ func TestCollector(t *testing.T) {
 		t.Errorf("other %v (%d omitted), errors %v", r.Other, r.OtherOmitted, r.Errors)
 	}
 	knative := Object{Kind: "Service", APIVersion: "serving.knative.dev/v1", Ref: ObjectRef{Kind: "Service", Name: "hello"}}
-	if f := c.ObserveObject(knative); len(f) != 1 || f[0].Object.Kind != "Service (serving.knative.dev/v1)" || f[0].Message != "skipped: not a core/v1 Service" {
+	if f := c.ObserveObject(knative); len(f) != 1 || f[0].Object.Kind != "Service.serving.knative.dev" ||
+		f[0].Message != "skipped: a Service of serving.knative.dev/v1 is not a core/v1 Service" {
 		t.Errorf("the Knative Service's notice: %+v", f)
+	}
+	v2 := Object{Kind: "Service", APIVersion: "v2", Ref: ObjectRef{Kind: "Service", Name: "v2"}}
+	if f := c.ObserveObject(v2); len(f) != 1 || f[0].Object.Kind != "Service (v2)" {
+		t.Errorf("a Service of v2's notice: %+v", f)
 	}
 }
 
