@@ -137,7 +137,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var out reporter
 	switch f.output {
 	case "text":
-		out = newTextReporter(stdout, f.maxFindings, f.verbose, f.requireServices)
+		out = newTextReporter(stdout, f.maxFindings, f.verbose)
 	case "json":
 		out = newJSONReporter(stdout)
 	case "html":
@@ -155,7 +155,8 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	var total conformance.Summary
+	// Rules as Merge makes it: {} in -o json, even when no input is read.
+	total := conformance.Summary{Rules: map[conformance.RuleID]*conformance.SeverityCounts{}}
 	inputs := 0
 	interrupted := false
 	for _, in := range expand(paths) {
@@ -210,15 +211,15 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	f.hooks.done()
+	// Inputs that were read without a problem yet hold no Service: said,
+	// since an empty check passing looks like a provider passing.
+	noServices := total.Observations == 0 && total.InputErrors == 0 && !interrupted && !f.scanOnly
 	if f.decodeOnly || f.scanOnly {
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
 	} else {
-		out.finish(total, inputs, interrupted)
+		out.finish(total, inputs, interrupted, noServices && f.requireServices)
 	}
-	// Inputs that were read without a problem yet hold no Service: said,
-	// since an empty check passing looks like a provider passing.
-	noServices := total.Observations == 0 && total.InputErrors == 0 && !interrupted && !f.scanOnly
 	if noServices {
 		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
 	}

@@ -42,8 +42,9 @@ type reporter interface {
 	// input is called at the end of each input with its report.
 	input(name string, r conformance.Report)
 	// finish is called once, at the end, with the totals; interrupted
-	// says the check was stopped before the end of its inputs.
-	finish(total conformance.Summary, inputs int, interrupted bool)
+	// says the check was stopped before the end of its inputs, missing
+	// that it requires a Service (--require-services) and read none.
+	finish(total conformance.Summary, inputs int, interrupted, missing bool)
 }
 
 // displayName names an input for people.
@@ -60,12 +61,10 @@ type textReporter struct {
 	w           io.Writer
 	maxFindings int
 	verbose     bool
-	// requireServices makes a check that read no Service an error.
-	requireServices bool
 }
 
-func newTextReporter(w io.Writer, maxFindings int, verbose, requireServices bool) *textReporter {
-	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose, requireServices: requireServices}
+func newTextReporter(w io.Writer, maxFindings int, verbose bool) *textReporter {
+	return &textReporter{w: w, maxFindings: maxFindings, verbose: verbose}
 }
 
 // The Collector keeps what the text lists, no more: findings of each
@@ -159,7 +158,7 @@ func moreLine(counts, listed conformance.SeverityCounts, verbose, hasVerdict boo
 	return strings.Join(parts, ", ")
 }
 
-func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
+func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
 	s := &total
 	fmt.Fprintf(t.w, "Checked %s: %s of %s", plural(inputs, "input"), plural(s.Observations, "observation"), plural(s.Services, "Service"))
 	if s.Skipped > 0 {
@@ -170,7 +169,6 @@ func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted
 		fmt.Fprintln(t.w, "VERDICT is what a client or test concludes from the status (Ready, Pending, Skip, Fail);")
 		fmt.Fprintln(t.w, "CHECK counts what breaks the specification (violations) or should be fixed (warnings).")
 	}
-	missing := t.requireServices && s.Observations == 0 && s.InputErrors == 0 && !interrupted
 	printCheckTotals(t.w, s, interrupted, missing)
 }
 
@@ -380,16 +378,13 @@ func (j *jsonReporter) inputError(err error) {
 
 func (j *jsonReporter) input(string, conformance.Report) {}
 
-func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
+func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted, _ bool) {
 	io.WriteString(j.w, "],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}
 	}
 	b, _ := json.Marshal(j.errors)
 	j.w.Write(b)
-	if total.Rules == nil { // no input was read: {}, as for any input without findings
-		total.Rules = map[conformance.RuleID]*conformance.SeverityCounts{}
-	}
 	io.WriteString(j.w, ",\n\"summary\": ")
 	b, _ = json.Marshal(struct {
 		Inputs        int  `json:"inputs"`

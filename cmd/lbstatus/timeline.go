@@ -150,7 +150,7 @@ func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
 }
 
-func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted bool) {
+func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted, _ bool) {
 	r.hooks.done()
 	if interrupted {
 		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
