@@ -150,7 +150,7 @@ func (s *jsonSplitter) split(yield func(job) bool) {
 func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	k := s.dec.PeekKind()
 	if k == 0 { // the end, or a syntax error
-		_, _, pos, err := s.read(true)
+		_, pos, err := s.read(true)
 		return pos, err
 	}
 	s.doc++
@@ -159,7 +159,7 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		// A top-level array stands for a List: its elements are items.
 		return s.array("List", false, yield)
 	case '{':
-		v, _, pos, err := s.read(false)
+		v, pos, err := s.read(false)
 		switch {
 		case errors.Is(err, errTooBig):
 			return s.large(pos, yield)
@@ -176,7 +176,7 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	}
 	// A string, a number, true, false or null: where the next value
 	// starts is known, so reading goes on.
-	_, _, pos, err := s.read(true)
+	_, pos, err := s.read(true)
 	if err == nil && !yield(job{err: &DecodeError{Position: pos, Err: errors.New("not a JSON object or array; skipped")}}) {
 		return pos, errStop
 	}
@@ -186,11 +186,11 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 // array hands out, as items[i], the elements of the array the tokenizer is
 // at, or drops them when discard is set.
 func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (Position, error) {
-	if _, _, pos, err := s.read(true); err != nil {
+	if _, pos, err := s.read(true); err != nil {
 		return pos, err
 	}
 	for i := 0; s.dec.PeekKind() != ']'; i++ {
-		v, _, pos, err := s.read(false)
+		v, pos, err := s.read(false)
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind}
 		switch {
@@ -206,7 +206,7 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 			return pos, errStop
 		}
 	}
-	_, _, pos, err := s.read(true)
+	_, pos, err := s.read(true)
 	return pos, err
 }
 
@@ -217,11 +217,11 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // the end as if the List were read whole, for their problems. A document
 // that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
-	_, _, pos, err := s.read(true)
+	_, pos, err := s.read(true)
 	members, kind, items, over := []byte("{"), "", false, false
 	for err == nil && s.dec.PeekKind() != '}' {
 		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
-		if name, _, pos, err = s.read(false); err != nil {
+		if name, pos, err = s.read(false); err != nil {
 			break
 		}
 		if len(members) > 1 {
@@ -236,7 +236,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			continue
 		}
 		var v []byte
-		v, _, pos, err = s.read(false)
+		v, pos, err = s.read(false)
 		if string(name) == "kind" && kindOf(v) == '"' { // the last one, as when read whole
 			k, _ := jsontext.AppendUnquote(nil, v)
 			kind = string(k)
@@ -249,7 +249,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		members = append(append(members, ':'), v...)
 	}
 	if err == nil {
-		_, _, pos, err = s.read(true)
+		_, pos, err = s.read(true)
 	}
 	var de *DecodeError
 	switch {
@@ -273,7 +273,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 func (s *jsonSplitter) skip() error {
 	depth := s.dec.StackDepth()
 	for {
-		if _, _, _, err := s.read(true); err != nil || s.dec.StackDepth() == depth {
+		if _, _, err := s.read(true); err != nil || s.dec.StackDepth() == depth {
 			return err
 		}
 	}
@@ -281,7 +281,7 @@ func (s *jsonSplitter) skip() error {
 
 // read reads the next value, or the next token when token is set, and
 // says where it starts. Whichever it is, it may be at most the limit.
-func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Position, err error) {
+func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	s.dec.PeekKind()
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
@@ -289,7 +289,7 @@ func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Posit
 	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
 	s.g.limit = max(s.g.read, start+int64(s.limit))
 	if token {
-		tok, err = s.dec.ReadToken()
+		_, err = s.dec.ReadToken()
 	} else {
 		v, err = s.dec.ReadValue()
 	}
@@ -297,7 +297,7 @@ func (s *jsonSplitter) read(token bool) (v []byte, tok jsontext.Token, pos Posit
 	if err == nil {
 		s.line = pos.Line + bytes.Count(v, []byte{'\n'})
 	}
-	return v, tok, pos, err
+	return v, pos, err
 }
 
 // invalidChar is how jsontext names a character it did not expect.
@@ -365,8 +365,6 @@ type yamlSplitter struct {
 	limit   int
 	yield   func(job) bool
 	stopped bool // yield wants no more
-	err     error
-	eof     bool
 
 	line, doc   int    // line of the next input line; input document
 	start       int    // line the input document starts at
@@ -435,11 +433,12 @@ func (s *yamlSplitter) buffered() bool { return s.in.Buffered() > 0 }
 
 func (s *yamlSplitter) split(yield func(job) bool) {
 	s.yield = yield
-	for !s.eof && !s.stopped {
-		s.step()
+	var err error
+	for err == nil && !s.stopped {
+		err = s.step()
 	}
-	if s.err != nil && !s.stopped {
-		yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: s.err, Fatal: true}})
+	if err != io.EOF && !s.stopped {
+		yield(job{err: &DecodeError{Position: Position{Source: s.source, Line: s.line, Offset: -1}, Err: err, Fatal: true}})
 	}
 }
 
@@ -456,29 +455,29 @@ func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
 		}
 		line = s.long
 	}
-	return line, err == bufio.ErrBufferFull, err
+	if err == bufio.ErrBufferFull {
+		return line, true, nil
+	}
+	return line, false, err
 }
 
 // step reads one input line, or a piece of one over the limit, and hands
-// out what it ends.
-func (s *yamlSplitter) step() {
+// out what it ends; io.EOF at the end.
+func (s *yamlSplitter) step() error {
 	line, partial, err := s.readLine()
-	if bytes.IndexByte(line, 0) >= 0 {
-		err, partial = errBinary, false
-	}
-	if err != nil && !partial {
-		s.eof = true
-		if err != io.EOF {
-			s.err = err
-			return
-		}
-		if len(line) > 0 {
-			line = append(line[:len(line):len(line)], '\n')
-		}
+	switch {
+	case bytes.IndexByte(line, 0) >= 0:
+		return errBinary
+	case err == io.EOF && len(line) > 0:
+		line = append(line[:len(line):len(line)], '\n')
+		fallthrough
+	case err == io.EOF:
 		defer s.end()
+	case err != nil:
+		return err
 	}
 	if len(line) == 0 {
-		return
+		return err
 	}
 	lineNo, rest := s.line, s.rest
 	s.rest = partial
@@ -506,6 +505,7 @@ func (s *yamlSplitter) step() {
 	default:
 		s.body(line, lineNo, partial)
 	}
+	return err
 }
 
 // afterEnd reports, once, content between a "..." line and the next "---",
