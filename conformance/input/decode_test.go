@@ -227,6 +227,25 @@ func TestDecode_ScalarDocumentsAreSkipped(t *testing.T) {
 	}
 }
 
+// A YAML document that is a scalar says what it is, and that it is YAML:
+// JSON after a "//" comment does not start with '{', so it is read as YAML.
+func TestDecode_ScalarYAMLDocumentsAreSkipped(t *testing.T) {
+	in := "// comment\n" + svcJSON("a") + "\n---\n42\n---\n" + svcYAML("b") + "---\ntrue\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "b" {
+		t.Errorf("objects %q, want b", names(objs))
+	}
+	want := []string{"string", "number", "boolean"}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, e := range errs {
+		if msg := "a YAML document that is a " + want[i] + ", not a mapping; skipped"; e.Fatal || !strings.HasSuffix(e.Error(), msg) {
+			t.Errorf("error %d: %v, want one ending %q", i, e, msg)
+		}
+	}
+}
+
 func TestDecode_Truncated(t *testing.T) {
 	in := svcJSON("a") + "\n" + `{"kind":"Service","metadata":{"name":"b"`
 	objs, errs := decodeAll(t, strings.NewReader(in))

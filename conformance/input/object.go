@@ -177,6 +177,10 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: errors.New("not one item of a List; the rest of the List is not read")}, bad: true})
 		case string(raw) == "null":
 			return out // a document of comments only
+		case kindOf(raw) != '{' && kindOf(raw) != '[':
+			// Such as JSON after a "//" comment, which makes the input YAML.
+			return append(out, result{err: &DecodeError{Position: j.pos,
+				Err: fmt.Errorf("a YAML document that is a %s, not a mapping; skipped", kindName(jsontext.Value(raw).Kind()))}})
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
@@ -342,7 +346,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 		}
 	case errors.As(err, &sem):
 		de.Position, de.Field = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer)
-		msg := "a JSON " + cmp.Or(jsonKinds[sem.JSONKind], sem.JSONKind.String()) + " where " + typeName(sem.GoType) + " is expected"
+		msg := "a JSON " + kindName(sem.JSONKind) + " where " + typeName(sem.GoType) + " is expected"
 		if sem.JSONKind == 0 {
 			msg = "this value is not " + typeName(sem.GoType)
 		}
@@ -385,6 +389,9 @@ func (l *lenient) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // jsonKinds name the JSON kinds that jsontext.Kind names by a character.
 var jsonKinds = map[jsontext.Kind]string{'{': "object", '[': "array", 't': "boolean", 'f': "boolean"}
+
+// kindName names a JSON kind: "string", "number", "boolean", "null", ...
+func kindName(k jsontext.Kind) string { return cmp.Or(jsonKinds[k], k.String()) }
 
 // typeNames name kinds of Go types as a manifest author thinks of them.
 var typeNames = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Int32: "an integer",
