@@ -72,13 +72,14 @@ func (f *checkFlags) checkerOptions() []conformance.Option {
 const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 
 Checks Service objects against KEP-4631. Each PATH is a file, or a directory
-searched recursively for .json, .yaml and .yml files (regular files, or links
-to them: a FIFO there is an input error); "-", or no PATH at all, reads
-standard input. A file may hold a single object, a List or ServiceList
-(JSON or YAML, read item by item), multi-document YAML, watch events, or a
-stream of concatenated JSON objects (what "kubectl get services --watch -o
-json" prints). Observations of the same namespace/name within a file form a
-trace and are also checked as pairs. One object may be at most 4 MiB
+searched recursively for .json, .yaml and .yml files (regular files, or
+links to them: a FIFO there is an input error); "-", or no PATH at all,
+reads standard input (on a terminal, after saying so: Ctrl-D ends it). A
+file may hold a single object, a List or ServiceList (JSON or YAML, read
+item by item), multi-document YAML, watch events, or a stream of
+concatenated JSON objects (what "kubectl get services --watch -o json"
+prints). Observations of the same namespace/name within a file form a trace
+and are also checked as pairs. One object may be at most 4 MiB
 (--max-object-bytes); a larger one is reported and skipped, but a single
 JSON string over the limit ends its input. An object with a member name
 given twice is reported and not checked.
@@ -177,6 +178,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		var r io.Reader = stdin
 		var file *os.File
+		if in.name == "-" && isTerminal(stdin) {
+			// "lbstatus check" alone waits for input that no one may type.
+			fmt.Fprintln(stderr, "lbstatus: reading standard input, a terminal: paste or type objects, then Ctrl-D (or name files: lbstatus check PATH...)")
+		}
 		if in.name != "-" {
 			var err error
 			if file, err = openContext(ctx, in.name); err != nil && ctx.Err() != nil {
