@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,6 +156,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"-"}
+	}
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		// The second would read what the first left: nothing.
+		fmt.Fprintln(stderr, `lbstatus: "-" is given twice: standard input can be read only once`)
+		return exitInput
 	}
 	// Rules as Merge makes it: {} in -o json, even when no input is read.
 	total := conformance.Summary{Rules: map[conformance.RuleID]*conformance.SeverityCounts{}}

@@ -213,6 +213,11 @@ func TestCheck_Stdin(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, code, stdout)
 		}
 	}
+	// A second "-" would read what the first left, nothing, and pass.
+	code, stdout, stderr := runCmd(t, noIngressJSON, "check", "-", "../../examples", "-")
+	if code != exitInput || stdout != "" || stderr != "lbstatus: \"-\" is given twice: standard input can be read only once\n" {
+		t.Errorf("check - DIR -: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }
 
 func TestCheck_Directory(t *testing.T) {
