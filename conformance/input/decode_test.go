@@ -300,6 +300,10 @@ func TestDecode_WrongFieldTypes(t *testing.T) {
 		{"conditions as an object", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":{"type":"x"}}}`, "status.conditions", 1, "a JSON object where a list is expected"},
 		{"time that is no time", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":"yesterday"}]}}`, "status.conditions[0].lastTransitionTime", 1, "this value is not a time (RFC 3339): parsing time"},
 		{"time as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":5}]}}`, "status.conditions[0].lastTransitionTime", 1, "a JSON number where a time (RFC 3339) is expected"},
+		// A kind that is not a string is not "no kind": the object is not
+		// skipped as one without a kind, but cannot be read.
+		{"kind as a number", `{"kind":5,"apiVersion":"v1","metadata":{"name":"a"},"spec":{"type":"LoadBalancer"}}`, "kind", 1, "a JSON number where a string is expected"},
+		{"kind as a list", `{"apiVersion":"v1","kind":["Service"],"metadata":{"name":"a"}}`, "kind", 1, "a JSON array where a string is expected"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -226,14 +226,15 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	var w wire
 	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, p := objectError(raw, pos, err)
-		kind, apiVersion := resolveKind(string(p.Kind), string(p.APIVersion), containerKind)
+		kind, apiVersion := resolveKind(unquote(p.Kind), unquote(p.APIVersion), containerKind)
 		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) || p.Items != nil ||
-			isEvent(string(p.Kind), p.Type != nil || p.Object != nil, containerKind) {
+			isEvent(unquote(p.Kind), p.Type != nil || p.Object != nil, containerKind) ||
+			kindOf(p.Kind) != 0 && kindOf(p.Kind) != '"' && kindOf(p.Kind) != 'n' { // a kind that cannot be read
 			return append(out, result{err: de})
 		}
 		// Another kind, not a List or a watch event, that does not fit a
 		// Service's fields: skipped, as other kinds are.
-		w = wire{Kind: string(p.Kind), APIVersion: string(p.APIVersion)}
+		w = wire{Kind: unquote(p.Kind), APIVersion: unquote(p.APIVersion)}
 		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = de.Object.Name, de.Object.Namespace, de.Object.ResourceVersion
 	}
 	switch {
@@ -334,7 +335,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	var p probe
 	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
 	m := p.Metadata
-	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: string(p.Kind), Namespace: string(m.Namespace), Name: string(m.Name), ResourceVersion: string(m.ResourceVersion)}}
+	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: unquote(p.Kind), Namespace: unquote(m.Namespace), Name: unquote(m.Name), ResourceVersion: unquote(m.ResourceVersion)}}
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
 	switch {
@@ -361,30 +362,28 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 }
 
 // probe is what names an object that does not decode, and says whether it
-// is a List or a watch event, whatever the types of its members.
+// is a List or a watch event, whatever the types of its members: each is
+// kept raw.
 type probe struct {
 	Items      jsontext.Value `json:"items"`
 	Type       jsontext.Value `json:"type"`
 	Object     jsontext.Value `json:"object"`
-	Kind       lenient        `json:"kind"`
-	APIVersion lenient        `json:"apiVersion"`
+	Kind       jsontext.Value `json:"kind"`
+	APIVersion jsontext.Value `json:"apiVersion"`
 	Metadata   struct {
-		Name            lenient `json:"name"`
-		Namespace       lenient `json:"namespace"`
-		ResourceVersion lenient `json:"resourceVersion"`
+		Name            jsontext.Value `json:"name"`
+		Namespace       jsontext.Value `json:"namespace"`
+		ResourceVersion jsontext.Value `json:"resourceVersion"`
 	} `json:"metadata"`
 }
 
-// lenient is a string that is empty when the value is not one.
-type lenient string
-
-func (l *lenient) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := dec.ReadValue()
-	if err == nil && v.Kind() == '"' {
-		s, _ := jsontext.AppendUnquote(nil, v)
-		*l = lenient(s)
+// unquote returns the string v holds, or "" when v is not a JSON string.
+func unquote(v jsontext.Value) string {
+	if kindOf(v) != '"' {
+		return ""
 	}
-	return err
+	s, _ := jsontext.AppendUnquote(nil, v)
+	return string(s)
 }
 
 // jsonKinds name the JSON kinds that jsontext.Kind names by a character.

@@ -600,7 +600,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	s.members.Write(line)
 	s.stretches = append(s.stretches[:0], [2]int{1, s.start})
 	s.text.Reset()
-	s.list, s.cur, s.kind = true, nil, string(p.Kind)
+	s.list, s.cur, s.kind = true, nil, unquote(p.Kind)
 	s.items, s.indent, s.item = true, -1, 0
 	return true
 }
