@@ -283,13 +283,13 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	return append(out, result{err: de})
 }
 
-// isEvent reports whether an object is a watch event: one with a type or
-// an object member and no kind but WatchEvent. Objects of other kinds have
-// a type of their own (a Secret's, an Event's), and so do the kindless
-// items of their Lists (a SecretList's).
+// isEvent reports whether an object is a watch event: one of kind
+// WatchEvent, or one with a type or an object member and no kind. Objects
+// of other kinds have a type of their own (a Secret's, an Event's), and so
+// do the kindless items of their Lists (a SecretList's).
 func isEvent(kind string, typeOrObject bool, containerKind string) bool {
 	typedList := containerKind != "" && containerKind != "List" && containerKind != "WatchEvent"
-	return typeOrObject && (kind == "WatchEvent" || kind == "" && !typedList)
+	return kind == "WatchEvent" || typeOrObject && kind == "" && !typedList
 }
 
 // decodeElements decodes the elements of an array at pos, in an object

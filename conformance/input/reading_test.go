@@ -455,6 +455,7 @@ func TestRead_MalformedWatchEvents(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"type":"ADDED"}`:                                 "watch event ADDED without an object",
 		`{"object":` + svcJSON("a") + `}`:                  "watch event without a type",
+		`{"kind":"WatchEvent"}`:                            "watch event without a type",
 		`{"type":"SYNC","object":` + svcJSON("a") + `}`:    `type: unknown watch event type "SYNC"`,
 		`{"type":"ADDED","object":null}`:                   "object, byte 25): not a JSON object",
 		`{"type":"ADDED","object":[]}`:                     "object, byte 25): not a JSON object",
