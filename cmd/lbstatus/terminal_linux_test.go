@@ -18,6 +18,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -31,8 +33,10 @@ import (
 func openPTY(t *testing.T) (tty, typist *os.File) {
 	t.Helper()
 	typist, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatalf("no pseudo-terminal: %v", err)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { typist.Close() })
 	if err := unix.IoctlSetPointerInt(int(typist.Fd()), unix.TIOCSPTLCK, 0); err != nil {
