@@ -255,6 +255,19 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 		}
 	}
 
+	// Items written as a flow sequence are not cut into items: such a
+	// List over the limit is skipped whole, and the message says why,
+	// whether the sequence starts on a line of its own or on a line over
+	// the limit. The document after it is read.
+	flow := "[" + strings.Repeat(svcJSON("a")+",", 20) + svcJSON("b") + "]"
+	for _, in := range []string{"kind: List\nitems: " + flow + "\n", "kind: List\nitems:   [\n" + flow[1:] + "\n"} {
+		objs, errs = decodeAll(t, strings.NewReader(in+"---\n"+svcYAML("next")), MaxObjectBytes(1024))
+		if names(objs) != "next" || len(errs) != 1 || !strings.HasSuffix(errs[0].Error(),
+			"a List whose items are a flow sequence (items: [...]) is read whole, not item by item: object larger than the limit of 1024 bytes; skipped") {
+			t.Errorf("flow sequence over the limit: objects %q, errors %v", names(objs), errs)
+		}
+	}
+
 	// A repeated key in a YAML item is as ambiguous as in JSON.
 	_, errs = decodeAll(t, strings.NewReader("kind: List\nitems:\n- kind: Service\n  kind: ConfigMap\n  metadata: {name: a}\n"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "duplicate") {

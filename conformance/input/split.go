@@ -386,6 +386,7 @@ type yamlSplitter struct {
 	indent    int    // column of the entries' "- "; -1 before the first
 	item      int    // index of the next entry
 	kind      string // the List's kind, as its members before the items say
+	inline    bool   // a column-0 "items: [": the List is read whole
 }
 
 // lineBreaks turns the line breaks YAML knows besides LF and CRLF (a CR
@@ -567,11 +568,14 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.items = false // back to the List's own members
 		s.stretches = append(s.stretches, [2]int{bytes.Count(s.members.Bytes(), []byte("\n")) + 1, lineNo})
 	}
-	if col == 0 && !blank && !partial { // an "items:" line over the limit may hold a value past the piece
+	if col == 0 && !blank {
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
-		if string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
+		// An "items:" line over the limit may hold a value past the piece.
+		if !partial && string(bytes.TrimRight(key, " \r\n")) == "items:" && s.entries(line, lineNo) {
 			return
 		}
+		value, ok := bytes.CutPrefix(key, []byte("items:"))
+		s.inline = s.inline || ok && bytes.HasPrefix(bytes.TrimLeft(value, " "), []byte("["))
 	}
 	s.emit(line)
 }
@@ -618,7 +622,7 @@ func (s *yamlSplitter) end() {
 			s.fail(de)
 		}
 	}
-	s.list, s.items, s.drop, s.ended, s.endReported = false, false, false, false, false
+	s.list, s.items, s.drop, s.ended, s.endReported, s.inline = false, false, false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
 }
@@ -658,6 +662,9 @@ func (s *yamlSplitter) flush() {
 		j.raw = s.text.Bytes()
 		if s.text.Len() > s.limit {
 			j.err = tooBig(j.pos, s.limit)
+		}
+		if j.err != nil && s.inline && !j.cut {
+			j.err.Err = fmt.Errorf("a List whose items are a flow sequence (items: [...]) is read whole, not item by item: %w", j.err.Err)
 		}
 		s.send(j)
 	}
