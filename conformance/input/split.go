@@ -238,8 +238,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		var v []byte
 		v, pos, err = s.read(false)
 		if string(name) == "kind" && kindOf(v) == '"' { // the last one, as when read whole
-			k, _ := jsontext.AppendUnquote(nil, v)
-			kind = string(k)
+			kind = unquote(v)
 		}
 		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
 			if over, v = true, []byte("null"); err != nil {
@@ -662,9 +661,9 @@ func (s *yamlSplitter) flush() {
 		j.raw = s.text.Bytes()
 		if s.text.Len() > s.limit {
 			j.err = tooBig(j.pos, s.limit)
-		}
-		if j.err != nil && s.inline && !j.cut {
-			j.err.Err = fmt.Errorf("a List whose items are a flow sequence (items: [...]) is read whole, not item by item: %w", j.err.Err)
+			if s.inline && !j.cut {
+				j.err.Err = fmt.Errorf("a List whose items are a flow sequence (items: [...]) is read whole, not item by item: %w", j.err.Err)
+			}
 		}
 		s.send(j)
 	}
