@@ -182,7 +182,7 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 			p := obj.Position
 			pos = &p
 		}
-		return c.forget(serviceKey{obj.Service.Namespace, obj.Service.Name}, pos)
+		return c.forget(serviceKey{obj.Service.Namespace, obj.Service.Name}, pos, endDeleted)
 	}
 	return c.observe(obj.Service, obj.Position)
 }
@@ -191,7 +191,7 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 // would, and returns the findings owed at the end of a trace (see Finish).
 // An unknown Service gives nil.
 func (c *Checker) Forget(namespace, name string) []Finding {
-	return c.forget(serviceKey{namespace, name}, nil)
+	return c.forget(serviceKey{namespace, name}, nil, endDeleted)
 }
 
 // Finish ends the input: it returns the findings owed at the end of every
@@ -213,19 +213,25 @@ func (c *Checker) Finish() []Finding {
 	})
 	var out []Finding
 	for _, k := range keys {
-		out = append(out, c.forget(k, nil)...)
+		out = append(out, c.forget(k, nil, "the input ended")...)
 	}
 	return out
 }
 
+// How a trace ends other than with the input, as endOfTrace words it.
+const (
+	endDeleted   = "the Service was deleted"
+	endRecreated = "the Service was deleted and created again (a new uid)"
+)
+
 // forget removes a Service's state and returns its end-of-trace findings.
-// pos, when not nil, is where the trace ended (a deletion).
-func (c *Checker) forget(k serviceKey, pos *Position) []Finding {
+// pos, when not nil, is where the trace ended; ended says how.
+func (c *Checker) forget(k serviceKey, pos *Position, ended string) []Finding {
 	i, ok := c.services[k]
 	if !ok {
 		return nil
 	}
-	out := c.endOfTrace(k, c.states.at(i), pos)
+	out := c.endOfTrace(k, c.states.at(i), pos, ended)
 	c.drop(k, i)
 	return out
 }
@@ -261,7 +267,7 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		st = c.states.at(i)
 		if st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 			// Deleted and created again: a new Service, a new trace.
-			f.list = append(f.list, c.endOfTrace(key, st, f.position())...)
+			f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
 			*st = serviceState{}
 			seen = false
 		}

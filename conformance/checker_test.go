@@ -508,8 +508,8 @@ func TestCheck_L6_OwedAtTheEnd(t *testing.T) {
 	relabeled := next(changed)
 	relabeled.Labels = map[string]string{"tier": "web"} // no status write: nothing broken yet
 	f := wantFinding(t, check(served, changed, relabeled), "L6", SeverityWarning, "status.conditions")
-	if !strings.Contains(f.Message, "spec.ports") {
-		t.Errorf("message %q does not name the changed field", f.Message)
+	if !strings.Contains(f.Message, "spec.ports") || !strings.HasPrefix(f.Message, "the input ended before") {
+		t.Errorf("message %q does not say the input ended and name the changed field", f.Message)
 	}
 	onlyLabels := next(served)
 	onlyLabels.Labels = map[string]string{"tier": "web"}
@@ -646,7 +646,10 @@ func TestCheck_DeletedEndsTheTrace(t *testing.T) {
 	c.Observe(served)
 	c.Observe(specChange(served))
 	found := c.ObserveObject(Object{Kind: "Service", Service: served, Deleted: true})
-	wantFinding(t, found, "L6", SeverityWarning, "")
+	// The input goes on: the message says how the trace ended.
+	if f := wantFinding(t, found, "L6", SeverityWarning, ""); !strings.HasPrefix(f.Message, "the Service was deleted before") {
+		t.Errorf("L6 at a deletion: message %q", f.Message)
+	}
 	if c.Services() != 0 {
 		t.Fatal("a deleted Service's state is kept")
 	}
@@ -657,6 +660,14 @@ func TestCheck_DeletedEndsTheTrace(t *testing.T) {
 	again := ready("web", 10)
 	again.UID = "uid-web-2"
 	noFinding(t, c.Observe(again), "C7")
+
+	// A change still owed when the Service is created again.
+	c.Observe(specChange(again))
+	again3 := ready("web", 10)
+	again3.UID = "uid-web-3"
+	if f := wantFinding(t, c.Observe(again3), "L6", SeverityWarning, ""); !strings.HasPrefix(f.Message, "the Service was deleted and created again") {
+		t.Errorf("L6 at a new uid: message %q", f.Message)
+	}
 }
 
 func TestCheck_FinishForgets(t *testing.T) {
@@ -683,7 +694,9 @@ func TestCheck_ForgottenStateIsReusedClean(t *testing.T) {
 	served := ready("web", 10)
 	c.Observe(served)
 	c.Observe(specChange(served)) // web now owes an acknowledgement (L6)
-	wantFinding(t, c.Forget(served.Namespace, served.Name), "L6", SeverityWarning, "status.conditions")
+	if f := wantFinding(t, c.Forget(served.Namespace, served.Name), "L6", SeverityWarning, "status.conditions"); !strings.HasPrefix(f.Message, "the Service was deleted before") {
+		t.Errorf("L6 at Forget: message %q", f.Message)
+	}
 
 	other := ready("api", 10)
 	c.Observe(other)

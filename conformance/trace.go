@@ -385,8 +385,9 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 
 // endOfTrace returns the findings owed when a Service's trace ends: an
 // unacknowledged change (L6) and a LoadBalancer Service without conditions
-// (R3). pos, when not nil, is where the trace ended.
-func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position) []Finding {
+// (R3). pos, when not nil, is where the trace ended; ended says how, as
+// the subject of a sentence ("the input ended").
+func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ended string) []Finding {
 	var out []Finding
 	if o := st.owed; o != nil {
 		p := o.pos
@@ -395,8 +396,8 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position) []Fi
 		}
 		out = append(out, Finding{
 			Rule: "L6", Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions",
-			Message: fmt.Sprintf("the input ended before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
-				o.changed, orUnset(o.rv)),
+			Message: fmt.Sprintf("%s before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
+				ended, o.changed, orUnset(o.rv)),
 			Position: p,
 		})
 	}
