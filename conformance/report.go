@@ -87,6 +87,9 @@ type ServiceReport struct {
 	Class string `json:"loadBalancerClass,omitempty"`
 	// Observations is how many times the Service was observed.
 	Observations int `json:"observations"`
+	// Deleted reports that the Service's last event was its deletion (a
+	// DELETED watch event); the other fields are its last observation.
+	Deleted bool `json:"deleted,omitempty"`
 	// Conditions are the KEP-4631 conditions (and LoadBalancerPortsError)
 	// of the last observation, in the order Serving, Provisioning,
 	// Degraded, PortsError.
@@ -193,6 +196,9 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		return
 	case obj.Deleted:
 		// The end of a trace, not an observation.
+		if sr := c.services[serviceKey{obj.Service.Namespace, obj.Service.Name}]; sr != nil {
+			sr.Deleted = true
+		}
 		c.Findings(found)
 		return
 	}
@@ -204,6 +210,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	svc := obj.Service
 	sr := c.service(serviceKey{svc.Namespace, svc.Name})
 	sr.Observations++
+	sr.Deleted = false
 	sr.ResourceVersion = svc.ResourceVersion
 	sr.Type = intern(string(svc.Spec.Type))
 	if sr.Type == "" {

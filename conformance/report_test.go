@@ -79,6 +79,39 @@ func TestCollector(t *testing.T) {
 	}
 }
 
+// A deleted Service keeps its row, its last observation, marked deleted
+// until it is observed again.
+func TestCollector_Deleted(t *testing.T) {
+	c := NewChecker()
+	col := NewCollector()
+	web := ready("web", 10)
+	deleted := func() bool {
+		r := col.Report()
+		if len(r.Services) != 1 || r.Services[0].Observations != 1 || r.Services[0].Verdict == nil {
+			t.Fatalf("services %+v", r.Services)
+		}
+		return r.Services[0].Deleted
+	}
+	for _, obj := range []Object{{Kind: "Service", Service: web}, {Kind: "Service", Service: web, Deleted: true}} {
+		col.Observe(obj, c.ObserveObject(obj))
+	}
+	if !deleted() {
+		t.Error("a Service whose last event is its deletion is not marked deleted")
+	}
+	// A deletion of a Service never observed makes no row.
+	gone := Object{Kind: "Service", Service: ready("gone", 10), Deleted: true}
+	col.Observe(gone, c.ObserveObject(gone))
+	if !deleted() {
+		t.Error("the deletion of another Service unmarked web")
+	}
+	again := Object{Kind: "Service", Service: ready("web", 10)}
+	again.Service.UID = "uid-web-2"
+	col.Observe(again, c.ObserveObject(again))
+	if r := col.Report(); len(r.Services) != 1 || r.Services[0].Deleted || r.Services[0].Observations != 2 {
+		t.Errorf("created again: %+v", r.Services[0])
+	}
+}
+
 func TestCollector_SummaryOnly(t *testing.T) {
 	c := NewChecker()
 	col := NewCollector(SummaryOnly(true))

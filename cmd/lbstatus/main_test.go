@@ -220,6 +220,22 @@ func TestCheck_Stdin(t *testing.T) {
 	}
 }
 
+// A Service whose watch ends in its deletion keeps its row, marked, so
+// that its last verdict does not read as the Service's state now.
+func TestCheck_DeletedServiceIsMarked(t *testing.T) {
+	svc := strings.ReplaceAll(noIngressJSON, "\n", "")
+	trace := `{"type":"ADDED","object":` + svc + "}\n" + `{"type":"DELETED","object":` + svc + "}\n"
+	code, stdout, _ := runCmd(t, trace, "check")
+	if code != exitViolation || strings.Count(stdout, "shop/no-ingress (deleted)") != 2 {
+		t.Errorf("exit %d\n%s", code, stdout)
+	}
+	// Seen again after the deletion: no longer marked.
+	code, stdout, _ = runCmd(t, trace+svc, "check")
+	if code != exitViolation || strings.Contains(stdout, "(deleted)") {
+		t.Errorf("exit %d\n%s", code, stdout)
+	}
+}
+
 func TestCheck_Directory(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.yaml", readyYAML)

@@ -232,7 +232,11 @@ func count(c *conformance.SeverityCounts, s conformance.Severity) int {
 
 // serviceName names a Service, escaped: names come from the input.
 func serviceName(sr *conformance.ServiceReport) string {
-	return conformance.ObjectRef{Namespace: sr.Namespace, Name: sr.Name}.String()
+	name := conformance.ObjectRef{Namespace: sr.Namespace, Name: sr.Name}.String()
+	if sr.Deleted {
+		name += " (deleted)"
+	}
+	return name
 }
 
 // condColumn renders one condition as "Status/Reason", "-" when absent.
