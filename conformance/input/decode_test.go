@@ -244,6 +244,16 @@ func TestDecode_ScalarYAMLDocumentsAreSkipped(t *testing.T) {
 			t.Errorf("error %d: %v, want one ending %q", i, e, msg)
 		}
 	}
+	// What "kubectl get" prints without -o is one long string in YAML.
+	for _, table := range []string{
+		"NAME   TYPE           CLUSTER-IP   EXTERNAL-IP   PORT(S)        AGE\nweb    LoadBalancer   10.0.0.7     198.18.0.1    80:30472/TCP   5m\n",
+		"NAMESPACE   NAME   TYPE           CLUSTER-IP   EXTERNAL-IP   PORT(S)        AGE\nshop        web    LoadBalancer   10.0.0.7     <pending>     80:30472/TCP   5m\n",
+	} {
+		_, errs = decodeAll(t, strings.NewReader(table))
+		if msg := `a YAML document that is a string, not a mapping; skipped: it looks like the table "kubectl get" prints; give it -o yaml or -o json`; len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), msg) {
+			t.Errorf("kubectl's table: %v, want one error ending %q", errs, msg)
+		}
+	}
 }
 
 func TestDecode_Truncated(t *testing.T) {

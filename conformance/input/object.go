@@ -178,9 +178,13 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		case string(raw) == "null":
 			return out // a document of comments only
 		case kindOf(raw) != '{' && kindOf(raw) != '[':
-			// Such as JSON after a "//" comment, which makes the input YAML.
-			return append(out, result{err: &DecodeError{Position: j.pos,
-				Err: fmt.Errorf("a YAML document that is a %s, not a mapping; skipped", kindName(jsontext.Value(raw).Kind()))}})
+			// Such as JSON after a "//" comment, which makes the input YAML,
+			// or the table "kubectl get" prints without -o.
+			err := fmt.Errorf("a YAML document that is a %s, not a mapping; skipped", kindName(jsontext.Value(raw).Kind()))
+			if s := unquote(raw); strings.HasPrefix(s, "NAME ") || strings.HasPrefix(s, "NAMESPACE ") {
+				err = fmt.Errorf(`%w: it looks like the table "kubectl get" prints; give it -o yaml or -o json`, err)
+			}
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
