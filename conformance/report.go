@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -120,6 +121,11 @@ type Report struct {
 	Other []Finding `json:"other,omitempty"`
 	// OtherOmitted is the number of such findings not kept in Other.
 	OtherOmitted int `json:"otherOmitted,omitempty"`
+	// SkippedKinds counts the objects skipped as not Services, per kind,
+	// most first, for the first maxSkippedKinds kinds met;
+	// SkippedOtherKinds counts those of the kinds after them.
+	SkippedKinds      []KindCount `json:"skippedKinds,omitempty"`
+	SkippedOtherKinds int         `json:"skippedOtherKinds,omitempty"`
 	// Errors are the input problems, in input order, as many as the
 	// Collector keeps.
 	Errors []string `json:"errors,omitempty"`
@@ -132,6 +138,18 @@ type Report struct {
 	Summary Summary `json:"summary"`
 }
 
+// KindCount is how many objects of a kind were skipped.
+type KindCount struct {
+	// Kind is the kind the skip notice names ("Service.serving.knative.dev"
+	// for another group's Service); empty for objects without one.
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+// maxSkippedKinds bounds the kinds a Collector counts one by one: kinds
+// come from the input, and memory must not grow with it.
+const maxSkippedKinds = 64
+
 // Collector builds a Report from a Checker's results, one call per object.
 // By default it keeps one ServiceReport per distinct Service with all its
 // findings; see KeepFindings and SummaryOnly.
@@ -140,6 +158,7 @@ type Collector struct {
 	summaryOnly bool
 	noVerdicts  bool
 	otherKept   SeverityCounts
+	skipped     map[string]int // per kind; see maxSkippedKinds
 	services    map[serviceKey]*ServiceReport
 	report      Report
 }
@@ -192,6 +211,9 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	switch {
 	case obj.Service == nil:
 		c.report.Summary.Skipped++
+		if !c.summaryOnly {
+			c.countSkipped(obj, found)
+		}
 		c.Findings(found)
 		return
 	case obj.Deleted:
@@ -330,7 +352,29 @@ func (c *Collector) Report() Report {
 	if !c.summaryOnly {
 		r.Summary.Services = len(c.services)
 	}
+	for kind, n := range c.skipped {
+		r.SkippedKinds = append(r.SkippedKinds, KindCount{Kind: kind, Count: n})
+	}
+	slices.SortFunc(r.SkippedKinds, func(a, b KindCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Kind, b.Kind))
+	})
 	return r
+}
+
+// countSkipped counts a skipped object under the kind its notice names.
+func (c *Collector) countSkipped(obj Object, found []Finding) {
+	kind := obj.Kind
+	if len(found) == 1 && found[0].Rule == RuleInput {
+		kind = found[0].Object.Kind
+	}
+	if c.skipped == nil {
+		c.skipped = map[string]int{}
+	}
+	if _, ok := c.skipped[kind]; ok || len(c.skipped) < maxSkippedKinds {
+		c.skipped[kind]++
+	} else {
+		c.report.SkippedOtherKinds++
+	}
 }
 
 func (c *Collector) service(k serviceKey) *ServiceReport {

@@ -18,6 +18,8 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,6 +111,36 @@ func TestCollector_Deleted(t *testing.T) {
 	col.Observe(again, c.ObserveObject(again))
 	if r := col.Report(); len(r.Services) != 1 || r.Services[0].Deleted || r.Services[0].Observations != 2 {
 		t.Errorf("created again: %+v", r.Services[0])
+	}
+}
+
+// Skipped objects are counted per kind, most first, under the kind their
+// notice names; the kinds counted one by one are bounded.
+func TestCollector_SkippedKinds(t *testing.T) {
+	c := NewChecker()
+	col := NewCollector()
+	observe := func(kind, apiVersion string, n int) {
+		for range n {
+			obj := Object{Kind: kind, APIVersion: apiVersion}
+			col.Observe(obj, c.ObserveObject(obj))
+		}
+	}
+	observe("ConfigMap", "v1", 1)
+	observe("Deployment", "apps/v1", 3)
+	observe("", "", 2)
+	observe("Service", "serving.knative.dev/v1", 1)
+	observe("Pod", "v1", 3)
+	want := []KindCount{{"Deployment", 3}, {"Pod", 3}, {"", 2}, {"ConfigMap", 1}, {"Service.serving.knative.dev", 1}}
+	if r := col.Report(); !slices.Equal(r.SkippedKinds, want) || r.SkippedOtherKinds != 0 || r.Summary.Skipped != 10 {
+		t.Errorf("skipped kinds %v (other kinds %d), want %v", r.SkippedKinds, r.SkippedOtherKinds, want)
+	}
+	// 5 kinds so far: of 64 more, the last 5 are counted as other kinds.
+	for i := range maxSkippedKinds {
+		observe(fmt.Sprintf("Kind%d", i), "v1", 1)
+	}
+	observe("Pod", "v1", 1) // counted already: still counted by kind
+	if r := col.Report(); len(r.SkippedKinds) != maxSkippedKinds || r.SkippedOtherKinds != 5 || r.SkippedKinds[0] != (KindCount{"Pod", 4}) {
+		t.Errorf("past %d kinds: %d kinds, %d of other kinds, first %v", maxSkippedKinds, len(r.SkippedKinds), r.SkippedOtherKinds, r.SkippedKinds[0])
 	}
 }
 

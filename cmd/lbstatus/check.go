@@ -58,7 +58,7 @@ func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
 	fs.StringSliceVar(&f.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: list every notice, verdict changes included")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: list every notice, verdict changes and each skipped object included")
 }
 
 // checkerOptions returns the checker options the flags ask for.

@@ -236,6 +236,14 @@ func TestCheck_DeletedServiceIsMarked(t *testing.T) {
 	}
 }
 
+func TestSkippedKinds(t *testing.T) {
+	r := conformance.Report{SkippedOtherKinds: 2, SkippedKinds: []conformance.KindCount{
+		{Kind: "Pod", Count: 9}, {Kind: "", Count: 5}, {Kind: "Bad\x1bKind", Count: 4}, {Kind: "D", Count: 3}, {Kind: "E", Count: 2}, {Kind: "F", Count: 1}}}
+	if got, want := skippedKinds(r), `Pod: 9, no kind: 5, Bad\x1bKind: 4, D: 3, E: 2, other kinds: 3`; got != want {
+		t.Errorf("skippedKinds = %q, want %q", got, want)
+	}
+}
+
 func TestCheck_Directory(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.yaml", readyYAML)
@@ -636,10 +644,16 @@ func TestCheck_ManySkippedObjects(t *testing.T) {
 	if code != exitViolation {
 		t.Fatalf("exit %d", code)
 	}
-	if lines := strings.Count(stdout, "\n"); lines > 100 {
-		t.Errorf("%d lines of output for 20000 skipped objects", lines)
+	// Counted per kind on the input's first line, not listed.
+	if !strings.Contains(stdout, "20000 other objects skipped (ConfigMap: 20000)") || strings.Contains(stdout, "cm-0") {
+		t.Errorf("the skipped objects are not counted per kind:\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "20000 other objects skipped") || !strings.Contains(stdout, "more finding") {
-		t.Errorf("the skipped objects are not counted:\n%s", stdout)
+	// Verbose lists them, up to the cap.
+	_, stdout, _ = runCmd(t, b.String(), "check", "-v")
+	if lines := strings.Count(stdout, "\n"); lines > 100 {
+		t.Errorf("-v: %d lines of output for 20000 skipped objects", lines)
+	}
+	if !strings.Contains(stdout, "ConfigMap cm-0: skipped") || !strings.Contains(stdout, "... and 19950 more findings about other objects") {
+		t.Errorf("-v: the skipped objects are not listed up to the cap:\n%s", stdout)
 	}
 }

@@ -85,7 +85,7 @@ func (t *textReporter) input(name string, r conformance.Report) {
 	s := &r.Summary
 	fmt.Fprintf(t.w, "%s: %s of %s", displayName(name), plural(s.Observations, "observation"), plural(s.Services, "Service"))
 	if s.Skipped > 0 {
-		fmt.Fprintf(t.w, ", %s skipped", plural(s.Skipped, "other object"))
+		fmt.Fprintf(t.w, ", %s skipped (%s)", plural(s.Skipped, "other object"), skippedKinds(r))
 	}
 	if s.InputErrors > 0 {
 		fmt.Fprintf(t.w, ", %s", plural(s.InputErrors, "input error"))
@@ -122,7 +122,9 @@ func (t *textReporter) input(name string, r conformance.Report) {
 			fmt.Fprintf(t.w, "      ... and %s (use -o json for all)\n", more)
 		}
 	}
-	if len(r.Other) > 0 {
+	// Skipped objects are counted per kind in the first line; each is
+	// listed only when verbose.
+	if len(r.Other) > 0 && t.verbose {
 		fmt.Fprintln(t.w)
 		for _, f := range r.Other {
 			fmt.Fprintln(t.w, "    "+findingLine(f, true))
@@ -132,6 +134,28 @@ func (t *textReporter) input(name string, r conformance.Report) {
 		}
 	}
 	fmt.Fprintln(t.w)
+}
+
+// skippedKinds names the kinds of the skipped objects, with how many of
+// each, most first: "ConfigMap: 3, Deployment: 1"; five kinds at most.
+func skippedKinds(r conformance.Report) string {
+	var parts []string
+	others := r.SkippedOtherKinds
+	for i, k := range r.SkippedKinds {
+		if i == 5 {
+			others += k.Count
+			continue
+		}
+		kind := input.Escape(k.Kind)
+		if kind == "" {
+			kind = "no kind"
+		}
+		parts = append(parts, kind+": "+strconv.Itoa(k.Count))
+	}
+	if others > 0 {
+		parts = append(parts, "other kinds: "+strconv.Itoa(others))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // listed reports whether a finding is listed under its Service: all but
