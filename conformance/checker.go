@@ -213,13 +213,14 @@ func (c *Checker) Finish() []Finding {
 	})
 	var out []Finding
 	for _, k := range keys {
-		out = append(out, c.forget(k, nil, "the input ended")...)
+		out = append(out, c.forget(k, nil, endInput)...)
 	}
 	return out
 }
 
-// How a trace ends other than with the input, as endOfTrace words it.
+// How a trace ends, as endOfTrace words it.
 const (
+	endInput     = "the input ended"
 	endDeleted   = "the Service was deleted"
 	endRecreated = "the Service was deleted and created again (a new uid)"
 )

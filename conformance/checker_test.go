@@ -313,6 +313,17 @@ func TestCheck_R3_NoConditions(t *testing.T) {
 	cip := newLB("cluster-ip")
 	cip.Spec.Type = corev1.ServiceTypeClusterIP
 	noFinding(t, check(cip), "R3")
+
+	// A trace a deletion ends says so: the Service has no conditions
+	// "yet" no more.
+	for _, require := range []bool{false, true} {
+		c := NewChecker(RequireConditions(require))
+		c.Observe(newLB("gone"))
+		f := wantFinding(t, c.Forget("test", "gone"), "R3", map[bool]Severity{false: SeverityNotice, true: SeverityViolation}[require], "status.conditions")
+		if !strings.HasPrefix(f.Message, "the Service was deleted; it had no KEP-4631 conditions") {
+			t.Errorf("R3 at a deletion (RequireConditions %v): message %q", require, f.Message)
+		}
+	}
 }
 
 // Verdicts (section 6).
