@@ -35,6 +35,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -356,6 +357,39 @@ func TestWatch_Errors(t *testing.T) {
 		if code := runContext(context.Background(), args, nil, &out, &errOut, fakeEnv(newFakeCluster())); code != exitInput || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
 		}
+	}
+}
+
+// Without a kubeconfig client-go talks to http://localhost:8080; each
+// command says instead what it looked for.
+func TestCluster_NoKubeconfig(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	t.Setenv("KUBECONFIG", missing)
+	t.Setenv("KUBERNETES_MASTER", "")
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"watch"}, {"describe"}, {"conformance"}, {"describe", "--kubeconfig", empty}} {
+		var out, errOut bytes.Buffer
+		code := runContext(context.Background(), args, nil, &out, &errOut, defaultEnv())
+		looked := missing // KUBECONFIG's
+		if len(args) > 1 {
+			looked = empty
+		}
+		want := "lbstatus: no cluster to talk to: no kubeconfig names one (looked in " + looked + "); give --kubeconfig PATH, or --server URL\n"
+		if code != exitInput || errOut.String() != want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args, code, errOut.String(), want)
+		}
+	}
+	// A server asked for is talked to, even the default one.
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f := addClusterFlags(fs)
+	if err := fs.Parse([]string{"--server", "http://localhost:8080"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.connect(); err != nil {
+		t.Errorf("--server http://localhost:8080: %v", err)
 	}
 }
 
