@@ -49,6 +49,7 @@ type checkFlags struct {
 	decodeOnly        bool
 	scanOnly          bool
 	requireServices   bool
+	filenames         []string    // -f, before the PATH arguments
 	hooks             *checkHooks // timelines and progress; nil in watch
 }
 
@@ -72,16 +73,16 @@ func (f *checkFlags) checkerOptions() []conformance.Option {
 
 const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 
-Checks Service objects against KEP-4631. Each PATH is a file, or a directory
-searched recursively for .json, .yaml and .yml files (regular files, or
-links to them: a FIFO there is an input error); "-", or no PATH at all,
-reads standard input (on a terminal, after saying so: Ctrl-D ends it). A
-file may hold a single object, a List or ServiceList (JSON or YAML, read
-item by item), multi-document YAML, watch events, or a stream of
-concatenated JSON objects (what "kubectl get services --watch -o json"
-prints). Observations of the same namespace/name within a file form a trace
-and are also checked as pairs. One object may be at most 4 MiB
-(--max-object-bytes); a larger one is reported and skipped, but a single
+Checks Service objects against KEP-4631. Each PATH (or -f PATH, as kubectl
+takes it) is a file, or a directory searched recursively for .json, .yaml
+and .yml files (regular files, or links to them: a FIFO there is an input
+error); "-", or no PATH at all, reads standard input (on a terminal, after
+saying so: Ctrl-D ends it). A file may hold a single object, a List or
+ServiceList (JSON or YAML, read item by item), multi-document YAML, watch
+events, or a stream of concatenated JSON objects (what "kubectl get services
+--watch -o json" prints). Observations of the same namespace/name within a
+file form a trace and are also checked as pairs. One object may be at most
+4 MiB (--max-object-bytes); a larger one is reported and skipped, but a single
 JSON string over the limit ends its input. An object with a member name
 given twice is reported and not checked.
 
@@ -112,6 +113,9 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.IntVar(&f.maxObjectBytes, "max-object-bytes", conformance.DefaultMaxObjectBytes, "size limit of one object, in bytes")
 	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings of each severity listed per Service at most (all are counted)")
 	fs.BoolVar(&f.requireServices, "require-services", false, "fail (exit 2) when the inputs hold no Service at all, for CI")
+	// As kubectl names its inputs; an array, not a slice: a comma in a
+	// path is not a separator.
+	fs.StringArrayVarP(&f.filenames, "filename", "f", nil, `a file or directory to check, as with kubectl's -f (repeatable; "-" is standard input): the same as a PATH`)
 	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
 	_ = fs.MarkHidden("decode-only")
 	fs.BoolVar(&f.scanOnly, "scan-only", false, "find where each JSON value ends and nothing else (the floor the check is measured against)")
@@ -153,7 +157,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitInput
 	}
 
-	paths := fs.Args()
+	paths := append(f.filenames, fs.Args()...)
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}

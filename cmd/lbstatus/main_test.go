@@ -236,6 +236,29 @@ func TestCheck_DeletedServiceIsMarked(t *testing.T) {
 	}
 }
 
+// -f names inputs as kubectl's does, before the PATH arguments, and a
+// comma in it is part of the path.
+func TestCheck_Filename(t *testing.T) {
+	dir := t.TempDir()
+	comma := write(t, dir, "a,b.yaml", readyYAML)
+	sub := write(t, dir, "sub/bad.json", noIngressJSON)
+	code, want, _ := runCmd(t, "", "check", comma, filepath.Dir(sub))
+	if code != exitViolation || !strings.Contains(want, "a,b.yaml: 1 observation") {
+		t.Fatalf("check PATH PATH: exit %d\n%s", code, want)
+	}
+	code, got, errOut := runCmd(t, "", "check", "-f", comma, "--filename", filepath.Dir(sub))
+	if code != exitViolation || got != want {
+		t.Errorf("check -f PATH --filename PATH: exit %d, stderr %q\n%s\nwant\n%s", code, errOut, got, want)
+	}
+	code, got, _ = runCmd(t, "", "check", "-f", comma, filepath.Dir(sub))
+	if code != exitViolation || got != want {
+		t.Errorf("check -f PATH PATH: exit %d\n%s\nwant\n%s", code, got, want)
+	}
+	if code, _, errOut := runCmd(t, readyYAML, "check", "-f", "-", "-"); code != exitInput || !strings.Contains(errOut, `"-" is given twice`) {
+		t.Errorf(`check -f - -: exit %d, stderr %q`, code, errOut)
+	}
+}
+
 func TestSkippedKinds(t *testing.T) {
 	r := conformance.Report{SkippedOtherKinds: 2, SkippedKinds: []conformance.KindCount{
 		{Kind: "Pod", Count: 9}, {Kind: "", Count: 5}, {Kind: "Bad\x1bKind", Count: 4}, {Kind: "D", Count: 3}, {Kind: "E", Count: 2}, {Kind: "F", Count: 1}}}
