@@ -50,10 +50,12 @@ Service's recent Events, in the provider's own words.
 
 Without a name it describes every Service of the namespace (-n, else the
 context's), or of every namespace with -A; names with -A are looked for in
-every namespace. "kubectl lbstatus describe" runs it as a kubectl plugin.
+every namespace. As with kubectl describe, the type may come first ("svc
+web api"). "kubectl lbstatus describe" runs it as a kubectl plugin.
 
 Examples:
   lbstatus describe svc/web -n shop
+  lbstatus describe svc web api -n shop
   kubectl lbstatus describe web api --context prod
   lbstatus describe -A
 
@@ -134,17 +136,20 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 }
 
 // describeNames turns the arguments into Service names: "svc/NAME",
-// "service/NAME", "services/NAME" or a bare NAME. Other kinds are an error.
+// "service/NAME", "services/NAME" or a bare NAME; or, as kubectl describe
+// takes them, the type first and then the names ("svc web api"; "svc"
+// alone is every Service). Other kinds are an error.
 func describeNames(args []string) ([]string, error) {
+	if len(args) > 0 && isServiceType(args[0]) {
+		args = args[1:]
+	}
 	var names []string
 	for _, a := range args {
 		kind, name, found := strings.Cut(a, "/")
 		if !found {
 			kind, name = "svc", a
 		}
-		switch strings.ToLower(kind) {
-		case "svc", "service", "services":
-		default:
+		if !isServiceType(kind) {
 			return nil, fmt.Errorf("describe shows Services only, got %q", a)
 		}
 		if name == "" || strings.Contains(name, "/") {
@@ -153,6 +158,15 @@ func describeNames(args []string) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
+}
+
+// isServiceType reports whether kubectl would read s as the type Service.
+func isServiceType(s string) bool {
+	switch strings.ToLower(s) {
+	case "svc", "service", "services":
+		return true
+	}
+	return false
 }
 
 // describer holds what every Service's description needs.

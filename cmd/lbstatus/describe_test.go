@@ -177,12 +177,31 @@ func TestDescribe_AllNamespaces(t *testing.T) {
 }
 
 // TestDescribe_WholeNamespace: no name describes every Service of the
-// namespace and none of another.
+// namespace and none of another; so does the type alone, as in kubectl.
 func TestDescribe_WholeNamespace(t *testing.T) {
 	client := fake.NewClientset(describeObjects()...)
-	code, out, _ := runDescribeFake(t, client, "--namespace=staging")
-	if code != exitOK || strings.Count(out, "Name:  ") != 1 || !strings.Contains(out, "Namespace:                  staging") {
-		t.Errorf("exit %d, want staging/web alone:\n%s", code, out)
+	for _, args := range [][]string{{"--namespace=staging"}, {"--namespace=staging", "svc"}, {"services", "-n", "staging"}} {
+		code, out, _ := runDescribeFake(t, client, args...)
+		if code != exitOK || strings.Count(out, "Name:  ") != 1 || !strings.Contains(out, "Namespace:                  staging") {
+			t.Errorf("%q: exit %d, want staging/web alone:\n%s", args, code, out)
+		}
+	}
+}
+
+// TestDescribe_TypeThenNames: "svc web legacy", as kubectl describe takes
+// it, describes web and legacy; a Service named like the type is svc/svc.
+func TestDescribe_TypeThenNames(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	_, want, _ := runDescribeFake(t, client, "-n", "shop", "web", "legacy")
+	for _, args := range [][]string{{"-n", "shop", "svc", "web", "legacy"}, {"-n", "shop", "Service", "web", "svc/legacy"}} {
+		code, out, errOut := runDescribeFake(t, client, args...)
+		if code != exitOK || errOut != "" || out != want || !strings.Contains(out, "Name:                       legacy") {
+			t.Errorf("%q: exit %d, stderr %q\n%s", args, code, errOut, out)
+		}
+	}
+	code, _, errOut := runDescribeFake(t, client, "-n", "shop", "svc/svc")
+	if code != exitInput || !strings.Contains(errOut, "shop/svc") {
+		t.Errorf("svc/svc: exit %d, stderr %q; want the Service named svc looked for", code, errOut)
 	}
 }
 
