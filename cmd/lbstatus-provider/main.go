@@ -48,6 +48,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/cmd/internal/kubeconfig"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/provider"
 )
@@ -202,6 +203,10 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 	cfg, err := f.cluster.ToRESTConfig()
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: loading kubeconfig: %v\n", err)
+		return 2
+	}
+	if err := kubeconfig.Missing(f.cluster, cfg.Host); err != nil {
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
 		return 2
 	}
 	if cfg.UserAgent == "" {

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,6 +61,17 @@ func TestRun_Usage(t *testing.T) {
 				t.Errorf("more than one line: %q", stderr.String())
 			}
 		})
+	}
+}
+
+// Without a kubeconfig the provider stops at once, saying so, instead of
+// retrying http://localhost:8080 for ever.
+func TestRun_NoKubeconfig(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "nope"))
+	t.Setenv("KUBERNETES_MASTER", "")
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--class", "c"}, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "lbstatus-provider: no cluster to talk to: ") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
 

@@ -19,15 +19,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/lbstatus/lbstatus/cmd/internal/kubeconfig"
 )
 
 // defaultRequestTimeout bounds each request to the cluster unless
@@ -86,7 +85,7 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	if err := f.noKubeconfig(cfg.Host); err != nil {
+	if err := kubeconfig.Missing(f.config, cfg.Host); err != nil {
 		return nil, err
 	}
 	namespace := ""
@@ -109,23 +108,4 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
 	}
 	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, requestTimeout: timeout}, nil
-}
-
-// noKubeconfig explains why the server is client-go's default,
-// http://localhost:8080, when no kubeconfig names a cluster: nothing has
-// listened there since Kubernetes 1.20, and "connection refused" would not
-// say what is missing. It returns nil when the server was asked for.
-func (f *clusterFlags) noKubeconfig(host string) error {
-	if host != "http://localhost:8080" || *f.config.APIServer != "" || os.Getenv("KUBERNETES_MASTER") != "" {
-		return nil
-	}
-	raw, err := f.config.ToRawKubeConfigLoader().RawConfig()
-	if err != nil || len(raw.Clusters) > 0 {
-		return nil
-	}
-	read := clientcmd.NewDefaultClientConfigLoadingRules().GetLoadingPrecedence()
-	if *f.config.KubeConfig != "" {
-		read = []string{*f.config.KubeConfig}
-	}
-	return fmt.Errorf("no cluster to talk to: no kubeconfig names one (looked in %s); give --kubeconfig PATH, or --server URL", strings.Join(read, ", "))
 }

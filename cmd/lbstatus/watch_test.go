@@ -35,7 +35,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -361,7 +360,7 @@ func TestWatch_Errors(t *testing.T) {
 }
 
 // Without a kubeconfig client-go talks to http://localhost:8080; each
-// command says instead what it looked for.
+// command says instead what it looked for (see kubeconfig.Missing).
 func TestCluster_NoKubeconfig(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	t.Setenv("KUBECONFIG", missing)
@@ -381,15 +380,6 @@ func TestCluster_NoKubeconfig(t *testing.T) {
 		if code != exitInput || errOut.String() != want {
 			t.Errorf("%v: exit %d, stderr %q, want %q", args, code, errOut.String(), want)
 		}
-	}
-	// A server asked for is talked to, even the default one.
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	f := addClusterFlags(fs)
-	if err := fs.Parse([]string{"--server", "http://localhost:8080"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.connect(); err != nil {
-		t.Errorf("--server http://localhost:8080: %v", err)
 	}
 }
 
