@@ -251,7 +251,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	}
 	sr.Ingress = sr.Ingress[:0]
 	for _, in := range svc.Status.LoadBalancer.Ingress {
-		sr.Ingress = append(sr.Ingress, cmpOr(in.IP, in.Hostname))
+		sr.Ingress = append(sr.Ingress, cmp.Or(in.IP, in.Hostname))
 	}
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		sr.Verdict = nil
@@ -388,13 +388,6 @@ func (c *Collector) service(k serviceKey) *ServiceReport {
 
 // Failed reports whether the Summary has a violation.
 func (s *Summary) Failed() bool { return s.Findings.Violations > 0 }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // Merge adds the counts of o to s.
 func (s *Summary) Merge(o Summary) {
