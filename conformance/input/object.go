@@ -230,15 +230,16 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	var w wire
 	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, p := objectError(raw, pos, err)
-		kind, apiVersion := resolveKind(unquote(p.Kind), unquote(p.APIVersion), containerKind)
+		ownKind, ownAPIVersion := de.Object.Kind, unquote(p.APIVersion) // objectError unquoted the kind
+		kind, apiVersion := resolveKind(ownKind, ownAPIVersion, containerKind)
 		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) || p.Items != nil ||
-			isEvent(unquote(p.Kind), p.Type != nil || p.Object != nil, containerKind) ||
+			isEvent(ownKind, p.Type != nil || p.Object != nil, containerKind) ||
 			kindOf(p.Kind) != 0 && kindOf(p.Kind) != '"' && kindOf(p.Kind) != 'n' { // a kind that cannot be read
 			return append(out, result{err: de})
 		}
 		// Another kind, not a List or a watch event, that does not fit a
 		// Service's fields: skipped, as other kinds are.
-		w = wire{Kind: unquote(p.Kind), APIVersion: unquote(p.APIVersion)}
+		w = wire{Kind: ownKind, APIVersion: ownAPIVersion}
 		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = de.Object.Name, de.Object.Namespace, de.Object.ResourceVersion
 	}
 	switch {
