@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -74,17 +75,17 @@ func (f *checkFlags) checkerOptions() []conformance.Option {
 const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 
 Checks Service objects against KEP-4631. Each PATH (or -f PATH, as kubectl
-takes it) is a file, or a directory searched recursively for .json, .yaml
-and .yml files (regular files, or links to them: a FIFO there is an input
-error); "-", or no PATH at all, reads standard input (on a terminal, after
-saying so: Ctrl-D ends it). A file may hold a single object, a List or
-ServiceList (JSON or YAML, read item by item), multi-document YAML, watch
-events, or a stream of concatenated JSON objects (what "kubectl get services
---watch -o json" prints). Observations of the same namespace/name within a
-file form a trace and are also checked as pairs. One object may be at most
-4 MiB (--max-object-bytes); a larger one is reported and skipped, but a single
-JSON string over the limit ends its input. An object with a member name
-given twice is reported and not checked.
+takes it) is a file, an http:// or https:// URL, or a directory searched
+recursively for .json, .yaml and .yml files (regular files, or links to
+them: a FIFO there is an input error); "-", or no PATH at all, reads
+standard input (on a terminal, after saying so: Ctrl-D ends it). A file may
+hold a single object, a List or ServiceList (JSON or YAML, read item by
+item), multi-document YAML, watch events, or a stream of concatenated JSON
+objects (what "kubectl get services --watch -o json" prints). Observations
+of the same namespace/name within a file form a trace and are also checked
+as pairs. One object may be at most 4 MiB (--max-object-bytes); a larger one
+is reported and skipped, but a single JSON string over the limit ends its
+input. An object with a member name given twice is reported and not checked.
 
 An input without any Service, and a directory without a manifest, are
 reported on standard error. A check that reads no Service at all passes,
@@ -115,7 +116,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.BoolVar(&f.requireServices, "require-services", false, "fail (exit 2) when the inputs hold no Service at all, for CI")
 	// As kubectl names its inputs; an array, not a slice: a comma in a
 	// path is not a separator.
-	fs.StringArrayVarP(&f.filenames, "filename", "f", nil, `a file or directory to check, as with kubectl's -f (repeatable; "-" is standard input): the same as a PATH`)
+	fs.StringArrayVarP(&f.filenames, "filename", "f", nil, `a file, directory or URL to check, as with kubectl's -f (repeatable; "-" is standard input): the same as a PATH`)
+	recursive := fs.BoolP("recursive", "R", true, "accepted as kubectl takes it: directories are always searched recursively")
+	kustomize := fs.StringP("kustomize", "k", "", "")
+	_ = fs.MarkHidden("kustomize") // only to say what to do instead
 	fs.BoolVar(&f.decodeOnly, "decode-only", false, "decode the input and check nothing (for measuring the checker)")
 	_ = fs.MarkHidden("decode-only")
 	fs.BoolVar(&f.scanOnly, "scan-only", false, "find where each JSON value ends and nothing else (the floor the check is measured against)")
@@ -127,6 +131,14 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
+	}
+	if !*recursive {
+		fmt.Fprintln(stderr, "lbstatus: --recursive=false: directories are always searched recursively; name the files instead")
+		return exitInput
+	}
+	if *kustomize != "" {
+		fmt.Fprintf(stderr, "lbstatus: -k: lbstatus does not build kustomizations; check the output: kubectl kustomize %s | lbstatus check\n", input.Escape(*kustomize))
+		return exitInput
 	}
 	defer tuneGC()()
 	// Reports can be long; write them through a buffer, flushed at the end.
@@ -187,14 +199,18 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			continue
 		}
 		var r io.Reader = stdin
-		var file *os.File
+		var file io.ReadCloser
 		if in.name == "-" && isTerminal(stdin) {
 			// "lbstatus check" alone waits for input that no one may type.
 			fmt.Fprintln(stderr, "lbstatus: reading standard input, a terminal: paste or type objects, then Ctrl-D (or name files: lbstatus check PATH...)")
 		}
 		if in.name != "-" {
 			var err error
-			if file, err = openContext(ctx, in.name); err != nil && ctx.Err() != nil {
+			open := openContext
+			if isURL(in.name) {
+				open = fetch
+			}
+			if file, err = open(ctx, in.name); err != nil && ctx.Err() != nil {
 				interrupted = true
 				break
 			} else if err != nil {
@@ -364,9 +380,33 @@ func scanOnly(name string, r io.Reader, stderr io.Writer) conformance.Summary {
 	}
 }
 
+// isURL reports whether an input names a document to fetch, as kubectl's
+// -f takes one.
+func isURL(name string) bool {
+	return strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://")
+}
+
+// fetch opens the document at url, or says why it cannot: a response that
+// is not 2xx is an error, not an input to check.
+func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return resp.Body, nil
+}
+
 // openContext opens the file name, unless ctx ends first: opening a FIFO
 // waits for a writer, which may never come.
-func openContext(ctx context.Context, name string) (*os.File, error) {
+func openContext(ctx context.Context, name string) (io.ReadCloser, error) {
 	type opened struct {
 		f   *os.File
 		err error
@@ -378,7 +418,10 @@ func openContext(ctx context.Context, name string) (*os.File, error) {
 	}()
 	select {
 	case o := <-done:
-		return o.f, o.err
+		if o.err != nil {
+			return nil, o.err // not a nil *os.File in an interface
+		}
+		return o.f, nil
 	case <-ctx.Done():
 		go func() {
 			if o := <-done; o.f != nil {
@@ -389,7 +432,8 @@ func openContext(ctx context.Context, name string) (*os.File, error) {
 	}
 }
 
-// inputPath is one input of check: a file, or "-" for standard input.
+// inputPath is one input of check: a file, a URL, or "-" for standard
+// input.
 type inputPath struct {
 	name  string
 	err   error // the input cannot be found or listed
@@ -401,8 +445,8 @@ type inputPath struct {
 func expand(paths []string) []inputPath {
 	var out []inputPath
 	for _, p := range paths {
-		if p == "-" {
-			out = append(out, inputPath{name: "-"})
+		if p == "-" || isURL(p) {
+			out = append(out, inputPath{name: p})
 			continue
 		}
 		info, err := os.Stat(p)

@@ -22,6 +22,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,8 +256,55 @@ func TestCheck_Filename(t *testing.T) {
 	if code != exitViolation || got != want {
 		t.Errorf("check -f PATH PATH: exit %d\n%s\nwant\n%s", code, got, want)
 	}
+	code, got, _ = runCmd(t, "", "check", "-R", "-f", comma, filepath.Dir(sub))
+	if code != exitViolation || got != want {
+		t.Errorf("check -R -f PATH PATH: exit %d\n%s\nwant\n%s", code, got, want)
+	}
+	if code, _, errOut := runCmd(t, "", "check", "-R=false", dir); code != exitInput || !strings.Contains(errOut, "always searched recursively") {
+		t.Errorf("check -R=false DIR: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "", "check", "-k", dir)
+	if wantErr := "kubectl kustomize " + dir + " | lbstatus check\n"; code != exitInput || !strings.HasSuffix(errOut, wantErr) {
+		t.Errorf("check -k DIR: exit %d, stderr %q, want it to end in %q", code, errOut, wantErr)
+	}
 	if code, _, errOut := runCmd(t, readyYAML, "check", "-f", "-", "-"); code != exitInput || !strings.Contains(errOut, `"-" is given twice`) {
 		t.Errorf(`check -f - -: exit %d, stderr %q`, code, errOut)
+	}
+}
+
+// A URL is an input, as with kubectl's -f: fetched, its document checked
+// under the URL's name; a response that is not 2xx is an input error that
+// names the URL, and a server that stops sending does not outlast Ctrl-C.
+func TestCheck_URL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/svc.yaml":
+			_, _ = io.WriteString(w, readyYAML)
+		case "/slow.json":
+			_, _ = io.WriteString(w, noIngressJSON)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	code, stdout, stderr := runCmd(t, "", "check", "-f", srv.URL+"/svc.yaml")
+	if code != exitOK || !strings.Contains(stdout, srv.URL+"/svc.yaml: 1 observation of 1 Service") || !strings.Contains(stdout, "shop/web") {
+		t.Errorf("check -f URL: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = runCmd(t, "", "check", srv.URL+"/missing.yaml")
+	if want := "lbstatus: " + srv.URL + "/missing.yaml: 404 Not Found\n"; code != exitInput || stderr != want {
+		t.Errorf("check URL of nothing: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	code, stdout, _ = runCmdContext(ctx, strings.NewReader(""), "check", srv.URL+"/slow.json")
+	if code != exitViolation || !strings.Contains(stdout, "INTERRUPTED") || time.Since(start) > 10*time.Second {
+		t.Errorf("check of a URL that stops sending, interrupted: exit %d after %v\n%s", code, time.Since(start), stdout)
 	}
 }
 
