@@ -21,7 +21,7 @@ limitations under the License.
 //	lbstatus check [flags] [PATH|-]...   files, directories, standard input
 //	lbstatus watch [flags]               a live cluster's watch stream
 //	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
-//	lbstatus explain [RULE]              what a rule requires
+//	lbstatus explain [RULE]...           what rules require
 //
 // check reads single objects, Lists (in JSON and YAML, item by item),
 // multi-document YAML, watch events and streams of concatenated JSON

@@ -26,33 +26,39 @@ import (
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
-// runExplain prints the text of one rule, or a list of every rule.
+// runExplain prints the text of the rules named, or a list of every rule.
 func runExplain(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: lbstatus explain [RULE]\n\nPrints what a rule of the specification requires and how the checker\napplies it; without RULE, lists every rule. RULE is an ID such as L6.\n")
+		fmt.Fprint(stderr, "Usage: lbstatus explain [RULE]...\n\nPrints what each rule named requires and how the checker applies it;\nwithout RULE, lists every rule. RULE is an ID such as L6.\n\nExamples:\n  lbstatus explain          # every rule, with how the checker reports it\n  lbstatus explain L4 L6    # the rules a check's summary names\n")
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
 	}
-	switch fs.NArg() {
-	case 0:
+	if fs.NArg() == 0 {
 		for _, r := range conformance.Rules() {
 			fmt.Fprintf(stdout, "%-6s %-22s %s\n", r.ID, severities(r), r.Title)
 		}
 		return exitOK
-	case 1:
-	default:
-		fmt.Fprintln(stderr, "lbstatus: explain takes one rule ID")
-		return exitInput
 	}
-	r, ok := conformance.LookupRule(fs.Arg(0))
-	if !ok {
-		fmt.Fprintf(stderr, "lbstatus: unknown rule %q (run \"lbstatus explain\" for the list)\n", fs.Arg(0))
-		return exitInput
+	// Every ID is looked up before anything is printed: a typo among them
+	// is one line, not a page and then an error.
+	var rules []conformance.Rule
+	for _, id := range fs.Args() {
+		r, ok := conformance.LookupRule(id)
+		if !ok {
+			fmt.Fprintf(stderr, "lbstatus: unknown rule %q (run \"lbstatus explain\" for the list)\n", id)
+			return exitInput
+		}
+		rules = append(rules, r)
 	}
-	fmt.Fprintf(stdout, "%s: %s\nChecked as: %s\n\n%s\n", r.ID, r.Title, severities(r), wrap(r.Text, 76))
+	for i, r := range rules {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "%s: %s\nChecked as: %s\n\n%s\n", r.ID, r.Title, severities(r), wrap(r.Text, 76))
+	}
 	return exitOK
 }
 

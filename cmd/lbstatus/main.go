@@ -41,7 +41,7 @@ Usage:
   lbstatus check [flags] [PATH|-]...   check manifests, lists, traces and watch streams
   lbstatus watch [flags]               check a live cluster's Services as they change
   lbstatus describe [flags] [svc/NAME]...  show Services' conditions, verdict, findings and Events
-  lbstatus explain [RULE]              print a rule's text (all rules without RULE)
+  lbstatus explain [RULE]...           print rules' text (all rules without RULE)
   lbstatus conformance [flags]         run the conformance suite against a cluster's provider
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be

@@ -326,6 +326,9 @@ func TestCheck_Directory(t *testing.T) {
 	if code != exitViolation || stderr != "" {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
+	if !strings.Contains(stdout, "\nWhat this rule requires: lbstatus explain L4\n") {
+		t.Errorf("want the summary to say how to explain the rule broken:\n%s", stdout)
+	}
 	if !strings.Contains(stdout, "Checked 3 inputs") {
 		t.Errorf("want three inputs read:\n%s", stdout)
 	}
@@ -550,8 +553,12 @@ func TestExplain(t *testing.T) {
 	if code, _, stderr := runCmd(t, "", "explain", "Z9"); code != exitInput || !strings.Contains(stderr, `unknown rule "Z9"`) {
 		t.Errorf("unknown rule: exit %d %q", code, stderr)
 	}
-	if code, _, _ := runCmd(t, "", "explain", "C1", "C2"); code != exitInput {
-		t.Errorf("two rules: exit %d", code)
+	code, stdout, _ = runCmd(t, "", "explain", "L4", "c1")
+	if l4, c1 := strings.Index(stdout, "L4: "), strings.Index(stdout, "\n\nC1: "); code != exitOK || l4 != 0 || c1 < 0 {
+		t.Errorf("explain L4 c1: exit %d, want L4's text, then C1's\n%s", code, stdout)
+	}
+	if code, stdout, stderr := runCmd(t, "", "explain", "C1", "Z9"); code != exitInput || stdout != "" || !strings.Contains(stderr, `unknown rule "Z9"`) {
+		t.Errorf("explain C1 Z9: exit %d, stderr %q, want nothing printed\n%s", code, stderr, stdout)
 	}
 	code, stdout, _ = runCmd(t, "", "explain")
 	if code != exitOK {

@@ -225,18 +225,27 @@ func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted, missing 
 		fmt.Fprint(w, "; no Service, and --require-services requires one")
 	}
 	fmt.Fprintln(w, ".")
+	var broken []string // rules with violations or warnings, to explain
 	for _, sev := range conformance.Severities {
 		var parts []string
 		for _, id := range s.SortedRules() {
 			if n := count(s.Rules[id], sev); n > 0 {
 				parts = append(parts, fmt.Sprintf("%s (%d)", id, n))
 			}
+			if sev == conformance.SeverityViolation && count(s.Rules[id], sev)+count(s.Rules[id], conformance.SeverityWarning) > 0 {
+				broken = append(broken, string(id))
+			}
 		}
 		if len(parts) > 0 {
 			fmt.Fprintf(w, "  %-12s%s\n", string(sev)+"s:", strings.Join(parts, "  "))
 		}
 	}
-	if len(s.Rules) > 0 {
+	switch {
+	case len(broken) == 1:
+		fmt.Fprintf(w, "What this rule requires: lbstatus explain %s\n", broken[0])
+	case len(broken) > 1:
+		fmt.Fprintf(w, "What these rules require: lbstatus explain %s\n", strings.Join(broken, " "))
+	case len(s.Rules) > 0:
 		fmt.Fprintln(w, `What a rule requires: lbstatus explain RULE (for example "lbstatus explain L4").`)
 	}
 }
