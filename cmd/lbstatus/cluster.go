@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -41,6 +42,7 @@ const defaultRequestTimeout = "30s"
 type clusterFlags struct {
 	config        *genericclioptions.ConfigFlags
 	allNamespaces bool
+	selector      string // see addSelector
 }
 
 // addClusterFlags adds the cluster flags to fs and returns where they land.
@@ -53,11 +55,22 @@ func addClusterFlags(fs *pflag.FlagSet) *clusterFlags {
 	return f
 }
 
-// validate reports flags that exclude each other; nil when they are fine.
+// addSelector adds -l, for commands that read the Services there are.
+func (f *clusterFlags) addSelector(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.selector, "selector", "l", "", "a label selector, as kubectl takes it (app=web, tier in (a,b)): only the Services that match")
+}
+
+// validate reports flags that exclude each other, or that do not parse;
+// nil when they are fine.
 func (f *clusterFlags) validate() error {
 	if f.allNamespaces && *f.config.Namespace != "" {
 		return errors.New("--namespace and --all-namespaces exclude each other")
 	}
+	sel, err := labels.Parse(f.selector)
+	if err != nil {
+		return fmt.Errorf("--selector: %w", err)
+	}
+	f.selector = sel.String() // the same selector, spelled plainly for messages
 	return nil
 }
 
@@ -69,6 +82,8 @@ type clusterConn struct {
 	host string
 	// namespace is the namespace to use; empty for every namespace.
 	namespace string
+	// selector selects the Services by their labels; empty for all.
+	selector string
 	// requestTimeout bounds a request that should end (a list); zero is no
 	// bound. Watches, which are meant to stay open, are not bound by it.
 	requestTimeout time.Duration
@@ -107,5 +122,5 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
 	}
-	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, requestTimeout: timeout}, nil
+	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, selector: f.selector, requestTimeout: timeout}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -50,14 +51,15 @@ Service's recent Events, in the provider's own words.
 
 Without a name it describes every Service of the namespace (-n, else the
 context's), or of every namespace with -A; names with -A are looked for in
-every namespace. As with kubectl describe, the type may come first ("svc
-web api"). "kubectl lbstatus describe" runs it as a kubectl plugin.
+every namespace; -l selects by label instead of by name. As with kubectl
+describe, the type may come first ("svc web api"). "kubectl lbstatus
+describe" runs it as a kubectl plugin.
 
 Examples:
   lbstatus describe svc/web -n shop
   lbstatus describe svc web api -n shop
   kubectl lbstatus describe web api --context prod
-  lbstatus describe -A
+  lbstatus describe -A -l app=web
 
 Exit status: 0 every Service was described, 2 a Service not found, the
 cluster unreachable, or bad usage (one line per problem on standard error).
@@ -90,6 +92,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	fs.BoolVar(&cf.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&cf.annotations, "relevant-annotation", nil, "an annotation the provider reads, shown with the load-balancer spec (repeatable)")
 	cluster := addClusterFlags(fs)
+	cluster.addSelector(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, describeUsage)
 		fs.PrintDefaults()
@@ -98,6 +101,9 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 		return code
 	}
 	names, err := describeNames(fs.Args())
+	if err == nil && len(names) > 0 && cluster.selector != "" {
+		err = errors.New("name Services or select them with --selector, not both")
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
@@ -121,7 +127,10 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 		if conn.namespace == "" {
 			where = "any namespace"
 		}
-		fmt.Fprintf(stderr, "lbstatus: no Services found in %s\n", where)
+		if conn.selector != "" {
+			where += " matching " + conn.selector
+		}
+		fmt.Fprintf(stderr, "lbstatus: no Services found in %s\n", input.Escape(where))
 	}
 	for i, svc := range services {
 		if i > 0 {
@@ -203,7 +212,7 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 		return out, failed
 	}
 	rctx, cancel := d.requestContext(ctx)
-	list, err := client.List(rctx, metav1.ListOptions{})
+	list, err := client.List(rctx, metav1.ListOptions{LabelSelector: d.conn.selector})
 	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), oneLine(err.Error()))

@@ -121,7 +121,7 @@ func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code
 			case ns == "":
 				ns = "default"
 			}
-			return &clusterConn{client: client, host: "https://cluster.test", namespace: ns, requestTimeout: time.Second}, nil
+			return &clusterConn{client: client, host: "https://cluster.test", namespace: ns, selector: f.selector, requestTimeout: time.Second}, nil
 		},
 	}
 	var out, errOut bytes.Buffer
@@ -202,6 +202,36 @@ func TestDescribe_TypeThenNames(t *testing.T) {
 	code, _, errOut := runDescribeFake(t, client, "-n", "shop", "svc/svc")
 	if code != exitInput || !strings.Contains(errOut, "shop/svc") {
 		t.Errorf("svc/svc: exit %d, stderr %q; want the Service named svc looked for", code, errOut)
+	}
+}
+
+// TestDescribe_Selector: -l describes the Services whose labels match, as
+// kubectl describe -l does; names with it, or a selector that does not
+// parse, are bad usage.
+func TestDescribe_Selector(t *testing.T) {
+	objs := describeObjects()
+	for _, o := range objs {
+		if svc, ok := o.(*corev1.Service); ok && svc.Name == "web" {
+			svc.Labels = map[string]string{"app": "web"}
+		}
+	}
+	client := fake.NewClientset(objs...)
+	code, out, errOut := runDescribeFake(t, client, "-A", "-l", "app=web")
+	if code != exitOK || strings.Count(out, "Name:  ") != 2 || strings.Count(out, "Name:                       web\n") != 2 {
+		t.Errorf("-A -l app=web: exit %d, stderr %q, want both web Services alone:\n%s", code, errOut, out)
+	}
+	code, out, _ = runDescribeFake(t, client, "-n", "shop", "-l", "app")
+	if code != exitOK || strings.Count(out, "Name:  ") != 1 || !strings.Contains(out, "Namespace:                  shop") {
+		t.Errorf("-n shop -l app: exit %d, want shop/web alone:\n%s", code, out)
+	}
+	code, out, errOut = runDescribeFake(t, client, "-n", "shop", "-l", "app=api")
+	if code != exitOK || out != "" || errOut != "lbstatus: no Services found in namespace shop matching app=api\n" {
+		t.Errorf("-l app=api: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	for _, args := range [][]string{{"-n", "shop", "-l", "app=web", "web"}, {"-l", "app web"}} {
+		if code, out, errOut := runDescribeFake(t, client, args...); code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
+		}
 	}
 }
 

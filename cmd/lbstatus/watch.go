@@ -61,6 +61,10 @@ what happened in between was not observed: a "gap" line names the window of
 resourceVersions and the Services that changed in it, and the summary counts
 gaps. The first list must answer within --request-timeout (default 30s).
 
+-l selects Services by label, as kubectl's -l does. A Service whose labels
+stop matching leaves the watch as a deleted one does (the apiserver reports
+it as DELETED); if it matches again, its trace starts anew.
+
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
 trace and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
 cluster cannot be reached or bad usage.
@@ -70,6 +74,7 @@ Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
 Example:
   lbstatus watch --context kind-kind -n shop --class example.com/lb
   lbstatus watch -A -o json --request-timeout 10s > findings.jsonl
+  lbstatus watch -n shop -l app=web
 
 Flags:
 `
@@ -149,6 +154,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f.checkFlags)
 	f.cluster = addClusterFlags(fs)
+	f.cluster.addSelector(fs)
 	story := addWatchTimeline(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, watchUsage)
@@ -293,7 +299,8 @@ const (
 // the Services that changed in it.
 type listWatchSource struct {
 	api serviceAPI
-	// what says what is watched, server says where: for messages.
+	// what says what is watched ("Services in namespace shop of URL"),
+	// server says where: for messages.
 	what, server string
 	// requestTimeout bounds each list; zero is no bound.
 	requestTimeout time.Duration
@@ -351,7 +358,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		known[keyOf(svc)] = observedOf(svc)
 		handle(serviceEvent{svc: svc})
 	}
-	fmt.Fprintf(log, "lbstatus: watching Services in %s; interrupt to stop\n", s.what)
+	fmt.Fprintf(log, "lbstatus: watching %s; interrupt to stop\n", s.what)
 
 	rv := list.ResourceVersion
 	retry := s.newRetry()
@@ -527,12 +534,16 @@ func newClusterSource(f *watchFlags) (serviceSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	what := "namespace " + conn.namespace
+	what := "Services"
+	if conn.selector != "" {
+		what += " matching " + conn.selector // as validate spells it: nothing to escape
+	}
+	what += " in namespace " + conn.namespace
 	if conn.namespace == "" {
-		what = "all namespaces"
+		what = strings.TrimSuffix(what, "namespace ") + "all namespaces"
 	}
 	return &listWatchSource{
-		api:            &coreServices{client: conn.client.CoreV1().RESTClient(), namespace: conn.namespace},
+		api:            &coreServices{client: conn.client.CoreV1().RESTClient(), namespace: conn.namespace, selector: conn.selector},
 		what:           what + " of " + conn.host,
 		server:         conn.host,
 		requestTimeout: conn.requestTimeout,
@@ -546,6 +557,7 @@ func newClusterSource(f *watchFlags) (serviceSource, error) {
 type coreServices struct {
 	client    rest.Interface
 	namespace string
+	selector  string // a label selector; empty for every Service
 }
 
 // watchTimeout is the least a watch asks the server to stay open; each
@@ -556,8 +568,12 @@ const watchTimeout = 5 * time.Minute
 func (c *coreServices) request() *rest.Request {
 	// JSON, whatever the client prefers: the decoding below is ours.
 	// No retries inside client-go: the watch loop has its own.
-	return c.client.Get().Namespace(c.namespace).Resource("services").
+	r := c.client.Get().Namespace(c.namespace).Resource("services").
 		SetHeader("Accept", runtime.ContentTypeJSON).MaxRetries(0)
+	if c.selector != "" {
+		r = r.Param("labelSelector", c.selector)
+	}
+	return r
 }
 
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {

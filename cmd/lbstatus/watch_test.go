@@ -209,7 +209,7 @@ func startWatch(t *testing.T, e env, args ...string) (stdout, stderr *syncBuffer
 
 func fakeEnv(f *fakeCluster) env {
 	return env{newSource: func(*watchFlags) (serviceSource, error) {
-		return &listWatchSource{api: f, what: "a fake cluster", server: "https://fake.example", pause: f.pause}, nil
+		return &listWatchSource{api: f, what: "Services in a fake cluster", server: "https://fake.example", pause: f.pause}, nil
 	}}
 }
 
@@ -308,7 +308,7 @@ func TestWatch_Kubeconfig(t *testing.T) {
 	})
 	var requests sync.Map
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Store(r.URL.Path+"?watch="+r.URL.Query().Get("watch"), true)
+		requests.Store(r.URL.Path+"?watch="+r.URL.Query().Get("watch")+"&labelSelector="+r.URL.Query().Get("labelSelector"), true)
 		if r.URL.Path != "/api/v1/namespaces/shop/services" {
 			http.NotFound(w, r)
 			return
@@ -333,14 +333,20 @@ func TestWatch_Kubeconfig(t *testing.T) {
 
 	kubeconfig := writeKubeconfig(t, srv.URL)
 
-	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", kubeconfig, "--context", "test", "-n", "shop")
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", kubeconfig, "--context", "test", "-n", "shop", "-l", "app in (web),tier")
 	waitFor(t, stdout, "violation  R4")
 	waitFor(t, stdout, "violation  C1")
 	if code := stop(); code != exitViolation {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if _, ok := requests.Load("/api/v1/namespaces/shop/services?watch=true"); !ok {
-		t.Error("no watch request reached the server")
+	// -l is sent with the list and with every watch.
+	for _, req := range []string{"watch=&labelSelector=app in (web),tier", "watch=true&labelSelector=app in (web),tier"} {
+		if _, ok := requests.Load("/api/v1/namespaces/shop/services?" + req); !ok {
+			t.Errorf("no request %q reached the server", req)
+		}
+	}
+	if !strings.Contains(stderr.String(), "watching Services matching app in (web),tier in namespace shop of "+srv.URL) {
+		t.Errorf("stderr does not say what is watched:\n%s", stderr.String())
 	}
 }
 
@@ -351,7 +357,7 @@ func TestWatch_Errors(t *testing.T) {
 	if code != exitInput || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "kubeconfig") {
 		t.Errorf("missing kubeconfig: exit %d, stderr %q", code, errOut.String())
 	}
-	for _, args := range [][]string{{"watch", "-n", "a", "-A"}, {"watch", "extra"}, {"watch", "-o", "table"}} {
+	for _, args := range [][]string{{"watch", "-n", "a", "-A"}, {"watch", "extra"}, {"watch", "-o", "table"}, {"watch", "-l", "a b"}} {
 		errOut.Reset()
 		if code := runContext(context.Background(), args, nil, &out, &errOut, fakeEnv(newFakeCluster())); code != exitInput || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
