@@ -45,13 +45,20 @@ type clusterFlags struct {
 	selector      string // see addSelector
 }
 
-// addClusterFlags adds the cluster flags to fs and returns where they land.
-func addClusterFlags(fs *pflag.FlagSet) *clusterFlags {
+// addClusterFlags adds the cluster flags to fs and returns where they land;
+// -n and -A only for a command that reads Services where they are
+// (namespaced), not for one that makes namespaces of its own.
+func addClusterFlags(fs *pflag.FlagSet, namespaced bool) *clusterFlags {
 	cf := genericclioptions.NewConfigFlags(false)
 	*cf.Timeout = defaultRequestTimeout
+	if !namespaced {
+		cf.Namespace = nil // no -n flag
+	}
 	cf.AddFlags(fs)
 	f := &clusterFlags{config: cf}
-	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "use every namespace, not the context's")
+	if namespaced {
+		fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "use every namespace, not the context's")
+	}
 	return f
 }
 
@@ -63,7 +70,7 @@ func (f *clusterFlags) addSelector(fs *pflag.FlagSet) {
 // validate reports flags that exclude each other, or that do not parse;
 // nil when they are fine.
 func (f *clusterFlags) validate() error {
-	if f.allNamespaces && *f.config.Namespace != "" {
+	if f.allNamespaces && f.config.Namespace != nil && *f.config.Namespace != "" {
 		return errors.New("--namespace and --all-namespaces exclude each other")
 	}
 	sel, err := labels.Parse(f.selector)

@@ -39,8 +39,9 @@ each one against the rules, and deletes its namespace afterwards. The report
 (YAML or JSON) lists each test's result and the support of each feature.
 
 The provider under test is selected by --class, or, without it, is the one
-that serves Services without a loadBalancerClass. The account needs to
-create and delete namespaces and Services.
+that serves Services without a loadBalancerClass. Each test makes a
+namespace of its own (--namespace-prefix), so there is no -n or -A. The
+account needs to create and delete namespaces and Services.
 
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
@@ -73,7 +74,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	var f conformanceFlags
 	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f.cluster = addClusterFlags(fs)
+	f.cluster = addClusterFlags(fs, false)
 	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
 	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
 	fs.IntVar(&f.opts.Parallelism, "parallel", suite.DefaultParallelism, "how many tests run at once")

@@ -37,6 +37,9 @@ func TestConformance_Usage(t *testing.T) {
 		{"bad parallelism", []string{"--parallel", "0"}, exitInput, "--parallel 0"},
 		{"no server", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s"}, exitInput, "https://127.0.0.1:1"},
 		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Nope"}, exitInput, "lbstatus: "},
+		// Each test makes a namespace of its own: -n and -A would be ignored.
+		{"a namespace", []string{"-n", "shop"}, exitInput, "unknown shorthand flag: 'n'"},
+		{"every namespace", []string{"--all-namespaces"}, exitInput, "unknown flag: --all-namespaces"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

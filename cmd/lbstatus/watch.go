@@ -153,7 +153,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f.checkFlags)
-	f.cluster = addClusterFlags(fs)
+	f.cluster = addClusterFlags(fs, true)
 	f.cluster.addSelector(fs)
 	story := addWatchTimeline(fs)
 	fs.Usage = func() {
