@@ -31,6 +31,7 @@ import (
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -327,6 +328,14 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	if lb {
 		v := conditions.Evaluate(svc, "")
 		line(0, "Verdict", v.String())
+		// A snapshot says Pending for ever; L8 says when to stop waiting.
+		created := svc.CreationTimestamp
+		if !created.IsZero() && d.now.Sub(created.Time) > conditions.DefaultConditionsTimeout &&
+			meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing)) == nil &&
+			meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning)) == nil {
+			line(1, "L8 deadline", fmt.Sprintf("passed: created %s ago, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
+				d.age(created), conditions.DefaultConditionsTimeout))
+		}
 	}
 
 	checker := conformance.NewChecker(d.flags.checkerOptions()...)

@@ -78,6 +78,7 @@ func describeObjects() []runtime.Object {
 	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.10"}}
 
 	legacy := describeService("shop", "legacy", corev1.ServiceTypeLoadBalancer)
+	legacy.CreationTimestamp = ago(2 * time.Hour) // past L8's deadline without conditions
 	legacy.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example.com"}}
 
 	broken := describeService("shop", "broken", corev1.ServiceTypeLoadBalancer)
@@ -231,6 +232,39 @@ func TestDescribe_Selector(t *testing.T) {
 	for _, args := range [][]string{{"-n", "shop", "-l", "app=web", "web"}, {"-l", "app web"}} {
 		if code, out, errOut := runDescribeFake(t, client, args...); code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
+		}
+	}
+}
+
+// TestDescribe_L8Deadline: a LoadBalancer Service without conditions is
+// Pending in a snapshot; past L8's 30 s from its creation, describe says
+// that no KEP-aware provider handles it. Not before, and not once it has
+// a condition.
+func TestDescribe_L8Deadline(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		age        time.Duration
+		conditions bool
+		want       bool
+	}{
+		{"young", 10 * time.Second, false, false},
+		{"past the deadline", 31 * time.Second, false, true},
+		{"past it, with conditions", time.Hour, true, false},
+	} {
+		svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
+		svc.CreationTimestamp = ago(tc.age)
+		if tc.conditions {
+			svc.Status.Conditions = []metav1.Condition{
+				lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Provisioning", "", time.Minute),
+				lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, "Provisioning", "", time.Minute),
+			}
+		}
+		code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lb")
+		if got := strings.Contains(out, "L8 deadline:"); code != exitOK || got != tc.want {
+			t.Errorf("%s: exit %d, L8 deadline shown %v, want %v:\n%s", tc.name, code, got, tc.want, out)
+		}
+		if want := "  L8 deadline:              passed: created 31s ago, and no condition within 30s:"; tc.want && !strings.Contains(out, want) {
+			t.Errorf("%s: want %q:\n%s", tc.name, want, out)
 		}
 	}
 }
