@@ -87,8 +87,10 @@ as pairs. One object may be at most 4 MiB (--max-object-bytes); a larger one
 is reported and skipped, but a single JSON string over the limit ends its
 input. An object with a member name given twice is reported and not checked.
 
-An input without any Service, and a directory without a manifest, are
-reported on standard error. A check that reads no Service at all passes,
+A Helm chart (a directory with a Chart.yaml) is not read: its templates
+are YAML only once rendered ("helm template CHART | lbstatus check"). An
+input without any Service, and a directory without a manifest, are reported
+on standard error. A check that reads no Service at all passes,
 unless --require-services makes it fail. Ctrl-C or SIGTERM stops the check and
 reports what was read until then, marked as interrupted.
 
@@ -471,6 +473,13 @@ func expand(paths []string) []inputPath {
 				}
 				return nil
 			}
+			if d.IsDir() && isChart(path) {
+				// Its templates are not YAML until rendered: one line
+				// for the chart, not one error per template.
+				err := fmt.Errorf("%s: a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template %s | lbstatus check)", path, path)
+				files = append(files, inputPath{name: path, err: err})
+				return fs.SkipDir
+			}
 			if d.IsDir() || !isManifest(path) {
 				return nil
 			}
@@ -496,6 +505,12 @@ func expand(paths []string) []inputPath {
 		out = append(out, files...)
 	}
 	return out
+}
+
+// isChart reports whether a directory is a Helm chart.
+func isChart(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil
 }
 
 // isManifest reports whether a file found in a directory is read.

@@ -316,6 +316,21 @@ func TestSkippedKinds(t *testing.T) {
 	}
 }
 
+// A Helm chart found in a directory is one input error naming it and how
+// to check it, not an error per template; the rest is read.
+func TestCheck_HelmChart(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.yaml", readyYAML)
+	write(t, dir, "chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+	write(t, dir, "chart/templates/svc.yaml", "kind: Service\nmetadata:\n  labels:\n    {{- include \"web.labels\" . | nindent 4 }}\n")
+	code, stdout, stderr := runCmd(t, "", "check", dir)
+	chart := filepath.Join(dir, "chart")
+	want := "lbstatus: " + chart + ": a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template " + chart + " | lbstatus check)\n"
+	if code != exitInput || stderr != want || !strings.Contains(stdout, "a.yaml: 1 observation") {
+		t.Errorf("exit %d, stderr %q, want %q\n%s", code, stderr, want, stdout)
+	}
+}
+
 func TestCheck_Directory(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.yaml", readyYAML)
