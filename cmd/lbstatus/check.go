@@ -87,11 +87,11 @@ as pairs. One object may be at most 4 MiB (--max-object-bytes); a larger one
 is reported and skipped, but a single JSON string over the limit ends its
 input. An object with a member name given twice is reported and not checked.
 
-A Helm chart (a directory with a Chart.yaml) is not read: its templates
-are YAML only once rendered ("helm template CHART | lbstatus check"). An
-input without any Service, and a directory without a manifest, are reported
-on standard error. A check that reads no Service at all passes,
-unless --require-services makes it fail. Ctrl-C or SIGTERM stops the check and
+A Helm chart (a directory with a Chart.yaml) is not read: its templates are
+YAML only once rendered ("helm template CHART | lbstatus check"). An input
+without any Service, and a directory without a manifest, are reported on
+standard error. A check that reads no Service at all passes, unless
+--require-services makes it fail. Ctrl-C or SIGTERM stops the check and
 reports what was read until then, marked as interrupted.
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
