@@ -216,7 +216,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourBad, "not serving; verdict Fail"},
 		{ColourSkip, "verdict Skip"},
 		{ColourUnknown, "status Unknown"},
-		{ColourAbsent, "condition not set"},
+		{ColourAbsent, "condition not set; no verdict (not a LoadBalancer Service)"},
 		{ColourSpec, "load-balancer-relevant spec change (G3)"},
 	}
 	return pageTemplate.Execute(w, v)
@@ -253,6 +253,9 @@ func layout(s *Service) serviceView {
 				seg.Colour, seg.Label, seg.Tooltip = ColourUnseen, "?", "not known: earlier events were not kept"
 			case cur == nil || cur.Status == "":
 				seg.Colour, seg.Label, seg.Tooltip = ColourAbsent, "", l.Name+" is not set"
+				if l.Name == LaneVerdict && cur != nil {
+					seg.Tooltip = "no verdict: the Service is not of type LoadBalancer"
+				}
 				if cur != nil {
 					seg.Tooltip += " (from observation " + strconv.Itoa(cur.Step) + ")"
 				}

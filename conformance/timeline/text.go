@@ -103,11 +103,11 @@ func rows(s *Service) []*row {
 // cell is a lane's new state as the text timeline shows it.
 func cell(lane string, p Point) string {
 	switch {
+	case p.Status == "":
+		return "-"
 	case lane == LaneVerdict:
 		rule, _, _ := strings.Cut(p.Reason, ":")
 		return p.Status + " " + rule
-	case p.Status == "":
-		return "-"
 	}
 	s := p.Status
 	if p.Reason != "" {

@@ -169,7 +169,8 @@ type Point struct {
 	ResourceVersion string
 	// Status is True, False or Unknown (as written) for a condition, empty
 	// when the condition is absent; for the verdict lane the result:
-	// Ready, Pending, Skip or Fail.
+	// Ready, Pending, Skip or Fail, or empty for a Service that is not of
+	// type LoadBalancer.
 	Status string
 	// Reason is the condition's reason; for the verdict lane the rule of
 	// section 6 and why ("T3: ...").
@@ -255,8 +256,12 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	for i, name := range Lanes {
 		p := base
 		if name == LaneVerdict {
-			v := conditions.Evaluate(svc, "")
-			p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
+			// Section 6 concludes about LoadBalancer Services only: one of
+			// another type has no verdict, as in the check's table.
+			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+				v := conditions.Evaluate(svc, "")
+				p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
+			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
 			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, c.Message
 			p.LastTransitionTime = c.LastTransitionTime.Time

@@ -227,6 +227,47 @@ func TestTimeline_ClusterIPLeftOut(t *testing.T) {
 	}
 }
 
+// TestTimeline_NoVerdictOutsideLoadBalancer: a Service converted to
+// ClusterIP that still carries the conditions (L9) has no verdict from
+// then on, in the model and in both renderings, as in the check's table.
+func TestTimeline_NoVerdictOutsideLoadBalancer(t *testing.T) {
+	tl := New()
+	lb := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	lb.Status.Conditions = append(lb.Status.Conditions, metav1.Condition{
+		Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete"})
+	tl.Observe(lb, nil)
+	converted := lb.DeepCopy()
+	converted.ResourceVersion, converted.Spec.Type = "2", corev1.ServiceTypeClusterIP
+	tl.Observe(converted, nil)
+	s := tl.Services()[0]
+	var verdicts []string
+	for _, l := range s.Lanes {
+		if l.Name == LaneVerdict {
+			for _, p := range l.Points {
+				verdicts = append(verdicts, p.Status)
+			}
+		}
+	}
+	if want := []string{"Pending", ""}; !cmp.Equal(verdicts, want) {
+		t.Errorf("verdict lane %q, want %q", verdicts, want)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	// Observation 2: OBS, RV, three lanes unchanged, the verdict "-", the type change.
+	if !strings.Contains(text.String(), "\n  2    2   |               |             |         -           type\n") {
+		t.Errorf("want observation 2's verdict shown as -:\n%s", text.String())
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Title: "t", Services: tl.Services()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "no verdict: the Service is not of type LoadBalancer") {
+		t.Error("the HTML does not say why the verdict lane is empty")
+	}
+}
+
 // TestTimeline_DeletionEndsTrace: after a DELETED event a Service of the
 // same name starts again, so its new spec is no spec change.
 func TestTimeline_DeletionEndsTrace(t *testing.T) {
