@@ -23,6 +23,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -88,6 +89,7 @@ const (
 	topBand     = 26 // spec-change labels
 	bottomBand  = 44 // finding pins and step numbers
 	rightMargin = 12
+	charWidth   = 7 // of the 11-pixel monospace text, rounded up
 )
 
 // StateColour returns the colour of a lane's state: see the Colour
@@ -222,6 +224,19 @@ func WriteHTML(w io.Writer, p Page) error {
 	return pageTemplate.Execute(w, v)
 }
 
+// shorten returns s cut to n characters, its last one "…", when it is
+// longer than that.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	return string(r[:n-1]) + "…"
+}
+
 // layout computes a Service's drawing.
 func layout(s *Service) serviceView {
 	rs := rows(s)
@@ -265,7 +280,7 @@ func layout(s *Service) serviceView {
 				seg.Label = cur.Status
 				seg.Tooltip = tooltip(l.Name, cur)
 			}
-			seg.ShowLabel = seg.Width >= 7*len(seg.Label)+6
+			seg.ShowLabel = seg.Width >= charWidth*len(seg.Label)+6
 			seg.Dark = seg.Colour == ColourBusy || seg.Colour == ColourAbsent || seg.Colour == ColourUnseen
 			lv.Segments = append(lv.Segments, seg)
 		}
@@ -324,6 +339,16 @@ func layout(s *Service) serviceView {
 				Tooltip: label + ": " + findingText(f),
 			})
 		}
+	}
+	// A spec-change label runs up to the next mark, shortened there (its
+	// tooltip has it whole); the last one widens the drawing to fit.
+	for i := range v.Specs {
+		m := &v.Specs[i]
+		if i+1 < len(v.Specs) {
+			m.Label = shorten(m.Label, (v.Specs[i+1].X-m.X-6)/charWidth)
+			continue
+		}
+		v.Width = max(v.Width, m.X+4+charWidth*utf8.RuneCountInString(m.Label)+rightMargin)
 	}
 	// Pins in a crowded slot are stacked; make room for them.
 	for _, p := range v.Pins {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lbstatus/lbstatus/conformance"
@@ -205,5 +206,45 @@ func TestWriteHTML_Empty(t *testing.T) {
 	page, doc := renderHTML(t, Page{})
 	if len(findAll(doc, func(n *html.Node) bool { return hasClass(n, "service") })) != 0 || !strings.Contains(page, "No LoadBalancer Service and no finding to show.") {
 		t.Errorf("empty page:\n%s", page)
+	}
+}
+
+// TestLayout_SpecLabelsFit: a spec-change label is shortened where the next
+// mark begins, so that two do not overlap, and the drawing is wide enough
+// for the last one whole; each mark's tooltip keeps the whole label.
+func TestLayout_SpecLabelsFit(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion, svc.Spec.ExternalTrafficPolicy = "2", corev1.ServiceExternalTrafficPolicyLocal
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion, svc.Spec.LoadBalancerSourceRanges = "3", []string{"192.0.2.0/24"}
+	tl.Observe(svc, nil)
+
+	v := layout(tl.Services()[0])
+	if len(v.Specs) != 2 {
+		t.Fatalf("%d spec-change marks, want 2: %+v", len(v.Specs), v.Specs)
+	}
+	first, last := v.Specs[0], v.Specs[1]
+	if first.Label != "exte…" || // a slot of 44 pixels: 5 characters
+		!strings.Contains(first.Tooltip, "externalTrafficPolicy") {
+		t.Errorf("first label %q (tooltip %q), want it shortened to the %d pixels before the next mark", first.Label, first.Tooltip, last.X-first.X)
+	}
+	if end := last.X + 4 + charWidth*len("loadBalancerSourceRanges"); last.Label != "loadBalancerSourceRanges" || v.Width < end {
+		t.Errorf("last label %q in a drawing %d wide, want it whole, ending at %d", last.Label, v.Width, end)
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"ports", 5, "ports"}, {"ports", 4, "por…"}, {"ports", 1, "…"}, {"ports", 0, ""}, {"ports", -3, ""}, {"", 0, ""}} {
+		if got := shorten(tc.s, tc.n); got != tc.want {
+			t.Errorf("shorten(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
 	}
 }
