@@ -83,6 +83,11 @@ func runSuite(t *testing.T, class string) *suite.Report {
 	if err != nil {
 		t.Fatalf("suite: %v", err)
 	}
+	for _, tr := range report.Tests {
+		if tr.Result != suite.TestNotRun && tr.Duration == "" {
+			t.Errorf("%s: %s without a duration", tr.Name, tr.Result)
+		}
+	}
 	path := filepath.Join("_out", strings.ReplaceAll(t.Name(), "/", "_")+".yaml")
 	if err := os.MkdirAll("_out", 0o755); err != nil {
 		t.Fatal(err)

@@ -19,9 +19,14 @@ package suite
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -103,6 +108,32 @@ func TestRun_NilClient(t *testing.T) {
 	if _, err := Run(t.Context(), nil, Options{}); err == nil {
 		t.Error("Run with a nil client: no error")
 	}
+}
+
+// TestRun_DurationReported: each test run reports how long it took, even one
+// that fails at once (here, creating its namespace).
+func TestRun_DurationReported(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("create", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("namespaces are not allowed here")
+	})
+	report, err := Run(t.Context(), client, Options{Run: []string{"Basic"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range report.Tests {
+		if tr.Name != "Basic" {
+			continue
+		}
+		if tr.Result != TestFailed || tr.Duration == "" {
+			t.Errorf("Basic: result %q, duration %q; want failed, with a duration", tr.Result, tr.Duration)
+		}
+		if _, err := time.ParseDuration(tr.Duration); err != nil {
+			t.Errorf("duration %q: %v", tr.Duration, err)
+		}
+		return
+	}
+	t.Errorf("no Basic in the report: %+v", report.Tests)
 }
 
 func TestTests_NamesAndRules(t *testing.T) {

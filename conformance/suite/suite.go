@@ -237,9 +237,11 @@ func skipf(format string, args ...any) error { return skipError{fmt.Sprintf(form
 func failf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // runTest runs one test in a namespace of its own and cleans up after it.
-func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (TestReport, outcome) {
+func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (rep TestReport, _ outcome) {
 	start := time.Now()
-	rep := TestReport{Name: t.Name, Rules: t.Rules}
+	rep = TestReport{Name: t.Name, Rules: t.Rules}
+	// On the named result: a deferred change to a local would come after
+	// the return had copied it.
 	defer func() { rep.Duration = time.Since(start).Round(time.Millisecond).String() }()
 
 	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
