@@ -18,6 +18,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,14 +59,18 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 		r = &suite.Report{}
 	}
 	page := timeline.Page{Title: "lbstatus conformance: " + string(r.Result)}
+	// What was tested, where: not inputs read, so a table of its own.
 	impl := r.Implementation
-	for _, s := range []string{impl.Organization, impl.Project, impl.Version, impl.URL} {
-		if s != "" {
-			page.Sources = append(page.Sources, s)
+	run := timeline.Table{Caption: "Provider under test"}
+	for _, kv := range [][2]string{
+		{"organization", impl.Organization}, {"project", impl.Project}, {"version", impl.Version}, {"url", impl.URL},
+		{"contact", strings.Join(impl.Contact, ", ")},
+		{"loadBalancerClass", cmp.Or(r.LoadBalancerClass, "(none: the provider of Services without a class)")},
+		{"Kubernetes", r.KubernetesVersion}, {"rules", r.SpecVersion},
+	} {
+		if kv[1] != "" {
+			run.Rows = append(run.Rows, kv[:])
 		}
-	}
-	if r.LoadBalancerClass != "" {
-		page.Sources = append(page.Sources, "loadBalancerClass "+r.LoadBalancerClass)
 	}
 	st := r.Statistics
 	tests := timeline.Table{
@@ -91,7 +96,7 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 	for _, f := range r.Features {
 		features.Rows = append(features.Rows, []string{string(f.Name), string(f.Support), f.Evidence})
 	}
-	page.Tables = []timeline.Table{tests, features}
+	page.Tables = []timeline.Table{run, tests, features}
 	page.Services = tl.Services()
 
 	file, err := os.Create(path)

@@ -50,6 +50,7 @@ func TestWriteSuiteHTML(t *testing.T) {
 	}}
 	r := &suite.Report{
 		Result: suite.ResultFailure, Date: "2026-05-04T12:00:00Z", LoadBalancerClass: "example.com/lb",
+		KubernetesVersion: "v1.37.2", Implementation: suite.Implementation{Project: "ref-lb", Version: "v0.3.0"},
 		Statistics: suite.Statistics{Passed: 1, Failed: 1},
 		Features:   []suite.FeatureReport{{Name: v1.LoadBalancerFeaturePorts, Support: suite.SupportSupported, Evidence: "Feature/Ports"}},
 		Tests: []suite.TestReport{
@@ -98,13 +99,17 @@ func TestWriteSuiteHTML(t *testing.T) {
 		t.Errorf("services %v, pins %v", services, pins)
 	}
 	joined := strings.Join(cells, "|")
-	for _, want := range []string{"SpecChange|L6|" + string(suite.TestFailed) + "|L6 missed|lbs-b", "Ports|Supported|Feature/Ports", "True/Serving"} {
+	for _, want := range []string{"project|ref-lb|version|v0.3.0|loadBalancerClass|example.com/lb|Kubernetes|v1.37.2",
+		"SpecChange|L6|" + string(suite.TestFailed) + "|L6 missed|lbs-b", "Ports|Supported|Feature/Ports", "True/Serving"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("cells lack %q: %s", want, joined)
 		}
 	}
 	if !strings.Contains(string(data), string(suite.ResultFailure)+" on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 1 failed, 0 not run") {
 		t.Error("the run's result is missing")
+	}
+	if strings.Contains(string(data), "Read:") {
+		t.Error("the page says it read the provider, as if it were an input")
 	}
 	if err := writeSuiteHTML(filepath.Join(t.TempDir(), "no", "such", "dir.html"), nil); err == nil {
 		t.Error("writing into a missing directory returned nil")
