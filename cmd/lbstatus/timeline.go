@@ -34,6 +34,7 @@ import (
 type checkHooks struct {
 	textTimeline bool
 	maxPoints    int
+	htmlServices *int // -o html: the most Services drawn
 	stdout       io.Writer
 	progress     *progress
 	html         *htmlReporter
@@ -48,8 +49,13 @@ func addCheckHooks(fs *pflag.FlagSet) *checkHooks {
 	h := &checkHooks{}
 	fs.BoolVar(&h.textTimeline, "timeline", false, "text output: after each input's table, print each LoadBalancer Service's timeline: a lane per condition and the verdict, spec changes and findings where they happened")
 	fs.IntVar(&h.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
+	h.htmlServices = fs.Int("html-services", defaultHTMLServices, "-o html: the most Services drawn, so that the page opens in a browser; those with violations first, then warnings (0: all)")
 	return h
 }
+
+// defaultHTMLServices keeps the page of a large cluster to a few MiB: a
+// drawing and its tables take about 8 KiB.
+const defaultHTMLServices = 500
 
 // start sets the hooks up once the flags are parsed: progress on stderr
 // when it is a terminal and the output is not JSON. It returns check's
@@ -59,6 +65,9 @@ func addCheckHooks(fs *pflag.FlagSet) *checkHooks {
 func (h *checkHooks) start(f *checkFlags, stdout, stderr io.Writer) (io.Writer, io.Writer, error) {
 	if h.textTimeline && f.output != "text" {
 		return stdout, stderr, errors.New("--timeline goes with -o text; -o html draws the timelines anyway")
+	}
+	if *h.htmlServices != defaultHTMLServices && f.output != "html" {
+		return stdout, stderr, errors.New("--html-services goes with -o html")
 	}
 	h.annotations = f.annotations
 	h.progress = newProgress(stderr, f.output == "json")
@@ -156,11 +165,12 @@ func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted
 		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
 	}
 	_ = timeline.WriteHTML(r.w, timeline.Page{
-		Title:    "lbstatus check",
-		Sources:  r.sources,
-		Summary:  &total,
-		Errors:   r.errors,
-		Services: r.services,
+		Title:       "lbstatus check",
+		Sources:     r.sources,
+		Summary:     &total,
+		Errors:      r.errors,
+		Services:    r.services,
+		MaxServices: *r.hooks.htmlServices,
 	})
 }
 

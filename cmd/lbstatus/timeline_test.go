@@ -102,6 +102,21 @@ func TestCheck_HTML(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+
+	// --html-services: web's violation, then db's warning, before api.
+	for n, want := range map[string]string{"1": "shop/web", "2": "shop/db shop/web"} {
+		_, out, _ := runCmd(t, "", "check", "-o", "html", "--html-services", n, l6Trace)
+		var drawn []string
+		for _, part := range strings.Split(out, `data-service="`)[1:] {
+			drawn = append(drawn, part[:strings.IndexByte(part, '"')])
+		}
+		if got := strings.Join(drawn, " "); got != want || !strings.Contains(out, n+" of 3 Services are drawn") {
+			t.Errorf("--html-services %s: drawn %q, want %q", n, got, want)
+		}
+	}
+	if code, _, errOut := runCmd(t, "", "check", "--html-services", "9", l6Trace); code != exitInput || !strings.Contains(errOut, "--html-services goes with -o html") {
+		t.Errorf("--html-services with -o text: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // TestProgress_Drawing: nothing in the first second; then a status line

@@ -46,6 +46,12 @@ type Page struct {
 	// Services are the timelines, in the order shown; empty shows a line
 	// saying there is nothing to show.
 	Services []*Service
+	// MaxServices bounds the timelines drawn, so that the page of a
+	// large cluster still opens in a browser; zero or less draws all.
+	// Past it, those with a violation are drawn first, then those with a
+	// warning, then the others, in the order given, and the page says how
+	// many were left out.
+	MaxServices int
 }
 
 // Table is a table of text shown on the page. Every cell is escaped.
@@ -133,6 +139,7 @@ func StateColour(lane, status string) string {
 // html/template.
 type pageView struct {
 	Page
+	Drawn      int // when fewer than len(Services): how many Views hold
 	Views      []serviceView
 	Legend     []legendItem
 	SpecColour string
@@ -209,7 +216,12 @@ func WriteHTML(w io.Writer, p Page) error {
 		p.Title = "lbstatus report"
 	}
 	v := pageView{Page: p, SpecColour: ColourSpec}
-	for _, s := range p.Services {
+	drawn := p.Services
+	if p.MaxServices > 0 && len(drawn) > p.MaxServices {
+		drawn = worst(drawn, p.MaxServices)
+		v.Drawn = len(drawn)
+	}
+	for _, s := range drawn {
 		v.Views = append(v.Views, layout(s))
 	}
 	v.Legend = []legendItem{
@@ -222,6 +234,38 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourSpec, "load-balancer-relevant spec change (G3)"},
 	}
 	return pageTemplate.Execute(w, v)
+}
+
+// worst returns n of services, in their order: those with a violation
+// first, then those with a warning, then the others.
+func worst(services []*Service, n int) []*Service {
+	ranks := make([]int, len(services)) // 0 a violation, 1 a warning, 2 neither
+	for i, s := range services {
+		ranks[i] = 2
+		for _, p := range s.Findings {
+			switch {
+			case p.Finding.Severity == conformance.SeverityViolation:
+				ranks[i] = 0
+			case p.Finding.Severity == conformance.SeverityWarning && ranks[i] == 2:
+				ranks[i] = 1
+			}
+		}
+	}
+	keep := make([]bool, len(services))
+	for rank, left := 0, n; rank <= 2 && left > 0; rank++ {
+		for i := range services {
+			if left > 0 && ranks[i] == rank {
+				keep[i], left = true, left-1
+			}
+		}
+	}
+	var out []*Service
+	for i, s := range services {
+		if keep[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // shorten returns s cut to n characters, its last one "…", when it is

@@ -18,6 +18,7 @@ package timeline
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -245,6 +246,47 @@ func TestShorten(t *testing.T) {
 	}{{"ports", 5, "ports"}, {"ports", 4, "por…"}, {"ports", 1, "…"}, {"ports", 0, ""}, {"ports", -3, ""}, {"", 0, ""}} {
 		if got := shorten(tc.s, tc.n); got != tc.want {
 			t.Errorf("shorten(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestWriteHTML_MaxServices: past the limit, the Services with a violation
+// are drawn first, then those with a warning, then the others, in their
+// order, and the page says how many of how many are drawn.
+func TestWriteHTML_MaxServices(t *testing.T) {
+	tl := New()
+	finding := func(name string, sev conformance.Severity) []conformance.Finding {
+		return []conformance.Finding{{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}}}
+	}
+	tl.Observe(lbService("a-clean", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("b-warned", "2", metav1.ConditionTrue, time.Unix(0, 0)), finding("b-warned", conformance.SeverityWarning))
+	tl.Observe(lbService("c-clean", "3", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("d-broken", "4", metav1.ConditionTrue, time.Unix(0, 0)), finding("d-broken", conformance.SeverityViolation))
+	tl.Observe(lbService("e-noticed", "5", metav1.ConditionTrue, time.Unix(0, 0)), finding("e-noticed", conformance.SeverityNotice))
+	for _, tc := range []struct {
+		max  int
+		want string
+		note bool
+	}{
+		{0, "ns/a-clean ns/b-warned ns/c-clean ns/d-broken ns/e-noticed", false},
+		{5, "ns/a-clean ns/b-warned ns/c-clean ns/d-broken ns/e-noticed", false},
+		{1, "ns/d-broken", true},
+		{3, "ns/a-clean ns/b-warned ns/d-broken", true},
+	} {
+		var page bytes.Buffer
+		if err := WriteHTML(&page, Page{Services: tl.Services(), MaxServices: tc.max}); err != nil {
+			t.Fatal(err)
+		}
+		var drawn []string
+		for _, part := range strings.Split(page.String(), `data-service="`)[1:] {
+			drawn = append(drawn, part[:strings.IndexByte(part, '"')])
+		}
+		if got := strings.Join(drawn, " "); got != tc.want {
+			t.Errorf("MaxServices %d: drawn %q, want %q", tc.max, got, tc.want)
+		}
+		note := fmt.Sprintf("%d of 5 Services are drawn", len(drawn))
+		if strings.Contains(page.String(), note) != tc.note {
+			t.Errorf("MaxServices %d: the page says %q: %v, want %v", tc.max, note, !tc.note, tc.note)
 		}
 	}
 }
