@@ -334,7 +334,7 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 			fmt.Fprintln(w, "ok")
 		})
 		if err := listen(ctx, f.healthAddr, mux, errs); err != nil {
-			return err
+			return listenError("--health-addr", f.healthAddr, err)
 		}
 	}
 	if f.metricsAddr != "" {
@@ -357,7 +357,7 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		if err := listen(ctx, f.metricsAddr, mux, errs); err != nil {
-			return err
+			return listenError("--metrics-addr", f.metricsAddr, err)
 		}
 	}
 
@@ -460,6 +460,16 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 	case <-ctx.Done():
 		return nil
 	}
+}
+
+// listenError says which flag named an address that cannot be bound and,
+// when it is taken, what to do.
+func listenError(flag, addr string, err error) error {
+	err = fmt.Errorf("%s %q: %w", flag, addr, err)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		err = fmt.Errorf("%w; another program (another lbstatus-provider?) has it: give %s another address, or \"\" for none", err, flag)
+	}
+	return err
 }
 
 // listen serves handler on addr until ctx ends; an address that cannot be

@@ -19,6 +19,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +75,30 @@ func TestRun_NoKubeconfig(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := run(context.Background(), []string{"--class", "c"}, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "lbstatus-provider: no cluster to talk to: ") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// An address already taken, as by a second provider on the same machine,
+// stops the provider with a line naming the flag and what to do.
+func TestRun_AddressInUse(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler()) // never reached
+	defer srv.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"--kubeconfig", kubeconfig, "--class", "c", "--metrics-addr", "", "--health-addr", taken.Addr().String()}, &stderr)
+	want := "lbstatus-provider: --health-addr \"" + taken.Addr().String() + "\": "
+	if code != 1 || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "give --health-addr another address") {
+		t.Errorf("exit %d, stderr %q, want it to start %q and say what to do", code, stderr.String(), want)
 	}
 }
 
