@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -29,15 +30,19 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	sigsjson "sigs.k8s.io/json"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
@@ -66,7 +71,9 @@ stop matching leaves the watch as a deleted one does (the apiserver reports
 it as DELETED); if it matches again, its trace starts anew.
 
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
-trace and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
+trace, an L8 notice for each LoadBalancer Service still without conditions
+more than 30s after its creation (no KEP-aware provider handles it), and a
+summary. Exit status: 0 no violation seen, 1 at least one, 2 the
 cluster cannot be reached or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
@@ -201,6 +208,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	// delivered again (by a list after a gap, or by any source that
 	// resyncs) is not checked, counted or reported twice.
 	checked := map[string]observed{}
+	// unhandled holds the LoadBalancer Services last seen without either
+	// condition, for L8 at the end: a watch has the clock a check lacks.
+	unhandled := map[string]unhandledService{}
 	gaps := 0
 	err = src.run(ctx, stderr, func(ev serviceEvent) {
 		if ev.gap != nil {
@@ -219,9 +229,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			return
 		}
 		key := keyOf(ev.svc)
+		delete(unhandled, key)
 		if ev.deleted {
 			delete(checked, key)
 		} else {
+			if u, ok := unhandledOf(ev.svc); ok {
+				unhandled[key] = u
+			}
 			o := observedOf(ev.svc)
 			if prev, ok := checked[key]; ok && prev == o && o.resourceVersion != "" {
 				return
@@ -240,7 +254,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitInput
 	}
 
-	end := checker.Finish()
+	end := append(checker.Finish(), l8Findings(unhandled, time.Now())...)
 	col.Findings(end)
 	emit(end)
 	story.finish(stdout, end)
@@ -263,6 +277,42 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitViolation
 	}
 	return exitOK
+}
+
+// unhandledService is what L8 needs of a LoadBalancer Service without
+// either condition.
+type unhandledService struct {
+	ref     conformance.ObjectRef
+	created time.Time
+}
+
+// unhandledOf returns svc's entry when it is a LoadBalancer Service with
+// neither Serving nor Provisioning, and a creation time.
+func unhandledOf(svc *v1.Service) (unhandledService, bool) {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
+		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing)) != nil ||
+		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning)) != nil {
+		return unhandledService{}, false
+	}
+	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
+	return unhandledService{ref: ref, created: svc.CreationTimestamp.Time}, true
+}
+
+// l8Findings notes each Service still without conditions past L8's first
+// deadline from its creation, in namespace/name order: no KEP-aware
+// provider handles it. The checker, which has no clock, says only that it
+// has no conditions (R3).
+func l8Findings(unhandled map[string]unhandledService, now time.Time) []conformance.Finding {
+	var out []conformance.Finding
+	for _, key := range slices.Sorted(maps.Keys(unhandled)) {
+		u := unhandled[key]
+		if age := now.Sub(u.created); age > conditions.DefaultConditionsTimeout {
+			out = append(out, conformance.Finding{Rule: "L8", Severity: conformance.SeverityNotice, Object: u.ref, Field: "status.conditions",
+				Message: fmt.Sprintf("no KEP-4631 condition %s after the Service's creation, past L8's %s: no KEP-aware provider handles it, and a test concludes Fail (T2)",
+					duration.HumanDuration(age), conditions.DefaultConditionsTimeout)})
+		}
+	}
+	return out
 }
 
 // watchSummary is the checker's summary with the watch's gaps.

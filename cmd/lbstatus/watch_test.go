@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // syncBuffer is a bytes.Buffer safe for the watch goroutine and the test.
@@ -76,7 +77,7 @@ func waitFor(t *testing.T, buf *syncBuffer, want string) {
 func service(name, rv string, mutate func(*v1.Service)) *v1.Service {
 	svc := &v1.Service{
 		TypeMeta:   metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: rv, UID: "uid-" + "name"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: rv, UID: types.UID("uid-" + name)},
 	}
 	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
 	svc.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP, NodePort: 30080}}
@@ -265,6 +266,46 @@ func TestWatch_EndOfTraceOnDelete(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Summary.Observations != 2 || last.Summary.Services != 1 {
 		t.Errorf("last line %q: %v %+v", lines[len(lines)-1], err, last)
+	}
+}
+
+// L8 at the end of a watch: a LoadBalancer Service still without either
+// condition more than 30 s after its creation is noted, once; not one
+// created since, one that got its conditions, or one deleted.
+func TestWatch_L8AtTheEnd(t *testing.T) {
+	old := metav1.NewTime(time.Now().Add(-time.Hour))
+	created := func(at metav1.Time) func(*v1.Service) { return func(s *v1.Service) { s.CreationTimestamp = at } }
+	cluster := newFakeCluster(
+		service("orphan", "10", created(old)),
+		service("fresh", "11", created(metav1.Now())),
+		service("gone", "12", created(old)),
+		service("late", "13", created(old)),
+		service("served", "14", func(s *v1.Service) {
+			s.CreationTimestamp = old
+			s.Status.Conditions = lbConditions(metav1.ConditionTrue, metav1.ConditionFalse, "Provisioning", 1)
+		}),
+	)
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	w := cluster.nextWatcher(t)
+	w.Delete(service("gone", "15", created(old)))
+	w.Modify(service("late", "16", func(s *v1.Service) { // now Ready: a verdict notice to wait for
+		s.CreationTimestamp = old
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.16"}}
+	}))
+	waitFor(t, stdout, `"resourceVersion":"16"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	var l8 []string
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var f conformance.Finding
+		if json.Unmarshal([]byte(line), &f) == nil && f.Rule == "L8" {
+			l8 = append(l8, f.Object.Name+": "+f.Message)
+		}
+	}
+	if len(l8) != 1 || !strings.HasPrefix(l8[0], "orphan: no KEP-4631 condition 60m after the Service's creation, past L8's 30s") {
+		t.Errorf("L8 notices %q, want one for orphan", l8)
 	}
 }
 
