@@ -240,6 +240,31 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 	return out, failed
 }
 
+// l8 says which deadline of L8 a LoadBalancer Service is past, if any: a
+// snapshot says Pending for ever, L8 says when a client stops waiting.
+// Without conditions the first deadline runs from the creation; while
+// Provisioning is True, the provisioning deadline runs from when it turned
+// True (its lastTransitionTime), which after a spec change is later.
+func (d *describer) l8(svc *v1.Service) string {
+	created := svc.CreationTimestamp
+	serving := meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing))
+	provisioning := meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning))
+	switch {
+	case serving == nil && provisioning == nil:
+		if !created.IsZero() && d.now.Sub(created.Time) > conditions.DefaultConditionsTimeout {
+			return fmt.Sprintf("passed: created %s ago, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
+				d.age(created), conditions.DefaultConditionsTimeout)
+		}
+	case provisioning != nil && provisioning.Status == metav1.ConditionTrue:
+		since := provisioning.LastTransitionTime
+		if !since.IsZero() && d.now.Sub(since.Time) > conditions.DefaultProvisionTimeout {
+			return fmt.Sprintf("passed: provisioning for %s, past the provisioning deadline of %s: a test waiting for it concludes Fail (T2)",
+				d.age(since), duration.HumanDuration(conditions.DefaultProvisionTimeout))
+		}
+	}
+	return ""
+}
+
 // describe writes one Service's description.
 func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) {
 	// Labels and values in two fixed columns; the tables below get their
@@ -328,13 +353,8 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	if lb {
 		v := conditions.Evaluate(svc, "")
 		line(0, "Verdict", v.String())
-		// A snapshot says Pending for ever; L8 says when to stop waiting.
-		created := svc.CreationTimestamp
-		if !created.IsZero() && d.now.Sub(created.Time) > conditions.DefaultConditionsTimeout &&
-			meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing)) == nil &&
-			meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning)) == nil {
-			line(1, "L8 deadline", fmt.Sprintf("passed: created %s ago, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
-				d.age(created), conditions.DefaultConditionsTimeout))
+		if deadline := d.l8(svc); deadline != "" {
+			line(1, "L8 deadline", deadline)
 		}
 	}
 

@@ -236,34 +236,34 @@ func TestDescribe_Selector(t *testing.T) {
 	}
 }
 
-// TestDescribe_L8Deadline: a LoadBalancer Service without conditions is
-// Pending in a snapshot; past L8's 30 s from its creation, describe says
-// that no KEP-aware provider handles it. Not before, and not once it has
-// a condition.
+// TestDescribe_L8Deadline: a LoadBalancer Service without conditions, or
+// provisioning, is Pending in a snapshot; past L8's 30 s from its creation,
+// or 15 minutes of provisioning, describe says a test concludes Fail.
 func TestDescribe_L8Deadline(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		age        time.Duration
-		conditions bool
-		want       bool
+		name         string
+		age          time.Duration
+		provisioning time.Duration // how long Provisioning has been True; 0: no conditions
+		want         string
 	}{
-		{"young", 10 * time.Second, false, false},
-		{"past the deadline", 31 * time.Second, false, true},
-		{"past it, with conditions", time.Hour, true, false},
+		{"young", 10 * time.Second, 0, ""},
+		{"past the deadline", 31 * time.Second, 0, "passed: created 31s ago, and no condition within 30s:"},
+		{"provisioning", time.Hour, 14 * time.Minute, ""},
+		{"provisioning too long", 2 * time.Hour, 16 * time.Minute, "passed: provisioning for 16m, past the provisioning deadline of 15m:"},
 	} {
 		svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
 		svc.CreationTimestamp = ago(tc.age)
-		if tc.conditions {
+		if tc.provisioning > 0 {
 			svc.Status.Conditions = []metav1.Condition{
-				lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Provisioning", "", time.Minute),
-				lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, "Provisioning", "", time.Minute),
+				lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Provisioning", "", tc.provisioning),
+				lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, "Provisioning", "", tc.provisioning),
 			}
 		}
 		code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lb")
-		if got := strings.Contains(out, "L8 deadline:"); code != exitOK || got != tc.want {
-			t.Errorf("%s: exit %d, L8 deadline shown %v, want %v:\n%s", tc.name, code, got, tc.want, out)
+		if got := strings.Contains(out, "L8 deadline:"); code != exitOK || got != (tc.want != "") {
+			t.Errorf("%s: exit %d, L8 deadline shown %v:\n%s", tc.name, code, got, out)
 		}
-		if want := "  L8 deadline:              passed: created 31s ago, and no condition within 30s:"; tc.want && !strings.Contains(out, want) {
+		if want := "  L8 deadline:              " + tc.want; tc.want != "" && !strings.Contains(out, want) {
 			t.Errorf("%s: want %q:\n%s", tc.name, want, out)
 		}
 	}
