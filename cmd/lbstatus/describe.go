@@ -73,11 +73,21 @@ Flags:
 // Tests replace both.
 type describeEnv struct {
 	connect func(f *clusterFlags) (*clusterConn, error)
-	now     func() time.Time
+	// services reads the Services of conn's namespace, and selector.
+	services func(conn *clusterConn) serviceReader
+	now      func() time.Time
+}
+
+// serviceReader reads Services as this project's v1.Service.
+type serviceReader interface {
+	get(ctx context.Context, name string) (*v1.Service, error)
+	list(ctx context.Context) (*v1.ServiceList, error)
 }
 
 func defaultDescribeEnv() describeEnv {
-	return describeEnv{connect: (*clusterFlags).connect, now: time.Now}
+	return describeEnv{connect: (*clusterFlags).connect, now: time.Now, services: func(conn *clusterConn) serviceReader {
+		return &coreServices{client: conn.client.CoreV1().RESTClient(), namespace: conn.namespace, selector: conn.selector}
+	}}
 }
 
 // maxDescribeEvents is how many Events describe shows per Service, the
@@ -118,11 +128,11 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
-	d := &describer{conn: conn, now: e.now(), flags: &cf}
+	d := &describer{conn: conn, services: e.services(conn), now: e.now(), flags: &cf}
 
 	buffered := bufio.NewWriter(stdout)
 	defer buffered.Flush()
-	services, failed := d.services(ctx, names, stderr)
+	services, failed := d.fetch(ctx, names, stderr)
 	if len(services) == 0 && !failed {
 		where := "namespace " + conn.namespace
 		if conn.namespace == "" {
@@ -181,9 +191,10 @@ func isServiceType(s string) bool {
 
 // describer holds what every Service's description needs.
 type describer struct {
-	conn  *clusterConn
-	now   time.Time
-	flags *checkFlags
+	conn     *clusterConn
+	services serviceReader
+	now      time.Time
+	flags    *checkFlags
 }
 
 // requestContext bounds one request by --request-timeout.
@@ -194,26 +205,28 @@ func (d *describer) requestContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
-// services fetches the Services to describe, sorted by namespace and name;
+// fetch reads the Services to describe, sorted by namespace and name;
 // failed reports a problem, already written to stderr.
-func (d *describer) services(ctx context.Context, names []string, stderr io.Writer) (out []*v1.Service, failed bool) {
-	client := d.conn.client.CoreV1().Services(d.conn.namespace)
+//
+// They are read as this project's v1.Service, not client-go's, so that
+// spec.requiredLoadBalancerFeatures shows where a cluster serves it.
+func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer) (out []*v1.Service, failed bool) {
 	if len(names) > 0 && d.conn.namespace != "" {
 		for _, name := range names {
 			rctx, cancel := d.requestContext(ctx)
-			svc, err := client.Get(rctx, name, metav1.GetOptions{})
+			svc, err := d.services.get(rctx, name)
 			cancel()
 			if err != nil {
 				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %s\n", input.Escape(d.conn.namespace), input.Escape(name), oneLine(err.Error()))
 				failed = true
 				continue
 			}
-			out = append(out, v1.FromCore(svc))
+			out = append(out, svc)
 		}
 		return out, failed
 	}
 	rctx, cancel := d.requestContext(ctx)
-	list, err := client.List(rctx, metav1.ListOptions{LabelSelector: d.conn.selector})
+	list, err := d.services.list(rctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), oneLine(err.Error()))
@@ -226,7 +239,7 @@ func (d *describer) services(ctx context.Context, names []string, stderr io.Writ
 			continue
 		}
 		found[svc.Name] = true
-		out = append(out, v1.FromCore(svc))
+		out = append(out, svc)
 	}
 	for _, name := range names {
 		if !found[name] {

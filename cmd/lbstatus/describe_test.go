@@ -19,8 +19,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +113,8 @@ func describeObjects() []runtime.Object {
 func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	e := describeEnv{
-		now: func() time.Time { return describeNow },
+		now:      func() time.Time { return describeNow },
+		services: func(conn *clusterConn) serviceReader { return typedServices{conn} },
 		connect: func(f *clusterFlags) (*clusterConn, error) {
 			if err := f.validate(); err != nil {
 				return nil, err
@@ -128,6 +132,31 @@ func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code
 	var out, errOut bytes.Buffer
 	code = runDescribe(context.Background(), args, &out, &errOut, e)
 	return code, out.String(), errOut.String()
+}
+
+// typedServices reads Services through a fake clientset's typed client,
+// which has no REST client; TestDescribe_ReadsTheSpecField covers the path
+// a real apiserver is read by.
+type typedServices struct{ conn *clusterConn }
+
+func (s typedServices) get(ctx context.Context, name string) (*v1.Service, error) {
+	svc, err := s.conn.client.CoreV1().Services(s.conn.namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return v1.FromCore(svc), nil
+}
+
+func (s typedServices) list(ctx context.Context) (*v1.ServiceList, error) {
+	list, err := s.conn.client.CoreV1().Services(s.conn.namespace).List(ctx, metav1.ListOptions{LabelSelector: s.conn.selector})
+	if err != nil {
+		return nil, err
+	}
+	out := &v1.ServiceList{}
+	for i := range list.Items {
+		out.Items = append(out.Items, *v1.FromCore(&list.Items[i]))
+	}
+	return out, nil
 }
 
 func checkGolden(t *testing.T, name, got string) {
@@ -266,6 +295,47 @@ func TestDescribe_L8Deadline(t *testing.T) {
 		if want := "  L8 deadline:              " + tc.want; tc.want != "" && !strings.Contains(out, want) {
 			t.Errorf("%s: want %q:\n%s", tc.name, want, out)
 		}
+	}
+}
+
+// TestDescribe_ReadsTheSpecField: against an apiserver that serves
+// spec.requiredLoadBalancerFeatures (a fork with the field), describe shows
+// it, whether it gets the Service by name or lists the namespace: Services
+// are read as this project's type, not client-go's, which has no field.
+func TestDescribe_ReadsTheSpecField(t *testing.T) {
+	web := map[string]any{
+		"kind": "Service", "apiVersion": "v1",
+		"metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "uid-web", "resourceVersion": "7"},
+		"spec": map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": 80, "protocol": "TCP"}},
+			"requiredLoadBalancerFeatures": []string{"Ports"}},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/v1/namespaces/shop/services/web":
+			_ = json.NewEncoder(w).Encode(web)
+		case "/api/v1/namespaces/shop/services":
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{}, "items": []any{web}})
+		case "/api/v1/namespaces/shop/events":
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "EventList", "apiVersion": "v1", "metadata": map[string]any{}, "items": []any{}})
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound",
+				"code": 404, "message": "services \"nope\" not found"})
+		}
+	}))
+	defer srv.Close()
+	kubeconfig := writeKubeconfig(t, srv.URL)
+	for _, args := range [][]string{{"web"}, {}} {
+		var out, errOut bytes.Buffer
+		code := runDescribe(context.Background(), append([]string{"--kubeconfig", kubeconfig, "-n", "shop"}, args...), &out, &errOut, defaultDescribeEnv())
+		if want := "Required features:          Ports (from spec.requiredLoadBalancerFeatures)\n"; code != exitOK || !strings.Contains(out.String(), want) {
+			t.Errorf("describe %q: exit %d, stderr %q, want %q:\n%s", args, code, errOut.String(), want, out.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := runDescribe(context.Background(), []string{"--kubeconfig", kubeconfig, "-n", "shop", "nope"}, &out, &errOut, defaultDescribeEnv()); code != exitInput || !strings.Contains(errOut.String(), `shop/nope: services "nope" not found`) {
+		t.Errorf("describe nope: exit %d, stderr %q", code, errOut.String())
 	}
 }
 

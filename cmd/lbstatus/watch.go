@@ -603,7 +603,7 @@ func newClusterSource(f *watchFlags) (serviceSource, error) {
 // coreServices reads Services through the typed client's core/v1 REST
 // client, but decodes them as this project's v1.Service rather than
 // client-go's, which would drop spec.requiredLoadBalancerFeatures where a
-// cluster serves it.
+// cluster serves it. watch and describe read them so.
 type coreServices struct {
 	client    rest.Interface
 	namespace string
@@ -626,8 +626,37 @@ func (c *coreServices) request() *rest.Request {
 	return r
 }
 
+// rawResult returns a response's body or, when the request failed, the
+// error the server's Status gives (`services "web" not found`, an RBAC
+// refusal naming the user), which Raw alone replaces with a generic one;
+// but for 401 the generic one, which says credentials are wanted, where
+// the server says only "Unauthorized".
+func rawResult(res rest.Result) ([]byte, error) {
+	raw, err := res.Raw()
+	if err == nil {
+		return raw, nil
+	}
+	if status := res.Error(); !apierrors.IsUnauthorized(status) {
+		return nil, status
+	}
+	return nil, err
+}
+
+// get reads the Service name of the namespace.
+func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
+	raw, err := rawResult(c.request().Name(name).Do(ctx))
+	if err != nil {
+		return nil, err
+	}
+	svc := &v1.Service{}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, svc); err != nil {
+		return nil, fmt.Errorf("decoding the Service: %w", err)
+	}
+	return svc, nil
+}
+
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {
-	raw, err := c.request().Do(ctx).Raw()
+	raw, err := rawResult(c.request().Do(ctx))
 	if err != nil {
 		return nil, err
 	}

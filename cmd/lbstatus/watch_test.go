@@ -759,7 +759,16 @@ func TestWatch_UnreachableOrRejected(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Unauthorized", "code": 401, "message": "Unauthorized"})
 	}))
 	defer rejecting.Close()
-	for server, want := range map[string]string{closed: "connection refused", rejecting.URL: "provide credentials"} {
+	// RBAC: the server's own words, which name the user and the verb.
+	forbidding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
+			"message": `services is forbidden: User "dev" cannot list resource "services" in API group "" in the namespace "default"`})
+	}))
+	defer forbidding.Close()
+	for server, want := range map[string]string{closed: "connection refused", rejecting.URL: "provide credentials",
+		forbidding.URL: `User "dev" cannot list resource "services"`} {
 		var out, errOut bytes.Buffer
 		code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, server)}, nil, &out, &errOut, defaultEnv())
 		got := errOut.String()
