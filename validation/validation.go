@@ -67,8 +67,9 @@ func (o Options) enabled() (bool, error) {
 
 // ValidateService validates a Service as it would be created: the KEP-4631
 // spec field (R4, R5) and the status conditions (C5, and C1 and C3 with
-// the gate on, L5 and P5 too with Options.CrossConditionRules). It checks nothing of the upstream core/v1 fields (see
-// the package doc). A nil svc has nothing to validate and yields no errors.
+// the gate on, L5 and P5 too with Options.CrossConditionRules). It checks
+// nothing of the upstream core/v1 fields (see the package doc). A nil svc
+// has nothing to validate and yields no errors.
 func ValidateService(svc *v1.Service, opts Options) field.ErrorList {
 	return ValidateServiceUpdate(svc, nil, opts)
 }
@@ -99,8 +100,8 @@ func ValidateServiceUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 // from old to svc: status.conditions only (C5, and C1 and C3 with the gate
 // on, L5 and P5 too with Options.CrossConditionRules), ratcheted per
 // condition. The spec is not changed by such a write (an apiserver resets
-// it to old's) but P5 reads it. A nil old is
-// validated as a create; a nil svc yields no errors.
+// it to old's) but P5 reads it. A nil old is validated as a create; a nil
+// svc yields no errors.
 func ValidateServiceStatusUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 	if svc == nil {
 		return nil
