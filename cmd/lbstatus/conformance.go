@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -55,6 +56,8 @@ Examples:
   lbstatus conformance --run Basic,SpecChange -o json
   # The feature tests, through another kubeconfig context.
   lbstatus conformance --context kind-kind --run Feature/
+  # The tests and the rules each checks.
+  lbstatus conformance --list
 
 Flags:
 `
@@ -77,6 +80,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	f.cluster = addClusterFlags(fs, false)
 	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
 	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
+	list := fs.Bool("list", false, "list the tests (those --run selects) and their rules, and exit; no cluster is needed")
 	fs.IntVar(&f.opts.Parallelism, "parallel", suite.DefaultParallelism, "how many tests run at once")
 	fs.DurationVar(&f.opts.ConditionsTimeout, "conditions-timeout", suite.DefaultConditionsTimeout, "deadline for a Service's first conditions (L8)")
 	fs.DurationVar(&f.opts.ProvisionTimeout, "provision-timeout", suite.DefaultProvisionTimeout, "deadline for provisioning to end (L8)")
@@ -111,6 +115,21 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.opts.Parallelism < 1 {
 		fmt.Fprintf(stderr, "lbstatus: --parallel %d: want at least 1\n", f.opts.Parallelism)
 		return exitInput
+	}
+	if err := suite.CheckRun(f.run); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: --run: %v\n", err)
+		return exitInput
+	}
+	if *list {
+		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "TEST\tRULES")
+		for _, t := range suite.Tests() {
+			if (suite.Options{Run: f.run}).Selects(t.Name) {
+				fmt.Fprintf(tw, "%s\t%s\n", t.Name, strings.Join(t.Rules, ", "))
+			}
+		}
+		tw.Flush()
+		return exitOK
 	}
 	conn, err := f.cluster.connect()
 	if err != nil {

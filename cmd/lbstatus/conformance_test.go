@@ -36,7 +36,8 @@ func TestConformance_Usage(t *testing.T) {
 		{"arguments", []string{"Basic"}, exitInput, "takes no arguments"},
 		{"bad parallelism", []string{"--parallel", "0"}, exitInput, "--parallel 0"},
 		{"no server", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s"}, exitInput, "https://127.0.0.1:1"},
-		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Nope"}, exitInput, "lbstatus: "},
+		// Before any request: the server is not there.
+		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Basic,Nope"}, exitInput, `lbstatus: --run: "Nope" names no test; the tests are Basic, Feature/IPFamilies,`},
 		// Each test makes a namespace of its own: -n and -A would be ignored.
 		{"a namespace", []string{"-n", "shop"}, exitInput, "unknown shorthand flag: 'n'"},
 		{"every namespace", []string{"--all-namespaces"}, exitInput, "unknown flag: --all-namespaces"},
@@ -54,5 +55,17 @@ func TestConformance_Usage(t *testing.T) {
 				t.Errorf("stderr has more than one line: %q", stderr.String())
 			}
 		})
+	}
+}
+
+// --list prints the tests --run selects, with their rules, without a
+// cluster.
+func TestConformance_List(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"conformance", "--list", "--run", "Feature/,Recreate", "--kubeconfig", "/nonexistent"}, nil, &stdout, &stderr)
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if code != exitOK || stderr.Len() != 0 || len(lines) != 8 || !strings.HasPrefix(lines[0], "TEST") ||
+		!strings.HasPrefix(lines[1], "Feature/IPFamilies ") || !strings.HasSuffix(lines[7], "C6, C7") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr.String(), stdout.String())
 	}
 }

@@ -93,13 +93,13 @@ func TestSummarize(t *testing.T) {
 
 func TestSelected(t *testing.T) {
 	all := Options{}
-	if !all.selected("Recreate") {
+	if !all.Selects("Recreate") {
 		t.Error("an empty Run must select every test")
 	}
 	o := Options{Run: []string{"Basic", "Feature/"}}
 	for name, want := range map[string]bool{"Basic": true, "Feature/Ports": true, "SpecChange": false, "Basic2": false} {
-		if got := o.selected(name); got != want {
-			t.Errorf("selected(%q) = %v, want %v", name, got, want)
+		if got := o.Selects(name); got != want {
+			t.Errorf("Selects(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

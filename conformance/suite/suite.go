@@ -150,8 +150,10 @@ func p3Feature(f v1.LoadBalancerFeature) bool {
 		f == v1.LoadBalancerFeatureLoadBalancerSourceRanges
 }
 
-// selected reports whether the run includes the test named name.
-func (o Options) selected(name string) bool {
+// Selects reports whether the run includes the test named name: every test
+// when Run is empty, else those it names or whose name starts with one of
+// its prefixes ending in "/".
+func (o Options) Selects(name string) bool {
 	if len(o.Run) == 0 {
 		return true
 	}
@@ -161,6 +163,22 @@ func (o Options) selected(name string) bool {
 		}
 	}
 	return false
+}
+
+// CheckRun returns an error naming the first entry of an Options.Run that
+// selects no test, and the tests there are; nil when each selects one.
+func CheckRun(run []string) error {
+	tests := Tests()
+	for _, r := range run {
+		if !slices.ContainsFunc(tests, func(t Test) bool { return Options{Run: []string{r}}.Selects(t.Name) }) {
+			names := make([]string, len(tests))
+			for i, t := range tests {
+				names[i] = t.Name
+			}
+			return fmt.Errorf("%q names no test; the tests are %s; a prefix ending in \"/\" (such as Feature/) selects those whose names start with it", r, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // Run runs the suite against the cluster client talks to and returns its
@@ -173,12 +191,10 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		return nil, errors.New("conformance suite: client is nil")
 	}
 	opts = opts.withDefaults()
-	tests := Tests()
-	for _, r := range opts.Run {
-		if !slices.ContainsFunc(tests, func(t Test) bool { return Options{Run: []string{r}}.selected(t.Name) }) {
-			return nil, fmt.Errorf("conformance suite: %q names no test", r)
-		}
+	if err := CheckRun(opts.Run); err != nil {
+		return nil, fmt.Errorf("conformance suite: %w", err)
 	}
+	tests := Tests()
 	report := &Report{
 		APIVersion:        ReportAPIVersion,
 		Kind:              ReportKind,
@@ -198,7 +214,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 	sem := make(chan struct{}, opts.Parallelism)
 	var wg sync.WaitGroup
 	for i, t := range tests {
-		if !opts.selected(t.Name) {
+		if !opts.Selects(t.Name) {
 			report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "not selected by the run's filter"}
 			continue
 		}
