@@ -316,7 +316,7 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 			break
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+			fmt.Fprintf(stderr, "lbstatus: %s\n", errorText(err))
 			col.Error(err)
 			out.inputError(err)
 			continue

@@ -215,6 +215,16 @@ func TestCheck_Stdin(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, code, stdout)
 		}
 	}
+	// An input error names standard input as the table does, in text;
+	// JSON keeps "-", as Position.Source has it.
+	bad := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"ports":5}}`
+	code, _, stderr := runCmd(t, bad, "check")
+	if want := "lbstatus: (standard input):1 (document 1, byte 76): a: spec.ports: "; code != exitInput || !strings.HasPrefix(stderr, want) {
+		t.Errorf("input error on stdin: exit %d, stderr %q, want it to start %q", code, stderr, want)
+	}
+	if _, stdout, _ := runCmd(t, bad, "check", "-o", "json"); !strings.Contains(stdout, `"errors": ["-:1 (document 1, byte 76)`) {
+		t.Errorf("-o json: want the error's position as Position.String gives it:\n%s", stdout)
+	}
 	// A second "-" would read what the first left, nothing, and pass.
 	code, stdout, stderr := runCmd(t, noIngressJSON, "check", "-", "../../examples", "-")
 	if code != exitInput || stdout != "" || stderr != "lbstatus: \"-\" is given twice: standard input can be read only once\n" {

@@ -18,6 +18,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,6 +54,18 @@ func displayName(name string) string {
 		return "(standard input)"
 	}
 	return input.Escape(name)
+}
+
+// errorText is an input error as people read it: standard input named so,
+// not "-" (which JSON keeps, by convention).
+func errorText(err error) string {
+	var de *input.DecodeError
+	if errors.As(err, &de) && de.Position.Source == "-" {
+		shown := *de
+		shown.Position.Source = displayName("-")
+		return shown.Error()
+	}
+	return err.Error()
 }
 
 // textReporter prints, per input, a table of its Services and their

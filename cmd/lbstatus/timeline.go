@@ -153,7 +153,7 @@ func (r *htmlReporter) collectorOptions() []conformance.CollectorOption {
 
 func (r *htmlReporter) findings([]conformance.Finding) {}
 
-func (r *htmlReporter) inputError(err error) { r.errors = append(r.errors, err.Error()) }
+func (r *htmlReporter) inputError(err error) { r.errors = append(r.errors, errorText(err)) }
 
 func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
