@@ -88,7 +88,7 @@ var SeverityColour = map[conformance.Severity]string{
 
 // Geometry of the SVG, in pixels.
 const (
-	slotWidth   = 44  // one row of the text timeline
+	slotWidth   = 56  // one row of the text timeline; "Pending" fits in one
 	labelWidth  = 130 // lane names
 	laneHeight  = 22
 	laneGap     = 6

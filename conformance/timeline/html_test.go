@@ -229,7 +229,7 @@ func TestLayout_SpecLabelsFit(t *testing.T) {
 		t.Fatalf("%d spec-change marks, want 2: %+v", len(v.Specs), v.Specs)
 	}
 	first, last := v.Specs[0], v.Specs[1]
-	if first.Label != "exte…" || // a slot of 44 pixels: 5 characters
+	if first.Label != "extern…" || // a slot of 56 pixels: 7 characters
 		!strings.Contains(first.Tooltip, "externalTrafficPolicy") {
 		t.Errorf("first label %q (tooltip %q), want it shortened to the %d pixels before the next mark", first.Label, first.Tooltip, last.X-first.X)
 	}
