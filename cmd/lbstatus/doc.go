@@ -22,6 +22,7 @@ limitations under the License.
 //	lbstatus watch [flags]               a live cluster's watch stream
 //	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
 //	lbstatus explain [RULE]...           what rules require
+//	lbstatus version                     the version, commit and rules version
 //
 // check reads single objects, Lists (in JSON and YAML, item by item),
 // multi-document YAML, watch events and streams of concatenated JSON

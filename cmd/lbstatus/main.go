@@ -23,9 +23,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
 // Exit statuses.
@@ -43,6 +47,7 @@ Usage:
   lbstatus describe [flags] [svc/NAME]...  show Services' conditions, verdict, findings and Events
   lbstatus explain [RULE]...           print rules' text (all rules without RULE)
   lbstatus conformance [flags]         run the conformance suite against a cluster's provider
+  lbstatus version                     print the version, commit and rules version
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed, or bad usage.
@@ -98,12 +103,42 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runConformance(ctx, args[1:], stdout, stderr)
 	case "describe":
 		return runDescribe(ctx, args[1:], stdout, stderr, defaultDescribeEnv())
+	case "version", "--version":
+		fmt.Fprint(stdout, versionText(debug.ReadBuildInfo()))
+		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "lbstatus: unknown command %q\n\n%s", args[0], usage)
 	return exitInput
+}
+
+// versionText says which lbstatus this is, for a bug report: the module
+// version ("(devel)" for a build from a checkout), the commit it was built
+// from when known, the version of the rules it checks, and the Go release.
+func versionText(info *debug.BuildInfo, ok bool) string {
+	version, commit := "(unknown)", ""
+	if ok {
+		version = info.Main.Version
+		var modified bool
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if commit != "" && modified {
+			commit += " (with uncommitted changes)"
+		}
+	}
+	s := "lbstatus " + version + "\n"
+	if commit != "" {
+		s += "  commit: " + commit + "\n"
+	}
+	return s + "  rules:  " + suite.SpecVersion + "\n  go:     " + runtime.Version() + "\n"
 }
 
 // parseFlags parses a subcommand's arguments. done reports that the command

@@ -27,6 +27,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ import (
 
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
 // runCmd runs the command line in-process.
@@ -759,5 +762,24 @@ func TestCheck_ManySkippedObjects(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "ConfigMap cm-0: skipped") || !strings.Contains(stdout, "... and 19950 more findings about other objects") {
 		t.Errorf("-v: the skipped objects are not listed up to the cap:\n%s", stdout)
+	}
+}
+
+// version names the build for a bug report: the module version, the commit
+// when the build recorded one, the rules' version and Go's.
+func TestVersion(t *testing.T) {
+	info := &debug.BuildInfo{Main: debug.Module{Version: "v0.3.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "3e24cd4"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "lbstatus v0.3.0\n  commit: 3e24cd4 (with uncommitted changes)\n  rules:  " + suite.SpecVersion + "\n  go:     " + runtime.Version() + "\n"
+	if got := versionText(info, true); got != want {
+		t.Errorf("versionText = %q, want %q", got, want)
+	}
+	if got := versionText(nil, false); !strings.HasPrefix(got, "lbstatus (unknown)\n  rules:  ") {
+		t.Errorf("without build information: %q", got)
+	}
+	for _, arg := range []string{"version", "--version"} {
+		if code, stdout, stderr := runCmd(t, "", arg); code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "lbstatus ") || !strings.Contains(stdout, "  rules:  "+suite.SpecVersion) {
+			t.Errorf("lbstatus %s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
+		}
 	}
 }
