@@ -22,6 +22,7 @@ limitations under the License.
 //	lbstatus watch [flags]               a live cluster's watch stream
 //	lbstatus describe [flags] [svc/NAME]...  one screen per Service of a cluster
 //	lbstatus explain [RULE]...           what rules require
+//	lbstatus conformance [flags]         the conformance suite against a cluster
 //	lbstatus version                     the version, commit and rules version
 //
 // check reads single objects, Lists (in JSON and YAML, item by item),
@@ -36,11 +37,15 @@ limitations under the License.
 // a report of what was read.
 //
 // watch lists and watches the Services of a cluster selected by kubectl's
-// cluster flags (cluster.go: --kubeconfig, --context, -n, -A,
+// cluster flags (cluster.go: --kubeconfig, --context, -n, -A, -l,
 // --request-timeout, ...), prints each finding as it is made and checks each
 // observation (uid and resourceVersion) once. A broken watch resumes from
 // the last resourceVersion seen; an expired one lists again and prints a gap
-// record naming what it did not see. It prints a summary when interrupted.
+// record naming what it did not see. It prints a summary when interrupted,
+// with an L8 notice for each Service no KEP-aware provider handles.
+//
+// conformance runs the suite of package conformance/suite against a
+// cluster's provider and writes its report, YAML or JSON, and an HTML page.
 //
 // describe shows, per Service of a cluster, its load-balancer-relevant spec,
 // required features, conditions with ages, ingress, verdict, findings and
