@@ -39,6 +39,7 @@ type checkerOptions struct {
 	classes             []string
 	requireConditions   bool
 	relevantAnnotations []string
+	live                bool
 }
 
 // Classes is an Option: the spec.loadBalancerClass values the provider
@@ -65,6 +66,13 @@ type RelevantAnnotations []string
 func (a RelevantAnnotations) applyChecker(o *checkerOptions) {
 	o.relevantAnnotations = slices.Clone(a)
 }
+
+// Live is an Option: the observations come from a live watch, so what
+// Finish reports as owed is owed when the watch stopped (an L6 warning
+// says "the watch stopped before ..."), not at the end of an input.
+type Live bool
+
+func (l Live) applyChecker(o *checkerOptions) { o.live = bool(l) }
 
 // Checker checks Service observations against the specification, one at a
 // time. Each observation is checked alone (snapshot rules), and against the
@@ -211,9 +219,13 @@ func (c *Checker) Finish() []Finding {
 		}
 		return strings.Compare(a.name, b.name)
 	})
+	ended := endInput
+	if c.opts.live {
+		ended = endWatch
+	}
 	var out []Finding
 	for _, k := range keys {
-		out = append(out, c.forget(k, nil, endInput)...)
+		out = append(out, c.forget(k, nil, ended)...)
 	}
 	return out
 }
@@ -221,6 +233,7 @@ func (c *Checker) Finish() []Finding {
 // How a trace ends, as endOfTrace words it.
 const (
 	endInput     = "the input ended"
+	endWatch     = "the watch stopped"
 	endDeleted   = "the Service was deleted"
 	endRecreated = "the Service was deleted and created again (a new uid)"
 )

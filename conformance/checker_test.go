@@ -525,6 +525,17 @@ func TestCheck_L6_OwedAtTheEnd(t *testing.T) {
 	onlyLabels := next(served)
 	onlyLabels.Labels = map[string]string{"tier": "web"}
 	noFinding(t, check(served, onlyLabels), "L6")
+
+	// From a live watch, what is owed is owed when the watch stopped; a
+	// Service without conditions is still there, and R3 says so as at the
+	// end of an input.
+	live := observeAll([]Option{Live(true)}, served, changed, relabeled)
+	if f := wantFinding(t, live, "L6", SeverityWarning, "status.conditions"); !strings.HasPrefix(f.Message, "the watch stopped before the provider acknowledged the change of spec.ports") {
+		t.Errorf("Live: L6 message %q", f.Message)
+	}
+	if f := wantFinding(t, observeAll([]Option{Live(true)}, newLB("legacy")), "R3", SeverityNotice, "status.conditions"); f.Message != wantFinding(t, check(newLB("legacy")), "R3", SeverityNotice, "status.conditions").Message {
+		t.Errorf("Live: R3 message %q, want the end-of-input one", f.Message)
+	}
 }
 
 func TestCheck_L6_IrrelevantChange(t *testing.T) {

@@ -402,13 +402,14 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 		})
 	}
 	if st.noConditions {
+		gone := ended == endDeleted || ended == endRecreated // else the Service is still there
 		sev, msg := SeverityNotice, "the LoadBalancer Service has no KEP-4631 conditions: no KEP-aware provider has handled it (yet), so nothing says whether required features were honored"
-		if ended != endInput {
+		if gone {
 			msg = ended + "; it had no KEP-4631 conditions: no KEP-aware provider handled it, so nothing said whether required features were honored"
 		}
 		if c.opts.requireConditions {
 			sev, msg = SeverityViolation, "the LoadBalancer Service has no KEP-4631 conditions, and conditions are required: no KEP-aware provider handled it"
-			if ended != endInput {
+			if gone {
 				msg = ended + "; it had no KEP-4631 conditions, and conditions are required: no KEP-aware provider handled it"
 			}
 		}

@@ -192,7 +192,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitInput
 	}
 
-	checker := conformance.NewChecker(f.checkerOptions()...)
+	checker := conformance.NewChecker(append(f.checkerOptions(), conformance.Live(true))...)
 	col := conformance.NewCollector(conformance.SummaryOnly(true))
 	emit := func(found []conformance.Finding) {
 		for _, fd := range found {

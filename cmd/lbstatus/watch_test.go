@@ -309,6 +309,35 @@ func TestWatch_L8AtTheEnd(t *testing.T) {
 	}
 }
 
+// A spec change still unacknowledged when the watch is stopped is owed at
+// that point: the L6 warning says the watch stopped, not that an input
+// ended.
+func TestWatch_OwedWhenStopped(t *testing.T) {
+	ready := service("web", "10", func(s *v1.Service) {
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	})
+	cluster := newFakeCluster(ready, service("other", "9", nil))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	changed := ready.DeepCopy()
+	changed.ResourceVersion = "11"
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	w.Modify(changed)
+	// Events are handled in order: once other's new verdict is out, so is web's change.
+	w.Modify(service("other", "12", func(s *v1.Service) {
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.2"}}
+	}))
+	waitFor(t, stdout, "Service default/other: status: verdict Ready (T3)")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0 (a warning only)", code)
+	}
+	if want := "warning    L6    Service default/web: status.conditions: the watch stopped before the provider acknowledged the change of spec.ports"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("want %q:\n%s", want, stdout.String())
+	}
+}
+
 // An expired watch (410 Gone) makes the informer list again and go on.
 func TestWatch_SurvivesExpiry(t *testing.T) {
 	cluster := newFakeCluster(service("web", "10", nil))
