@@ -233,7 +233,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		if ev.deleted {
 			delete(checked, key)
 		} else {
-			if u, ok := unhandledOf(ev.svc); ok {
+			if u, ok := unhandledOf(ev.svc, f.classes); ok {
 				unhandled[key] = u
 			}
 			o := observedOf(ev.svc)
@@ -287,8 +287,13 @@ type unhandledService struct {
 }
 
 // unhandledOf returns svc's entry when it is a LoadBalancer Service with
-// neither Serving nor Provisioning, and a creation time.
-func unhandledOf(svc *v1.Service) (unhandledService, bool) {
+// neither Serving nor Provisioning, and a creation time; not for one of a
+// class other than those --class names, which the checker leaves alone
+// too (P1).
+func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
+	if class := svc.Spec.LoadBalancerClass; class != nil && *class != "" && len(classes) > 0 && !slices.Contains(classes, *class) {
+		return unhandledService{}, false
+	}
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
 		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing)) != nil ||
 		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning)) != nil {

@@ -39,6 +39,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -284,8 +285,12 @@ func TestWatch_L8AtTheEnd(t *testing.T) {
 			s.CreationTimestamp = old
 			s.Status.Conditions = lbConditions(metav1.ConditionTrue, metav1.ConditionFalse, "Provisioning", 1)
 		}),
+		service("foreign", "17", func(s *v1.Service) { // another provider's: not for this check (P1)
+			s.CreationTimestamp = old
+			s.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+		}),
 	)
-	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json", "--class", "example.com/lb")
 	w := cluster.nextWatcher(t)
 	w.Delete(service("gone", "15", created(old)))
 	w.Modify(service("late", "16", func(s *v1.Service) { // now Ready: a verdict notice to wait for
