@@ -631,45 +631,35 @@ func (c *coreServices) request() *rest.Request {
 	return r
 }
 
-// rawResult returns a response's body or, when the request failed, the
-// error the server's Status gives (`services "web" not found`, an RBAC
-// refusal naming the user), which Raw alone replaces with a generic one;
-// but for 401 the generic one, which says credentials are wanted, where
-// the server says only "Unauthorized".
-func rawResult(res rest.Result) ([]byte, error) {
+// decoded does req and decodes the body as a T, case-sensitively as
+// kube-apiserver does. A failed request is the error the server's Status
+// gives (`services "web" not found`, an RBAC refusal naming the user),
+// which the body alone would turn into a generic one; but for 401 the
+// generic one, which says credentials are wanted where the server says
+// only "Unauthorized".
+func decoded[T any](ctx context.Context, req *rest.Request, what string) (*T, error) {
+	res := req.Do(ctx)
 	raw, err := res.Raw()
-	if err == nil {
-		return raw, nil
+	if err != nil {
+		if status := res.Error(); !apierrors.IsUnauthorized(status) {
+			return nil, status
+		}
+		return nil, err
 	}
-	if status := res.Error(); !apierrors.IsUnauthorized(status) {
-		return nil, status
+	out := new(T)
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+		return nil, fmt.Errorf("decoding the %s: %w", what, err)
 	}
-	return nil, err
+	return out, nil
 }
 
 // get reads the Service name of the namespace.
 func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
-	raw, err := rawResult(c.request().Name(name).Do(ctx))
-	if err != nil {
-		return nil, err
-	}
-	svc := &v1.Service{}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, svc); err != nil {
-		return nil, fmt.Errorf("decoding the Service: %w", err)
-	}
-	return svc, nil
+	return decoded[v1.Service](ctx, c.request().Name(name), "Service")
 }
 
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {
-	raw, err := rawResult(c.request().Do(ctx))
-	if err != nil {
-		return nil, err
-	}
-	list := &v1.ServiceList{}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, list); err != nil {
-		return nil, fmt.Errorf("decoding the Service list: %w", err)
-	}
-	return list, nil
+	return decoded[v1.ServiceList](ctx, c.request(), "Service list")
 }
 
 func (c *coreServices) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
