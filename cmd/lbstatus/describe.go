@@ -69,11 +69,12 @@ Flags:
 `
 
 // describeEnv is what describe takes from outside the command line: a
-// client for the cluster flags, and the clock ages are measured against.
-// Tests replace both.
+// client for the cluster flags, what reads its Services, and the clock ages
+// are measured against. Tests replace all three.
 type describeEnv struct {
 	connect func(f *clusterFlags) (*clusterConn, error)
-	// services reads the Services of conn's namespace, and selector.
+	// services reads the Services of conn's namespace that its selector
+	// selects.
 	services func(conn *clusterConn) serviceReader
 	now      func() time.Time
 }
