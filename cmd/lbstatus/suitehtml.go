@@ -50,10 +50,10 @@ func suiteHTMLPath(reportPath string) string {
 
 // writeSuiteHTML writes a suite report as a self-contained HTML page at
 // path: the run's result, a table of the provider under test, one of the
-// tests and one of the features, then, per Service of every test, the lanes of its last observed state
-// with the test's findings pinned at the end. The suite keeps each
-// Service's last state, not its trace, so each lane holds one state. A nil
-// report writes a page that says it is empty.
+// tests and one of the features, then, per Service of every test, the lanes
+// of its last observed state with the test's findings pinned at the end. The
+// suite keeps each Service's last state, not its trace, so each lane holds
+// one state. A nil report writes a page that says it is empty.
 func writeSuiteHTML(path string, r *suite.Report) error {
 	if r == nil {
 		r = &suite.Report{}

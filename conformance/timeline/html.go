@@ -48,9 +48,9 @@ type Page struct {
 	Services []*Service
 	// MaxServices bounds the timelines drawn, so that the page of a
 	// large cluster still opens in a browser; zero or less draws all.
-	// Past it, those with a violation are drawn first, then those with a
-	// warning, then the others, in the order given, and the page says how
-	// many were left out.
+	// Past it, those with a violation are chosen first, then those with a
+	// warning, then the others; they are drawn in the order given, and
+	// the page says how many of how many it drew.
 	MaxServices int
 }
 
