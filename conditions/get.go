@@ -73,9 +73,11 @@ func HasKEPConditions(conds []metav1.Condition) bool {
 	return false
 }
 
-// acknowledged reports whether conds carries Serving or Provisioning: the
-// two conditions a KEP-aware provider writes first (L1).
-func acknowledged(conds []metav1.Condition) bool {
+// Acknowledged reports whether conds carries Serving or Provisioning,
+// whatever their status: the two conditions a KEP-aware provider writes
+// first (L1). A client that sees neither within L8's deadline concludes
+// that no KEP-aware provider handles the Service. Nil gives false.
+func Acknowledged(conds []metav1.Condition) bool {
 	return Get(conds, v1.LoadBalancerConditionServing) != nil || Get(conds, v1.LoadBalancerConditionProvisioning) != nil
 }
 

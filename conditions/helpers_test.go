@@ -84,6 +84,10 @@ func TestHasKEPConditions(t *testing.T) {
 		if got := HasKEPConditions(tc.conds); got != tc.want {
 			t.Errorf("%s: HasKEPConditions = %v, want %v", tc.name, got, tc.want)
 		}
+		// Degraded alone is not what a provider writes first (L1).
+		if got, want := Acknowledged(tc.conds), tc.want && tc.name != "Degraded only"; got != want {
+			t.Errorf("%s: Acknowledged = %v, want %v", tc.name, got, want)
+		}
 	}
 }
 

@@ -170,7 +170,7 @@ func reconcile(svc *v1.Service, d Decision, caps Capabilities, acted *v1.Service
 		return dr.result(), nil
 	}
 
-	known := acknowledged(conds)
+	known := Acknowledged(conds)
 	changed := known && (acted == nil || len(changedFields(acted, svc, o.annotations)) > 0)
 	if changed {
 		// Degradations follow the new spec (P5, P6) whatever comes next,

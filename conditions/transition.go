@@ -255,7 +255,7 @@ func seen(svc *v1.Service, d Decision, o transitionOptions) (outcome, error) {
 		return outcome{}, err
 	}
 	conds := svc.Status.Conditions
-	if d.Action == ActionProvision && acknowledged(conds) {
+	if d.Action == ActionProvision && Acknowledged(conds) {
 		return unchanged(svc), nil
 	}
 	dr := newDraft(svc, o)

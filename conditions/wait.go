@@ -153,7 +153,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if event.Type == watch.Deleted {
 			return false, ErrServiceDeleted
 		}
-		if acknowledged(svc.Status.Conditions) {
+		if Acknowledged(svc.Status.Conditions) {
 			seenConditions.Store(true)
 		}
 		if last == nil {

@@ -31,7 +31,6 @@ import (
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -261,10 +260,9 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 // True (its lastTransitionTime), which after a spec change is later.
 func (d *describer) l8(svc *v1.Service) string {
 	created := svc.CreationTimestamp
-	serving := meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing))
-	provisioning := meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning))
+	provisioning := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 	switch {
-	case serving == nil && provisioning == nil:
+	case !conditions.Acknowledged(svc.Status.Conditions):
 		if !created.IsZero() && d.now.Sub(created.Time) > conditions.DefaultConditionsTimeout {
 			return fmt.Sprintf("passed: created %s ago, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
 				d.age(created), conditions.DefaultConditionsTimeout)

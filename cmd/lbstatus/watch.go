@@ -32,7 +32,6 @@ import (
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -294,9 +293,7 @@ func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
 	if class := svc.Spec.LoadBalancerClass; class != nil && *class != "" && len(classes) > 0 && !slices.Contains(classes, *class) {
 		return unhandledService{}, false
 	}
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
-		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionServing)) != nil ||
-		meta.FindStatusCondition(svc.Status.Conditions, string(v1.LoadBalancerConditionProvisioning)) != nil {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() || conditions.Acknowledged(svc.Status.Conditions) {
 		return unhandledService{}, false
 	}
 	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}

@@ -145,8 +145,7 @@ func (r *testRun) update(name string, mutate func(*corev1.Service)) error {
 
 // hasConditions: the provider has written Serving or Provisioning.
 func hasConditions(svc *v1.Service) bool {
-	return svc != nil && (conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) != nil ||
-		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) != nil)
+	return svc != nil && conditions.Acknowledged(svc.Status.Conditions)
 }
 
 // settled: the provider finished trying (L2): Provisioning=False, and
