@@ -238,19 +238,22 @@ func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted, missing 
 		fmt.Fprint(w, "; no Service, and --require-services requires one")
 	}
 	fmt.Fprintln(w, ".")
-	var broken []string // rules with violations or warnings, to explain
+	rules := s.SortedRules()
 	for _, sev := range conformance.Severities {
 		var parts []string
-		for _, id := range s.SortedRules() {
+		for _, id := range rules {
 			if n := count(s.Rules[id], sev); n > 0 {
 				parts = append(parts, fmt.Sprintf("%s (%d)", id, n))
-			}
-			if sev == conformance.SeverityViolation && count(s.Rules[id], sev)+count(s.Rules[id], conformance.SeverityWarning) > 0 {
-				broken = append(broken, string(id))
 			}
 		}
 		if len(parts) > 0 {
 			fmt.Fprintf(w, "  %-12s%s\n", string(sev)+"s:", strings.Join(parts, "  "))
+		}
+	}
+	var broken []string // rules with violations or warnings, to explain
+	for _, id := range rules {
+		if count(s.Rules[id], conformance.SeverityViolation)+count(s.Rules[id], conformance.SeverityWarning) > 0 {
+			broken = append(broken, string(id))
 		}
 	}
 	switch {
