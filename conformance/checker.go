@@ -27,6 +27,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/apis/features"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/validation"
 )
 
@@ -163,17 +164,19 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 			p := obj.Position
 			pos = &p
 		}
+		// The kind and apiVersion come from the input: a YAML block scalar
+		// gives one a line break. Escaped, a message stays one line.
 		kind := obj.Kind
 		msg := "skipped: the object has no kind"
 		if kind != "" {
-			msg = "skipped: a " + kind + " is not a Service"
+			msg = "skipped: a " + input.Escape(kind) + " is not a Service"
 		}
 		ref := obj.Ref
 		if ref.Kind == "" {
 			ref.Kind = kind
 		}
 		if kind == "Service" && obj.APIVersion != "" { // another group's or version's, such as Knative's
-			msg = "skipped: a Service of " + obj.APIVersion + " is not a core/v1 Service"
+			msg = "skipped: a Service of " + input.Escape(obj.APIVersion) + " is not a core/v1 Service"
 			// Named as kubectl names another group's kind, so that it is
 			// not counted as a Service.
 			if group, _, ok := strings.Cut(obj.APIVersion, "/"); ok {

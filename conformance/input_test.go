@@ -36,3 +36,23 @@ func TestObserveObject_OddConditionsWithPosition(t *testing.T) {
 		t.Fatalf("want C5 findings with a position, got:\n%s", dump(found))
 	}
 }
+
+// A kind or apiVersion is the input's, and a YAML block scalar puts a line
+// break or a control character in it: the skip notice escapes them, so that
+// every message stays one line (section 8, "Nothing printed from an input
+// is trusted").
+func TestObserveObject_SkippedKindIsEscaped(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"kind: >\n  Config\n  Map\n", `skipped: a Config Map\n is not a Service`},
+		{"kind: \"Config\\e[2JMap\"\n", `skipped: a Config\x1b[2JMap is not a Service`},
+		{"kind: Service\napiVersion: |\n  x/v1\n", `skipped: a Service of x/v1\n is not a core/v1 Service`},
+	} {
+		obj, err := NewDecoder(strings.NewReader(tc.in), "in").Next()
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if f := NewChecker().ObserveObject(obj); len(f) != 1 || f[0].Message != tc.want {
+			t.Errorf("%q: got %+v, want the message %q", tc.in, f, tc.want)
+		}
+	}
+}
