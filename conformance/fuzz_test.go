@@ -33,6 +33,7 @@ import (
 
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/fuzz/seed"
 )
 
@@ -223,6 +224,8 @@ func checkFindings(t *testing.T, found []conformance.Finding) {
 			t.Fatalf("rule %s is reported as %s, which its description does not list (%v): %+v", f.Rule, f.Severity, rule.Severities, f)
 		case f.Message == "" || strings.Contains(f.Message, "\n"):
 			t.Fatalf("finding message %q is not one line: %+v", f.Message, f)
+		case input.Escape(f.Message) != f.Message:
+			t.Fatalf("finding message %q holds what a terminal acts on: %+v", f.Message, f)
 		case f.Field != "" && !underRoot(f.Field):
 			t.Fatalf("finding field %q is not under metadata, spec or status: %+v", f.Field, f)
 		}
@@ -280,4 +283,8 @@ var streamEdges = []string{
 	`{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"LoadBalancerServing","status":"True","reason":"Serving","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}` + "\n{\"kind\":",
 	"a: &a [*a, *a]\nb: *a\n",
 	`[{"kind":"Service","apiVersion":"v2"},1,"x",null,{"kind":"Service","metadata":{"name":"\u0000"}}]`,
+	// Values validation refuses, which its messages quote: a line break,
+	// an escape sequence, a character that reverses the text after it.
+	`{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"type":"LoadBalancer","requiredLoadBalancerFeatures":["\u202e\n"]},"status":{"conditions":[{"type":"LoadBalancerServing","status":"\u001b[2J","reason":"\u202e","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
+	"kind: >\n 0",
 }

@@ -29,6 +29,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/validation"
 )
 
@@ -127,8 +128,11 @@ func (c *Checker) validate(f *findings, st *serviceState, svc *v1.Service, v *vi
 		c.rememberClean(v, o)
 	}
 	for _, e := range errs {
+		// Validation quotes the bad value as JSON does, which leaves
+		// format characters such as U+202E, which reverses the text
+		// after it, as they are: escaped, as the other messages are.
 		rule, msg := classify(svc, e)
-		f.add(rule, SeverityViolation, e.Field, msg)
+		f.add(rule, SeverityViolation, e.Field, input.Escape(msg))
 	}
 }
 
