@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // Page is what WriteHTML renders: a title, what was read, the totals, and
@@ -136,7 +137,9 @@ func StateColour(lane, status string) string {
 }
 
 // The view the template draws: geometry computed here, text escaped by
-// html/template.
+// html/template. Every string from the input is escaped first (see
+// input.Escape), as in the text output: html/template leaves control and
+// format characters alone, and U+202E would reverse the text after it.
 type pageView struct {
 	Page
 	Drawn      int // when fewer than len(Services): how many Views hold
@@ -149,6 +152,9 @@ type legendItem struct{ Colour, Text string }
 
 type serviceView struct {
 	S             *Service
+	Ref           string
+	FirstVersion  string
+	LastVersion   string
 	Width, Height int
 	Lanes         []laneView
 	Specs         []markView
@@ -215,6 +221,15 @@ func WriteHTML(w io.Writer, p Page) error {
 	if p.Title == "" {
 		p.Title = "lbstatus report"
 	}
+	p.Title, p.Sources, p.Errors = esc(p.Title), escAll(p.Sources), escAll(p.Errors)
+	tables := make([]Table, len(p.Tables))
+	for i, t := range p.Tables {
+		tables[i] = Table{Caption: esc(t.Caption), Header: escAll(t.Header)}
+		for _, r := range t.Rows {
+			tables[i].Rows = append(tables[i].Rows, escAll(r))
+		}
+	}
+	p.Tables = tables
 	v := pageView{Page: p, SpecColour: ColourSpec}
 	drawn := p.Services
 	if p.MaxServices > 0 && len(drawn) > p.MaxServices {
@@ -234,6 +249,18 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourSpec, "load-balancer-relevant spec change (G3)"},
 	}
 	return pageTemplate.Execute(w, v)
+}
+
+// esc escapes a string from the input for the page; escAll, each of them,
+// in a new slice.
+func esc(s string) string { return input.Escape(s) }
+
+func escAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, esc(s))
+	}
+	return out
 }
 
 // worst returns n of services, in their order: those with a violation
@@ -288,7 +315,7 @@ func layout(s *Service) serviceView {
 		rs = []*row{{step: 1, cells: make([]string, len(s.Lanes))}}
 	}
 	slots := len(rs)
-	v := serviceView{S: s, Dropped: dropped(s)}
+	v := serviceView{S: s, Ref: esc(s.Ref()), FirstVersion: esc(s.FirstVersion), LastVersion: esc(s.LastVersion), Dropped: dropped(s)}
 	v.Width = labelWidth + slots*slotWidth + rightMargin
 	lanesTop := topBand
 	lanesBottom := lanesTop + len(s.Lanes)*(laneHeight+laneGap) - laneGap
@@ -297,7 +324,8 @@ func layout(s *Service) serviceView {
 
 	for i, l := range s.Lanes {
 		y := lanesTop + i*(laneHeight+laneGap)
-		lv := laneView{Name: l.Name, Title: strings.TrimPrefix(l.Name, "LoadBalancer"), Y: y, TextY: y + laneHeight/2 + 4}
+		name := esc(l.Name)
+		lv := laneView{Name: name, Title: strings.TrimPrefix(name, "LoadBalancer"), Y: y, TextY: y + laneHeight/2 + 4}
 		// The state in each slot: the latest point at or before its step.
 		next := 0
 		var cur *Point
@@ -311,7 +339,7 @@ func layout(s *Service) serviceView {
 			case cur == nil && l.Dropped > 0:
 				seg.Colour, seg.Label, seg.Tooltip = ColourUnseen, "?", "not known: earlier events were not kept"
 			case cur == nil || cur.Status == "":
-				seg.Colour, seg.Label, seg.Tooltip = ColourAbsent, "", l.Name+" is not set"
+				seg.Colour, seg.Label, seg.Tooltip = ColourAbsent, "", name+" is not set"
 				if l.Name == LaneVerdict && cur != nil {
 					seg.Tooltip = "no verdict: the Service is not of type LoadBalancer"
 				}
@@ -319,12 +347,12 @@ func layout(s *Service) serviceView {
 					seg.Tooltip += " (from observation " + strconv.Itoa(cur.Step) + ")"
 				}
 			default:
-				seg.Status = cur.Status
+				seg.Status = esc(cur.Status)
 				seg.Colour = StateColour(l.Name, cur.Status)
-				seg.Label = cur.Status
-				seg.Tooltip = tooltip(l.Name, cur)
+				seg.Label = seg.Status
+				seg.Tooltip = esc(tooltip(l.Name, cur))
 			}
-			seg.ShowLabel = seg.Width >= charWidth*len(seg.Label)+6
+			seg.ShowLabel = seg.Width >= charWidth*utf8.RuneCountInString(seg.Label)+6
 			seg.Dark = seg.Colour == ColourBusy || seg.Colour == ColourAbsent || seg.Colour == ColourUnseen
 			lv.Segments = append(lv.Segments, seg)
 		}
@@ -349,7 +377,7 @@ func layout(s *Service) serviceView {
 				cx, cy := x(slot)+2, y
 				lv.Bumps = append(lv.Bumps, bumpView{
 					Points:  fmt.Sprintf("%d,%d %d,%d %d,%d", cx, cy, cx+10, cy, cx, cy+10),
-					Tooltip: fmt.Sprintf("observation %d: %s's lastTransitionTime moved to %s with the status unchanged (an acknowledgement, L6)", cur.Step, l.Name, cur.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z")),
+					Tooltip: fmt.Sprintf("observation %d: %s's lastTransitionTime moved to %s with the status unchanged (an acknowledgement, L6)", cur.Step, name, cur.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z")),
 				})
 			}
 		}
@@ -368,7 +396,7 @@ func layout(s *Service) serviceView {
 		}
 		v.Steps = append(v.Steps, stepView{X: x(slot) + slotWidth/2, Y: v.Height - 6, Label: label})
 		if len(r.spec) > 0 || r.deleted {
-			what := strings.Join(r.spec, ", ")
+			what := esc(strings.Join(r.spec, ", "))
 			tip := "observation " + label + ": spec changed (" + what + ")"
 			if r.deleted {
 				what, tip = strings.TrimPrefix(what+", deleted", ", "), "observation "+label+": the Service was deleted"
@@ -380,7 +408,7 @@ func layout(s *Service) serviceView {
 			v.Pins = append(v.Pins, pinView{
 				X: x(slot) + 8 + 14*(i%3), Y: lanesBottom + 14 + 12*(i/3), TextY: lanesBottom + 18 + 12*(i/3),
 				Colour: SeverityColour[f.Severity], Rule: string(f.Rule), Severity: string(f.Severity),
-				Tooltip: label + ": " + findingText(f),
+				Tooltip: label + ": " + esc(findingText(f)),
 			})
 		}
 	}
@@ -405,7 +433,7 @@ func layout(s *Service) serviceView {
 	}
 
 	for _, r := range rs {
-		rv := rowView{Step: strconv.Itoa(r.step), Version: r.version, Spec: strings.Join(r.spec, ", ")}
+		rv := rowView{Step: strconv.Itoa(r.step), Version: esc(r.version), Spec: esc(strings.Join(r.spec, ", "))}
 		if r.end {
 			rv.Step = "end"
 		}
@@ -419,7 +447,7 @@ func layout(s *Service) serviceView {
 			default:
 				c = "|"
 			}
-			rv.Cells = append(rv.Cells, c)
+			rv.Cells = append(rv.Cells, esc(c))
 		}
 		var pins []string
 		for _, p := range r.pins {
@@ -435,7 +463,7 @@ func layout(s *Service) serviceView {
 		}
 		f := p.Finding
 		v.Findings = append(v.Findings, findingView{Place: place, Severity: string(f.Severity), Rule: string(f.Rule),
-			Field: f.Field, Message: f.Message, Colour: SeverityColour[f.Severity]})
+			Field: esc(f.Field), Message: esc(f.Message), Colour: SeverityColour[f.Severity]})
 	}
 	return v
 }

@@ -202,6 +202,32 @@ func TestWriteHTML_Escapes(t *testing.T) {
 	}
 }
 
+// TestWriteHTML_EscapesControls: html/template leaves control and format
+// characters as they are; every string from the input or a caller is
+// escaped as the text output escapes it (section 8: nothing printed from an
+// input is trusted). U+202E would reverse the text after it on the page.
+func TestWriteHTML_EscapesControls(t *testing.T) {
+	const bad = "x\x1b[2J\u202e\nQQ"
+	svc := lbService(bad, "1"+bad, metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Namespace = bad
+	svc.Status.Conditions[0].Reason, svc.Status.Conditions[0].Message = bad, bad
+	svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: bad, Status: bad})
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Field: bad, Message: bad,
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: bad, Name: bad}}})
+	page, _ := renderHTML(t, Page{Title: bad, Sources: []string{bad}, Errors: []string{bad}, Services: tl.Services(),
+		Tables: []Table{{Caption: bad, Header: []string{bad}, Rows: [][]string{{bad}}}}})
+	if i := strings.IndexAny(page, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control or format character reached the page: %q", page[max(0, i-60):min(len(page), i+20)])
+	}
+	if strings.Contains(page, "\nQQ") {
+		t.Error("a line break from the input reached the page")
+	}
+	if n := strings.Count(page, `x\x1b[2J\u202e\nQQ`); n < 10 {
+		t.Errorf("the strings are shown, escaped, %d times; want every one of them", n)
+	}
+}
+
 // TestWriteHTML_Empty: no Service gives a page that says so.
 func TestWriteHTML_Empty(t *testing.T) {
 	page, doc := renderHTML(t, Page{})
