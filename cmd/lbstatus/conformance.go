@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
@@ -143,11 +144,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		// Progress only for a person watching; piped runs stay quiet.
 		start := time.Now()
 		f.opts.Progress = func(tr suite.TestReport) {
-			line := fmt.Sprintf("%-7s %-40s %s", strings.ToUpper(string(tr.Result)), tr.Name, tr.Duration)
-			if tr.Reason != "" {
-				line += "  " + tr.Reason
-			}
-			fmt.Fprintf(stderr, "[%s] %s\n", time.Since(start).Round(time.Second), line)
+			fmt.Fprintf(stderr, "[%s] %s\n", time.Since(start).Round(time.Second), progressLine(tr))
 		}
 	}
 	report, err := suite.Run(ctx, conn.client, f.opts)
@@ -192,6 +189,16 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // isTerminal reports whether f, a reader or a writer, is a terminal; a
 // character device such as /dev/null is not one.
+// progressLine is a finished test on the terminal. Its reason may quote
+// what the provider wrote (a condition's message, an Event), escaped.
+func progressLine(tr suite.TestReport) string {
+	line := fmt.Sprintf("%-7s %-40s %s", strings.ToUpper(string(tr.Result)), tr.Name, tr.Duration)
+	if tr.Reason != "" {
+		line += "  " + input.Escape(tr.Reason)
+	}
+	return line
+}
+
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && term.IsTerminal(int(file.Fd()))

@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
 func TestConformance_Usage(t *testing.T) {
@@ -67,5 +69,17 @@ func TestConformance_List(t *testing.T) {
 	if code != exitOK || stderr.Len() != 0 || len(lines) != 8 || !strings.HasPrefix(lines[0], "TEST") ||
 		!strings.HasPrefix(lines[1], "Feature/IPFamilies ") || !strings.HasSuffix(lines[7], "C6, C7") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr.String(), stdout.String())
+	}
+}
+
+// TestProgressLine: a test's reason may quote what the provider wrote, and
+// the line goes to a terminal: it is escaped.
+func TestProgressLine(t *testing.T) {
+	tr := suite.TestReport{Name: "refuse-unsupported", Result: suite.TestFailed, Duration: "3s",
+		Reason: "violation of L4 on web: message \x1b[2J\u202eQQ"}
+	got := progressLine(tr)
+	want := `FAILED  refuse-unsupported                       3s  violation of L4 on web: message \x1b[2J\u202eQQ`
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
