@@ -187,8 +187,6 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	return exitOK
 }
 
-// isTerminal reports whether f, a reader or a writer, is a terminal; a
-// character device such as /dev/null is not one.
 // progressLine is a finished test on the terminal. Its reason may quote
 // what the provider wrote (a condition's message, an Event), escaped.
 func progressLine(tr suite.TestReport) string {
@@ -199,6 +197,8 @@ func progressLine(tr suite.TestReport) string {
 	return line
 }
 
+// isTerminal reports whether f, a reader or a writer, is a terminal; a
+// character device such as /dev/null is not one.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && term.IsTerminal(int(file.Fd()))
