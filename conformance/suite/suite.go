@@ -31,16 +31,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // Defaults of Options.
 const (
-	// DefaultConditionsTimeout is L8's deadline for the first conditions.
-	DefaultConditionsTimeout = 30 * time.Second
+	// DefaultConditionsTimeout is L8's deadline for the first conditions,
+	// as conditions.Wait has it.
+	DefaultConditionsTimeout = conditions.DefaultConditionsTimeout
 	// DefaultProvisionTimeout is L8's provisioning deadline: the e2e
-	// suites' load-balancer create timeout.
-	DefaultProvisionTimeout = 15 * time.Minute
+	// suites' load-balancer create timeout, as conditions.Wait has it.
+	DefaultProvisionTimeout = conditions.DefaultProvisionTimeout
 	// DefaultSettlePeriod is how long ForeignClass watches for a write
 	// that must not come.
 	DefaultSettlePeriod = 10 * time.Second
