@@ -57,6 +57,24 @@ func TestValidateServiceStatusUpdate_L5(t *testing.T) {
 	}
 }
 
+// TestValidateServiceStatusUpdate_L5_NotTwice: a Provisioning status that
+// is neither True nor False is C1's or ValidateConditions' error alone; L5
+// does not report the same field again.
+func TestValidateServiceStatusUpdate_L5_NotTwice(t *testing.T) {
+	for _, tc := range []struct {
+		status metav1.ConditionStatus
+		want   field.ErrorList
+	}{
+		{metav1.ConditionUnknown, errs(want("C1", field.ErrorTypeNotSupported, conditionPath(0, "status")))},
+		{"Maybe", errs(want("C5", field.ErrorTypeNotSupported, conditionPath(0, "status")))},
+	} {
+		t.Run(string(tc.status), func(t *testing.T) {
+			p := changed(provisioningTrue, func(c *metav1.Condition) { c.Status = tc.status })
+			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(service(withConditions(p, servingFalse)), service(), cross))
+		})
+	}
+}
+
 // TestValidateServiceStatusUpdate_L5_Ratchets: a broken pair that did not
 // change is not judged again; changing either half of it is.
 func TestValidateServiceStatusUpdate_L5_Ratchets(t *testing.T) {

@@ -18,10 +18,10 @@ package validation
 
 import (
 	"context"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -124,15 +124,15 @@ func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, ol
 // validateRequiredFeaturesType is R4's cross-field rule:
 // requiredLoadBalancerFeatures may only be set when spec.type is
 // LoadBalancer, as for loadBalancerClass. It ratchets: an update that keeps
-// the features of an old object that was not a LoadBalancer either is not
-// rejected for it.
+// the features of an old object that was not a LoadBalancer either, in any
+// order (the field is a set), is not rejected for it.
 func validateRequiredFeaturesType(fldPath *field.Path, spec, old *RequiredFeaturesSpec) *field.Error {
 	required := spec.RequiredLoadBalancerFeatures
 	if len(required) == 0 || spec.Type == corev1.ServiceTypeLoadBalancer {
 		return nil
 	}
 	if old != nil && old.Type != corev1.ServiceTypeLoadBalancer &&
-		slices.Equal(old.RequiredLoadBalancerFeatures, required) {
+		sets.New(old.RequiredLoadBalancerFeatures...).Equal(sets.New(required...)) {
 		return nil
 	}
 	return field.Forbidden(fldPath.Child("requiredLoadBalancerFeatures"), "may only be used when `type` is 'LoadBalancer'").WithOrigin(OriginR4)

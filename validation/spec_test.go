@@ -240,6 +240,10 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
 		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
+		name: "reordering the field of a ClusterIP Service that already had it (a set)",
+		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(sessionAff, ports)),
+	}, {
 		name: "changing type to LoadBalancer",
 		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
 		svc:  service(withFeatures(ports)),
