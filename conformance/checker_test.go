@@ -457,6 +457,26 @@ func TestCheck_L4_IngressBeforeServing(t *testing.T) {
 	noFinding(t, check(created, provisioning, served, reprovisioning, refilled), "L4")
 }
 
+// TestCheck_L4_AfterConversionBack: a Service converted to ClusterIP, its
+// conditions removed (L9), and converted back is provisioned for the first
+// time again (L1: created or converted), so filling the ingress before
+// Serving turns True breaks L4, as on a new Service.
+func TestCheck_L4_AfterConversionBack(t *testing.T) {
+	served := ready("web", 0)
+	clusterIP := next(served)
+	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
+	clusterIP.Status.LoadBalancer.Ingress = nil
+	removed := next(clusterIP)
+	removed.Status.Conditions = nil
+	back := next(removed)
+	back.Spec.Type = corev1.ServiceTypeLoadBalancer
+	provisioning := next(back)
+	setProvisioning(provisioning, 10)
+	early := next(provisioning)
+	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.9"}}
+	wantFinding(t, check(served, clusterIP, removed, back, provisioning, early), "L4", SeverityViolation, "status.loadBalancer.ingress")
+}
+
 // specChange returns the next observation of svc with a port added: a
 // load-balancer-relevant change (G3).
 func specChange(svc *v1.Service) *v1.Service {

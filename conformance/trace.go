@@ -108,7 +108,9 @@ type serviceState struct {
 	hasIngress bool
 	lb         bool
 	spec       string // the G3 fields, encoded by encodeG3
-	// seenServing: Serving=True was observed at least once (L4).
+	// seenServing: Serving=True was observed since the Service last became
+	// a LoadBalancer (L4): a conversion back is a first provisioning again,
+	// as L1 and L9 have it.
 	seenServing bool
 	// specAhead: the spec changed since the provider last wrote status
 	// (see observation.specAhead).
@@ -146,9 +148,7 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	st.conds = *cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
-	if cur[slotServing].present && cur[slotServing].status == statusTrue {
-		st.seenServing = true
-	}
+	st.seenServing = lb && (st.seenServing || cur[slotServing].present && cur[slotServing].status == statusTrue)
 	st.noConditions = lb && !v.hasKEP()
 	st.noCondPos = nil
 	if st.noConditions {
