@@ -824,4 +824,22 @@ func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
 		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
 	}
 	noFinding(t, check(refused), "R2")
+
+	// A feature required after the provider's last write is not yet
+	// answered: R2 waits for the provider's next write, and judges it.
+	served := ready("later", 10)
+	asked := next(served)
+	asked.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleportation"}
+	noFinding(t, check(served, asked), "R2")
+	answered := next(asked)
+	answered.Status.LoadBalancer.Ingress = nil
+	answered.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(20)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(20)),
+	}
+	noViolations(t, check(served, asked, answered))
+	noFinding(t, check(served, asked, answered), "R2")
+	ignored := next(asked)
+	getCond(t, ignored, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(20)
+	wantFinding(t, check(served, asked, ignored), "R2", SeverityWarning, "metadata.annotations["+v1.RequiredFeaturesAnnotation+"]")
 }
