@@ -270,11 +270,16 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 
 	if c.foreignClass(svc) {
 		// P1: not the provider's Service; its conditions, if any, are a
-		// violation and nothing else is the provider's business.
-		c.checkForeignClass(&f, svc)
+		// violation and nothing else is the provider's business. A trace
+		// of the provider's under this name ends: with what it still owed
+		// when a new Service (a new uid) took the name.
 		if i, ok := c.services[key]; ok {
+			if st := c.states.at(i); st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
+				f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
+			}
 			c.drop(key, i)
 		}
+		c.checkForeignClass(&f, svc)
 		return f.list
 	}
 

@@ -201,6 +201,17 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 	noFinding(t, observeAll(classes, mine), "P1")
 	noFinding(t, observeAll(classes, ready("default-class", 10)), "P1")
 	noFinding(t, check(foreign), "P1") // P1 is off without Classes
+
+	// A Service of the provider's created again (a new uid) under another
+	// class ends the provider's trace with what it still owed (L6), as a
+	// recreation under the provider's class does.
+	served := ready("recreated", 10)
+	changed := specChange(served)
+	again := newLB("recreated")
+	again.UID, again.ResourceVersion = "uid-recreated-2", "10"
+	wantFinding(t, observeAll(classes, served, changed, again), "L6", SeverityWarning, "status.conditions")
+	again.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	wantFinding(t, observeAll(classes, served, changed, again), "L6", SeverityWarning, "status.conditions")
 }
 
 func TestCheck_P5_DegradationNamesWhatIsAsked(t *testing.T) {

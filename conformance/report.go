@@ -110,6 +110,8 @@ type ServiceReport struct {
 	Omitted int `json:"omitted,omitempty"`
 	// kept counts Findings per severity.
 	kept SeverityCounts
+	// uid is metadata.uid of the last observation.
+	uid string
 }
 
 // Report is the result of a check.
@@ -231,6 +233,14 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	}
 	svc := obj.Service
 	sr := c.service(serviceKey{svc.Namespace, svc.Name})
+	if sr.Deleted || sr.uid != "" && svc.UID != "" && sr.uid != string(svc.UID) {
+		// A new Service of the name: the old one's verdict is not its own,
+		// and one of a class the checker leaves alone gets none (P1).
+		sr.Verdict = nil
+	}
+	if svc.UID != "" && sr.uid != string(svc.UID) {
+		sr.uid = string(svc.UID)
+	}
 	sr.Observations++
 	sr.Deleted = false
 	sr.ResourceVersion = svc.ResourceVersion

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestCollector(t *testing.T) {
@@ -111,6 +112,32 @@ func TestCollector_Deleted(t *testing.T) {
 	col.Observe(again, c.ObserveObject(again))
 	if r := col.Report(); len(r.Services) != 1 || r.Services[0].Deleted || r.Services[0].Observations != 2 {
 		t.Errorf("created again: %+v", r.Services[0])
+	}
+}
+
+// TestCollector_NewServiceOfAnotherClassHasNoVerdict: a Service created
+// again under the name, of a class the checker leaves alone (P1), is given
+// no verdict, neither its predecessor's nor one of its own; whether the old
+// one's deletion was observed or not.
+func TestCollector_NewServiceOfAnotherClassHasNoVerdict(t *testing.T) {
+	for _, withDeletion := range []bool{true, false} {
+		c := NewChecker(Classes{"example.com/lb"})
+		col := NewCollector()
+		old := ready("web", 10)
+		objs := []Object{{Kind: "Service", Service: old}}
+		if withDeletion {
+			objs = append(objs, Object{Kind: "Service", Service: old, Deleted: true})
+		}
+		foreign := newLB("web")
+		foreign.UID = "uid-web-2"
+		foreign.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+		objs = append(objs, Object{Kind: "Service", Service: foreign})
+		for _, obj := range objs {
+			col.Observe(obj, c.ObserveObject(obj))
+		}
+		if v := col.Report().Services[0].Verdict; v != nil {
+			t.Errorf("deletion observed %v: the new Service of another class got the verdict %s", withDeletion, v)
+		}
 	}
 }
 
