@@ -51,7 +51,8 @@ type LoadBalancer struct {
 	// State is the load balancer's state.
 	State LoadBalancerState
 	// Ingress is where a Ready load balancer serves: at least one entry
-	// (L4). Ignored in other states.
+	// with an ip or a hostname (L4, see HasAddress). Ignored in other
+	// states.
 	Ingress []corev1.LoadBalancerIngress
 	// Degraded lists, for a Ready load balancer, the features it does not
 	// implement. Nil means the decision's (Decision.Degraded); an empty,
@@ -121,8 +122,8 @@ type Reconciliation[S Object] struct {
 // UpdateStatus.
 //
 // Errors, with no write: nil svc; lb in an unknown state; for a Ready lb,
-// an empty ingress (L4) or a degradation Succeeded would refuse (C3, P5,
-// R1).
+// an ingress without an address (L4) or a degradation Succeeded would
+// refuse (C3, P5, R1).
 func Reconcile[S Object](svc S, caps Capabilities, acted S, lb LoadBalancer, opts ...TransitionOption) (Reconciliation[S], error) {
 	v := view(svc)
 	if v == nil {

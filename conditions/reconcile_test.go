@@ -262,6 +262,10 @@ func TestReconcile_Errors(t *testing.T) {
 			_, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: LoadBalancerReady})
 			return err
 		},
+		"L4 an ingress entry without an address": func() error {
+			_, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: LoadBalancerReady, Ingress: []corev1.LoadBalancerIngress{{Hostname: ""}}})
+			return err
+		},
 		"P5 degraded in what is not asked": func() error {
 			_, err := Reconcile(coreLB(), caps, nil, LoadBalancer{State: LoadBalancerReady, Ingress: ingress, Degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}})
 			return err

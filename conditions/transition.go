@@ -313,9 +313,10 @@ func (d *draft) provisioning(serving ServingDuringProvisioning) {
 // repeated Succeeded with the same arguments changes nothing.
 //
 // Errors, with the status unchanged: nil svc, a Service that is not of type
-// LoadBalancer, an empty ingress (L4), a degraded feature that is unknown
-// (C3), listed twice, not asked for by the Service (P5, see AsksFor), or
-// required by it (R1, P6: refuse with Failed instead).
+// LoadBalancer, an ingress without an entry with an ip or a hostname (L4,
+// see HasAddress), a degraded feature that is unknown (C3), listed twice,
+// not asked for by the Service (P5, see AsksFor), or required by it (R1,
+// P6: refuse with Failed instead).
 func Succeeded[S Object](svc S, ingress []corev1.LoadBalancerIngress, degraded []v1.LoadBalancerFeature, opts ...TransitionOption) (Transition[S], error) {
 	v := view(svc)
 	if err := checkSucceeded(v, ingress, degraded); err != nil {
@@ -330,8 +331,8 @@ func checkSucceeded(svc *v1.Service, ingress []corev1.LoadBalancerIngress, degra
 	if err := checkLoadBalancer(svc); err != nil {
 		return err
 	}
-	if len(ingress) == 0 {
-		return errors.New("ingress is empty: Serving=True needs at least one ingress point (L4)")
+	if !HasAddress(ingress) {
+		return errors.New("ingress has no entry with an ip or a hostname: Serving=True needs at least one address (L4)")
 	}
 	return checkDegraded(svc, degraded)
 }

@@ -28,6 +28,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -208,6 +209,9 @@ func TestSucceeded_L4_ServingComesWithIngress(t *testing.T) {
 	svc = step(t, svc, tr, err)
 	if _, err := Succeeded(svc, nil, nil); err == nil {
 		t.Error("Succeeded without ingress: no error")
+	}
+	if _, err := Succeeded(svc, []corev1.LoadBalancerIngress{{}, {IPMode: ptr.To(corev1.LoadBalancerIPModeVIP)}}, nil); err == nil {
+		t.Error("Succeeded with ingress entries of neither ip nor hostname: no error")
 	}
 	tr, err = Succeeded(svc, ingress, nil)
 	got := step(t, svc, tr, err)

@@ -76,8 +76,9 @@ func (v Verdict) String() string {
 //     deprecated LoadBalancerPortsError (C4).
 //   - T2 Fail: Serving=False with reason Infrastructure and
 //     Provisioning=False.
-//   - T3 Ready: Provisioning=False and Serving=True and a non-empty
-//     ingress (L4). Serving=True without ingress stays Pending.
+//   - T3 Ready: Provisioning=False and Serving=True and an ingress entry
+//     with an address (L4, see HasAddress). Serving=True without one stays
+//     Pending.
 //   - T4 Pending: anything else, including a Service with no KEP-4631
 //     conditions at all; the deadlines of L8 are Wait's business.
 //
@@ -108,6 +109,18 @@ func ShouldSkip(svc *corev1.Service, feature v1.LoadBalancerFeature) (bool, stri
 	return v.Result == ResultSkip, v.Reason
 }
 
+// HasAddress reports whether ingress has an entry with an ip or a
+// hostname: what L4 counts as an address. An entry with neither (only
+// ports, or an ipMode) gives a client nothing to connect to.
+func HasAddress(ingress []corev1.LoadBalancerIngress) bool {
+	for i := range ingress {
+		if ingress[i].IP != "" || ingress[i].Hostname != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, feature v1.LoadBalancerFeature) Verdict {
 	v := Verdict{Feature: feature}
 	serving := Get(conds, v1.LoadBalancerConditionServing)
@@ -130,9 +143,12 @@ func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, fe
 		return v
 	}
 	if serving != nil && serving.Status == metav1.ConditionTrue && provisioningFalse {
-		if len(ingress) == 0 {
+		if !HasAddress(ingress) {
 			v.Result, v.Rule = ResultPending, "T4"
 			v.Reason = "Serving is True but status.loadBalancer.ingress is empty (L4)"
+			if len(ingress) > 0 {
+				v.Reason = "Serving is True but no entry of status.loadBalancer.ingress has an ip or a hostname (L4)"
+			}
 			return v
 		}
 		v.Result, v.Rule = ResultReady, "T3"

@@ -36,6 +36,13 @@ func withStatus(withIngress bool, conds ...metav1.Condition) *v1.Service {
 	return svc
 }
 
+// noAddress gives svc an ingress entry with ports but neither an ip nor a
+// hostname: no address (L4).
+func noAddress(svc *v1.Service) *v1.Service {
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	return svc
+}
+
 var (
 	pTrue    = cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning)
 	pFalse   = cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete)
@@ -63,6 +70,7 @@ func TestEvaluate(t *testing.T) {
 		{"T4 reprovisioning while serving", withStatus(true, pTrue, sTrue), "", ResultPending, "T4"},
 		{"T4 Infrastructure while still provisioning", withStatus(false, pTrue, sInfra), "", ResultPending, "T4"},
 		{"T4 Serving without ingress (L4)", withStatus(false, pFalse, sTrue), "", ResultPending, "T4"},
+		{"T4 Serving with an ingress entry of no address (L4)", noAddress(withStatus(false, pFalse, sTrue)), "", ResultPending, "T4"},
 		{"T4 Serving only", withStatus(true, sTrue), "", ResultPending, "T4"},
 		{"T1 Unsupported", withStatus(false, pFalse, sUnsupp), "", ResultSkip, "T1"},
 		{"T1 Unsupported whatever the feature", withStatus(false, pFalse, sUnsupp), lbIP, ResultSkip, "T1"},

@@ -418,10 +418,8 @@ func (c *Checker) checkIngress(f *findings, svc *v1.Service, v *view) {
 		return
 	}
 	ingress := svc.Status.LoadBalancer.Ingress
-	for i := range ingress {
-		if ingress[i].IP != "" || ingress[i].Hostname != "" {
-			return
-		}
+	if conditions.HasAddress(ingress) {
+		return
 	}
 	msg := "LoadBalancerServing is True but status.loadBalancer.ingress is empty"
 	if len(ingress) > 0 {

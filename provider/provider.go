@@ -482,7 +482,7 @@ func fromStatus(svc *corev1.Service) loadBalancer {
 	conds := svc.Status.Conditions
 	switch serving := conditions.Get(conds, v1.LoadBalancerConditionServing); {
 	case serving == nil:
-	case serving.Status == metav1.ConditionTrue && len(svc.Status.LoadBalancer.Ingress) > 0:
+	case serving.Status == metav1.ConditionTrue && conditions.HasAddress(svc.Status.LoadBalancer.Ingress):
 		return loadBalancer{state: conditions.LoadBalancerReady}
 	case serving.Reason == string(v1.LoadBalancerReasonInfrastructure):
 		return loadBalancer{state: conditions.LoadBalancerFailed, message: serving.Message}

@@ -78,6 +78,10 @@ func toService(actual any) (*v1.Service, error) {
 		return x(), nil
 	case func() *corev1.Service:
 		return toService(x())
+	case func() v1.Service:
+		return toService(x())
+	case func() corev1.Service:
+		return toService(x())
 	case nil:
 		return nil, nil
 	}

@@ -75,6 +75,13 @@ func TestMatchers(t *testing.T) {
 		{"BeServing/provisioning", BeServing(), provisioning, false},
 		{"BeServing/nil", BeServing(), (*corev1.Service)(nil), false},
 		{"BeServing/serving without ingress (L4)", BeServing(), svcWith(false, ready.Status.Conditions...), false},
+		{"BeServing/serving with an ingress entry of no address (L4)", BeServing(), func() *corev1.Service {
+			s := ready.DeepCopy()
+			s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+			return s
+		}(), false},
+		{"BeServing/ready from a function returning a value", BeServing(), func() corev1.Service { return *ready }, true},
+		{"BeServing/ready from a function returning an lbstatus value", BeServing(), func() v1.Service { return *v1.FromCore(ready) }, true},
 		{"HaveVerdict/pending", HaveVerdict(conditions.ResultPending), provisioning, true},
 		{"HaveVerdict/skip when refused", HaveVerdict(conditions.ResultSkip), refused, true},
 		{"HaveVerdictFor/skip when degraded in the feature", HaveVerdictFor(v1.LoadBalancerFeatureSessionAffinity, conditions.ResultSkip), degradedMultiple, true},
