@@ -475,8 +475,8 @@ func (d *draft) specUpdated() {
 		for _, r := range DegradedReasons(conds) {
 			f, ok := v1.DegradedFeature(r)
 			if !ok {
-				known = false
-				break
+				known = false // and the reasons after it still count for P6
+				continue
 			}
 			if !asksFor(d.svc, f) {
 				continue // no longer degraded: the spec does not ask for it

@@ -430,6 +430,24 @@ func TestSpecUpdated_P6_RequiredDegradedStopsServing(t *testing.T) {
 	}
 }
 
+// TestSpecUpdated_P6_ProviderReasonInMultiple: a provider's own reason
+// listed by Multiple before the degraded feature that becomes required
+// (reasons sort by name) does not hide it from P6.
+func TestSpecUpdated_P6_ProviderReasonInMultiple(t *testing.T) {
+	for _, own := range []string{"AcmeSlowDisks", "ZetaSlowDisks"} {
+		svc := lbService(clientIP)
+		svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+		d := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+		d.Reason, d.Message = string(v1.LoadBalancerReasonMultiple), own+",SessionAffinityNotSupported: two"
+		updated := svc.DeepCopy()
+		updated.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+		got := then(t, updated)(SpecUpdated(svc, updated))
+		if c, want := combination(got.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; c != want {
+			t.Errorf("with %s: got %s, want %s: Serving=True with a required feature degraded breaks P6", own, c, want)
+		}
+	}
+}
+
 func TestSpecUpdated_BeforeSeenChangesNothing(t *testing.T) {
 	svc := lbService()
 	updated := lbService(clientIP)
