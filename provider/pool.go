@@ -190,6 +190,26 @@ func (p *Pool) Claim(key, addr string) bool {
 	return true
 }
 
+// retain frees the addresses key holds but keep does not list: those of a
+// loadBalancerIP or an IP family the Service asks for no longer.
+func (p *Pool) retain(key string, keep []netip.Addr) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := p.byKey[key][:0]
+	for _, a := range p.byKey[key] {
+		if slices.Contains(keep, a) {
+			held = append(held, a)
+		} else {
+			delete(p.owner, a)
+		}
+	}
+	if len(held) == 0 {
+		delete(p.byKey, key)
+		return
+	}
+	p.byKey[key] = held
+}
+
 // Release frees every address key holds. A nil Pool or an unknown key is
 // a no-op.
 func (p *Pool) Release(key string) {
@@ -217,7 +237,8 @@ func (p *Pool) InUse() int {
 // addresses returns the pool's addresses of svc: one per IP family its
 // load balancer serves (the Service's families the capabilities support,
 // only the first without DualStack), the requested spec.loadBalancerIP
-// when the capabilities honor it. Nil without a pool.
+// when the capabilities honor it; the others key held are freed. Nil
+// without a pool.
 func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, error) {
 	if p.opts.Pool == nil {
 		return nil, nil
@@ -250,6 +271,7 @@ func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, err
 		}
 		out = append(out, a)
 	}
+	p.opts.Pool.retain(key, out)
 	return out, nil
 }
 

@@ -18,9 +18,12 @@ package provider
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/lbstatus/lbstatus/conditions"
 )
 
 func TestPool_NeverTwiceAndExhausted(t *testing.T) {
@@ -94,4 +97,44 @@ func TestNewPool_BadCIDRs(t *testing.T) {
 		t.Errorf("nil pool: %v", err)
 	}
 	nilPool.Release("k")
+}
+
+// TestProvider_AddressesFollowTheSpec: a Service holds one address per IP
+// family it is served in; one it no longer asks for (a changed
+// loadBalancerIP, a dropped family) goes back to the pool.
+func TestProvider_AddressesFollowTheSpec(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/29", "fd00::/125")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Provider{opts: Options{Pool: pool, Capabilities: conditions.Capabilities{
+		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}, DualStack: true, LoadBalancerIP: true}}}
+	svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.1"}}
+	step := func(want ...string) {
+		t.Helper()
+		addrs, err := p.addresses("ns/a", svc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range addrs {
+			got = append(got, a.String())
+		}
+		if !slices.Equal(got, want) || pool.InUse() != len(want) {
+			t.Errorf("addresses %v with %d in use, want %v", got, pool.InUse(), want)
+		}
+	}
+	step("198.18.0.1")
+	svc.Spec.LoadBalancerIP = "198.18.0.2"
+	step("198.18.0.2")
+	if a, err := pool.Allocate("ns/b", corev1.IPv4Protocol, "198.18.0.1"); err != nil {
+		t.Errorf("the address given up is still held: %v, %v", a, err)
+	}
+	pool.Release("ns/b")
+	svc.Spec.LoadBalancerIP = ""
+	step("198.18.0.2")
+	svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}
+	step("fd00::1", "198.18.0.2")
+	svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol}
+	step("fd00::1")
 }
