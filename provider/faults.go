@@ -35,6 +35,7 @@ import (
 const (
 	// FailAnnotation: provisioning fails in the infrastructure
 	// (Serving=False/Infrastructure) with the annotation's value as message.
+	// Removing or changing it provisions again, as a spec change does.
 	FailAnnotation = "provider.lbstatus.github.io/fail"
 	// DelayAnnotation: provisioning takes this long (a Go duration, "45s")
 	// instead of Options.ProvisionDelay.

@@ -67,3 +67,33 @@ func TestFaults_ReadOnlyWhenOnAndNeverBreakingARule(t *testing.T) {
 		t.Errorf("a delay that does not parse was read as %s", f.delay)
 	}
 }
+
+// TestFaults_LiftingFailRetries: a load balancer failed by the fail
+// annotation is provisioned again once the annotation is removed or
+// changed, without waiting for a change of spec; it stays failed while the
+// annotation stays.
+func TestFaults_LiftingFailRetries(t *testing.T) {
+	p := &Provider{opts: Options{Faults: true, ProvisionDelay: time.Second}}
+	failed := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{FailAnnotation: "boom"}}}
+	failed.Spec.Type = corev1.ServiceTypeLoadBalancer
+	lifted := failed.DeepCopy()
+	lifted.Annotations = nil
+	changed := failed.DeepCopy()
+	changed.Annotations[FailAnnotation] = "boom again"
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		svc  *corev1.Service
+		want conditions.LoadBalancerState
+	}{
+		{"kept", failed, conditions.LoadBalancerFailed},
+		{"lifted", lifted, conditions.LoadBalancerProvisioning},
+		{"changed", changed, conditions.LoadBalancerProvisioning},
+	} {
+		lb := loadBalancer{state: conditions.LoadBalancerFailed, message: "boom"}
+		p.ensure("ns/web", tc.svc, record{acted: failed}, &lb, now, p.faultsOf(tc.svc))
+		if lb.state != tc.want {
+			t.Errorf("%s: load balancer %s, want %s", tc.name, lb.state, tc.want)
+		}
+	}
+}

@@ -505,7 +505,9 @@ func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadB
 		}
 		return 0
 	case conditions.LoadBalancerFailed:
-		if !changed {
+		// Failed until the spec changes or, with Options.Faults, the
+		// fail annotation that failed it is lifted or changed.
+		if !changed && p.faultsOf(rec.acted).fail == f.fail {
 			return 0
 		}
 	case conditions.LoadBalancerProvisioning:
