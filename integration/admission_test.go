@@ -307,6 +307,16 @@ func TestAdmissionPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// L9 through the library's own write: a LoadBalancer degraded in
+	// Ports, with a LoadBalancerPortsError from before (which the helpers
+	// never touch), turned into a one-port ClusterIP Service.
+	l9 := createWithStatus(t, client, newService(ns, "l9", "two-ports", corev1.ServiceTypeLoadBalancer, nil),
+		with(servingPair, cond(degraded, "True", "PortsNotSupported", "udp"), cond(portsError, "True", "PortsError", "udp")))
+	l9.Spec.Type = corev1.ServiceTypeClusterIP
+	l9.Spec.Ports = l9.Spec.Ports[:1]
+	if l9, err = client.CoreV1().Services(ns).Update(ctx, l9, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	diff := prepareDifferential(t, client, ns)
 
 	installPolicies(t, client, label)
@@ -323,6 +333,18 @@ func TestAdmissionPolicies(t *testing.T) {
 		}
 	})
 
+	// P5 is about what a LoadBalancer asks for: the write that removes
+	// the conditions of a Service that is no longer one (L9) is not
+	// refused for the PortsError it leaves.
+	t.Run("status/P5/accept-L9-write", func(t *testing.T) {
+		tr, err := conditions.NotLoadBalancer(l9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = client.CoreV1().Services(ns).UpdateStatus(ctx, tr.Service, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		checkAdmission(t, err, "")
+	})
+
 	t.Run("annotation", func(t *testing.T) {
 		key := v1.RequiredFeaturesAnnotation
 		for _, c := range []struct {
@@ -336,6 +358,7 @@ func TestAdmissionPolicies(t *testing.T) {
 			{"R4/reject-empty-item", "Ports,,SessionAffinity", corev1.ServiceTypeLoadBalancer, "without empty items"},
 			{"R4/reject-duplicate", "Ports,Ports", corev1.ServiceTypeLoadBalancer, "Duplicate value"},
 			{"R4/reject-placement", "Ports", corev1.ServiceTypeClusterIP, "Forbidden"},
+			{"R4/accept-empty-on-ClusterIP", " ", corev1.ServiceTypeClusterIP, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				svc := newService(ns, "a-"+strings.ToLower(strings.ReplaceAll(c.name, "/", "-")), "basic", c.typ, map[string]string{key: c.value})

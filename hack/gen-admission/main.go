@@ -282,7 +282,7 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		if f == v1.LoadBalancerFeaturePorts {
 			named += ` || variables.conditions.exists(c, c.type == '` + portsError + `' && c.status == 'True')`
 		}
-		add(`!variables.degradedChanged || !(`+named+`) || (`+asks.expr+`)`,
+		add(`!variables.loadBalancer || !variables.degradedChanged || !(`+named+`) || (`+asks.expr+`)`,
 			fmt.Sprintf("P5: status.conditions: %s names %s, but the Service does not ask for it (it takes %s)", degraded, r, asks.need))
 	}
 
@@ -318,6 +318,10 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// when the write changes one of the conditions they read.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
 				{Name: "degradedChanged", Expression: changed(v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError)},
+				// P5 is about what a LoadBalancer Service asks for; on
+				// another type the conditions are L9's to remove, which
+				// the write that removes them must not be refused for.
+				{Name: "loadBalancer", Expression: `has(object.spec.type) && object.spec.type == 'LoadBalancer'`},
 			},
 			Validations: validations,
 		},
@@ -395,7 +399,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 					Reason:     invalid,
 				},
 				{
-					Expression: `(has(object.spec.type) && object.spec.type == 'LoadBalancer') || ` +
+					Expression: `variables.value.trim() == '' || (has(object.spec.type) && object.spec.type == 'LoadBalancer') || ` +
 						`(variables.unchanged && !(has(oldObject.spec.type) && oldObject.spec.type == 'LoadBalancer'))`,
 					Message: "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: Forbidden: may only be set when spec.type is LoadBalancer",
 					Reason:  invalid,
