@@ -621,7 +621,13 @@ func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 
 	kept := next(converted) // the provider writes, and leaves them
 	getCond(t, kept, v1.LoadBalancerConditionServing).Message = "still here"
-	wantFinding(t, check(served, converted, kept), "L9", SeverityWarning, "status.conditions")
+	found := check(served, converted, kept)
+	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
+	// What the Service owes after leaving LoadBalancer is L9's removal,
+	// not L6's bump: the write is not also a violation.
+	noFinding(t, found, "L6")
+	// A provider that never answers still leaves the change unacknowledged.
+	wantFinding(t, check(served, converted), "L6", SeverityWarning, "status.conditions")
 }
 
 // TestCheck_L9_ApiserverClearsIngressInTheUserWrite: a real apiserver

@@ -356,6 +356,10 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 		st.owed = nil // the conditions are gone: nothing left to acknowledge with
 	case prov.ltt != owed.pre:
 		st.owed = nil // acknowledged
+	case written && !isLoadBalancer(svc):
+		// A Service that is no longer a LoadBalancer owes the removal of
+		// its conditions (L9, which judges this write), not a bump.
+		st.owed = nil
 	case written:
 		st.owed = nil
 		f.add("L6", SeverityViolation, condPath(v.provisioning, "lastTransitionTime"), fmt.Sprintf(
