@@ -139,10 +139,7 @@ func TestCheck_L4_ServingWithoutIngress(t *testing.T) {
 
 func TestCheck_L5_ServingReasonMatchesProvisioning(t *testing.T) {
 	refused := newLB("refused")
-	refused.Status.Conditions = []metav1.Condition{
-		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
-		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
-	}
+	setRefused(refused, 5)
 	noFinding(t, check(refused), "L5")
 	provisioning := newLB("provisioning")
 	setProvisioning(provisioning, 5)
@@ -341,10 +338,7 @@ func TestCheck_R3_NoConditions(t *testing.T) {
 
 func TestCheck_T1_Skip(t *testing.T) {
 	svc := newLB("refused")
-	svc.Status.Conditions = []metav1.Condition{
-		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
-		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
-	}
+	setRefused(svc, 5)
 	f := wantFinding(t, check(svc), "T1", SeverityNotice, "status")
 	if f.Verdict == nil || f.Verdict.Result != conditions.ResultSkip {
 		t.Errorf("verdict %+v, want Skip", f.Verdict)
@@ -672,11 +666,7 @@ func TestCheck_P6_WaitsForTheProvider(t *testing.T) {
 	noFinding(t, check(degraded, required), "P6")
 
 	refused := next(required)
-	refused.Status.LoadBalancer.Ingress = nil
-	refused.Status.Conditions = []metav1.Condition{
-		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(11)),
-		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(11)),
-	}
+	setRefused(refused, 11)
 	noViolations(t, check(degraded, required, refused))
 
 	ignored := next(required) // bumps Provisioning, keeps serving degraded
@@ -836,10 +826,7 @@ func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
 
 	refused := newLB("refused")
 	refused.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleportation"}
-	refused.Status.Conditions = []metav1.Condition{
-		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(5)),
-		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(5)),
-	}
+	setRefused(refused, 5)
 	noFinding(t, check(refused), "R2")
 
 	// A feature required after the provider's last write is not yet
@@ -849,11 +836,7 @@ func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
 	asked.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleportation"}
 	noFinding(t, check(served, asked), "R2")
 	answered := next(asked)
-	answered.Status.LoadBalancer.Ingress = nil
-	answered.Status.Conditions = []metav1.Condition{
-		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(20)),
-		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(20)),
-	}
+	setRefused(answered, 20)
 	noViolations(t, check(served, asked, answered))
 	noFinding(t, check(served, asked, answered), "R2")
 	ignored := next(asked)

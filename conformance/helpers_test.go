@@ -75,6 +75,16 @@ func setProvisioning(svc *v1.Service, s int) {
 	}
 }
 
+// setRefused makes svc refused as unsupported (R1, R2), as written at
+// second s: no ingress.
+func setRefused(svc *v1.Service, s int) {
+	svc.Status.LoadBalancer.Ingress = nil
+	svc.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, at(s)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported, at(s)),
+	}
+}
+
 // tb is what the helpers need of a *testing.T or a *rapid.T.
 type tb interface {
 	Helper()
