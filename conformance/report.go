@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -52,7 +53,9 @@ type Summary struct {
 	Objects int `json:"objects"`
 	// Observations is the number of Service observations checked.
 	Observations int `json:"observations"`
-	// Services is the number of distinct Services (namespace/name).
+	// Services is the number of distinct Services observed: by namespace
+	// and name, a Service deleted and created again (a new uid) counting
+	// twice, one of a class the checker leaves alone (P1) counting too.
 	Services int `json:"services"`
 	// Skipped is the number of objects that were not Services.
 	Skipped int `json:"skipped"`
@@ -162,7 +165,11 @@ type Collector struct {
 	otherKept   SeverityCounts
 	skipped     map[string]int // per kind; see maxSkippedKinds
 	services    map[serviceKey]*ServiceReport
-	report      Report
+	// names holds a hash of the namespace, name and uid of each Service
+	// observed, for Summary.Services.
+	names  map[uint64]struct{}
+	seed   maphash.Seed
+	report Report
 }
 
 // CollectorOption configures a Collector.
@@ -180,9 +187,9 @@ type KeepFindings int
 func (k KeepFindings) applyCollector(c *Collector) { c.keep = int(k) }
 
 // SummaryOnly is a CollectorOption: when true, the Collector keeps no
-// ServiceReport and no finding, only the Summary, so that its memory does
-// not grow with the input; for callers that write findings out as they
-// come. Summary.Services is then left at zero: Checker.Seen knows it.
+// ServiceReport and no finding, only the Summary, so that its memory grows
+// with the distinct Services only (a hash each, to count them); for
+// callers that write findings out as they come.
 type SummaryOnly bool
 
 func (s SummaryOnly) applyCollector(c *Collector) { c.summaryOnly = bool(s) }
@@ -198,7 +205,8 @@ func (k KeepVerdictNotices) applyCollector(c *Collector) { c.noVerdicts = !bool(
 // NewCollector returns a Collector with the given options; nil options are
 // ignored.
 func NewCollector(opts ...CollectorOption) *Collector {
-	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
+	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, names: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+		report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
 	for _, o := range opts {
 		if o != nil {
 			o.applyCollector(c)
@@ -227,6 +235,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		return
 	}
 	c.report.Summary.Observations++
+	c.names[maphash.Comparable(c.seed, [3]string{obj.Service.Namespace, obj.Service.Name, string(obj.Service.UID)})] = struct{}{}
 	if c.summaryOnly {
 		c.Findings(found)
 		return
@@ -359,9 +368,7 @@ func (c *Collector) Report() Report {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	if !c.summaryOnly {
-		r.Summary.Services = len(c.services)
-	}
+	r.Summary.Services = len(c.names)
 	for kind, n := range c.skipped {
 		r.SkippedKinds = append(r.SkippedKinds, KindCount{Kind: kind, Count: n})
 	}

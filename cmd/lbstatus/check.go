@@ -330,9 +330,6 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 	col.Findings(end)
 	out.findings(end)
 	report := col.Report()
-	if report.Summary.Services == 0 {
-		report.Summary.Services = checker.Seen() // a summary-only Collector
-	}
 	out.input(name, report)
 	f.hooks.endInput(end)
 	return report.Summary, stopped

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,4 +186,67 @@ func messages(v any) []string {
 		}
 	}
 	return out
+}
+
+// TestCheck_FormatsAgree: text, JSON and HTML end a check with the same
+// result word, as the exit status says, and count the same Services: a
+// Service deleted and created again counts twice, one of a class --class
+// leaves alone counts too.
+func TestCheck_FormatsAgree(t *testing.T) {
+	dir := t.TempDir()
+	svc := func(name, uid, class string) string {
+		c := ""
+		if class != "" {
+			c = `, "loadBalancerClass": "` + class + `"`
+		}
+		return `{"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "shop", "name": "` + name + `", "uid": "` + uid +
+			`", "resourceVersion": "1"}, "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]` + c + `}}`
+	}
+	recreated := write(t, dir, "recreated.json", `{"type": "ADDED", "object": `+svc("web", "u1", "")+`}
+{"type": "DELETED", "object": `+svc("web", "u1", "")+`}
+{"type": "ADDED", "object": `+svc("web", "u2", "")+`}`)
+	classes := write(t, dir, "classes.json", svc("mine", "u3", "example.com/mine")+svc("theirs", "u4", "example.com/theirs"))
+	broken := write(t, dir, "broken.json", `{"kind": "Service", "metadata": {"name": 7}}`)
+	configMap := write(t, dir, "cm.json", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}`)
+	counts := regexp.MustCompile(`(\d+) observations? of (\d+) Services?`)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		result   string
+		services int
+	}{
+		{"recreated", []string{recreated}, exitOK, "PASS", 2},
+		{"another class", []string{"--class", "example.com/mine", classes}, exitOK, "PASS", 2},
+		{"input error", []string{broken, classes}, exitInput, "ERROR", 2},
+		{"no Service required", []string{"--require-services", configMap}, exitInput, "ERROR", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, _ := runCmd(t, "", append([]string{"check"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out, "\n"+tc.result+": ") {
+				t.Errorf("text: exit %d, want %d, ending in %s:\n%s", code, tc.code, tc.result, out)
+			}
+			if m := counts.FindAllStringSubmatch(out, -1); len(m) == 0 || m[len(m)-1][2] != strconv.Itoa(tc.services) {
+				t.Errorf("text: want %d Services:\n%s", tc.services, out)
+			}
+
+			code, out, _ = runCmd(t, "", append([]string{"check", "-o", "json"}, tc.args...)...)
+			var report struct {
+				Summary struct {
+					Result   string `json:"result"`
+					Services int    `json:"services"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal([]byte(out), &report); err != nil || code != tc.code ||
+				report.Summary.Result != tc.result || report.Summary.Services != tc.services {
+				t.Errorf("json: exit %d, want %d; summary %+v, want %s and %d Services (%v):\n%s", code, tc.code, report.Summary, tc.result, tc.services, err, out)
+			}
+
+			code, out, _ = runCmd(t, "", append([]string{"check", "-o", "html"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out, "<strong>"+tc.result+"</strong>") ||
+				!strings.Contains(out, " of "+plural(tc.services, "Service")+";") {
+				t.Errorf("html: exit %d, want %d, %s and %d Services:\n%s", code, tc.code, tc.result, tc.services, out)
+			}
+		})
+	}
 }

@@ -213,6 +213,22 @@ func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted
 // that have findings.
 func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false, false) }
 
+// checkResult is the word every output format ends a check with, as its
+// exit status says: FAIL (1) for a violation, else ERROR (2) for an input
+// error or no Service where --require-services requires one (missing),
+// else INTERRUPTED (2), else PASS (0).
+func checkResult(s *conformance.Summary, interrupted, missing bool) string {
+	switch {
+	case s.Failed():
+		return "FAIL"
+	case s.InputErrors > 0, missing:
+		return "ERROR"
+	case interrupted:
+		return "INTERRUPTED"
+	}
+	return "PASS"
+}
+
 // printCheckTotals is printTotals for a check that may have been stopped
 // before the end of its inputs, or that requires a Service and read none
 // (missing).
@@ -220,16 +236,7 @@ func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted, missing 
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the check was stopped; this reports what was read until then.")
 	}
-	verdict := "PASS"
-	switch {
-	case s.Failed():
-		verdict = "FAIL"
-	case s.InputErrors > 0, missing:
-		verdict = "ERROR"
-	case interrupted:
-		verdict = "INTERRUPTED"
-	}
-	fmt.Fprintf(w, "%s: %s, %s, %s", verdict, plural(s.Findings.Violations, "violation"),
+	fmt.Fprintf(w, "%s: %s, %s, %s", checkResult(s, interrupted, missing), plural(s.Findings.Violations, "violation"),
 		plural(s.Findings.Warnings, "warning"), plural(s.Findings.Notices, "notice"))
 	if s.InputErrors > 0 {
 		fmt.Fprintf(w, ", %s (on standard error)", plural(s.InputErrors, "input error"))
@@ -431,7 +438,7 @@ func (j *jsonReporter) inputError(err error) {
 
 func (j *jsonReporter) input(string, conformance.Report) {}
 
-func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted, _ bool) {
+func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
 	io.WriteString(j.w, "],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}
@@ -440,11 +447,14 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted
 	j.w.Write(b)
 	io.WriteString(j.w, ",\n\"summary\": ")
 	b, _ = json.Marshal(struct {
-		Inputs        int  `json:"inputs"`
-		ErrorsOmitted int  `json:"errorsOmitted,omitempty"`
-		Interrupted   bool `json:"interrupted,omitempty"`
+		Result        string `json:"result"`
+		Inputs        int    `json:"inputs"`
+		ErrorsOmitted int    `json:"errorsOmitted,omitempty"`
+		Interrupted   bool   `json:"interrupted,omitempty"`
+		// NoServices: --require-services requires one, and none was read.
+		NoServices bool `json:"noServices,omitempty"`
 		conformance.Summary
-	}{inputs, j.omitted, interrupted, total})
+	}{checkResult(&total, interrupted, missing), inputs, j.omitted, interrupted, missing, total})
 	j.w.Write(b)
 	io.WriteString(j.w, "\n}\n")
 }

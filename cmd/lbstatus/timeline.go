@@ -159,15 +159,19 @@ func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
 }
 
-func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted, _ bool) {
+func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
 	r.hooks.done()
 	if interrupted {
 		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
+	}
+	if missing {
+		r.errors = append(r.errors, "no Service was read, and --require-services requires one")
 	}
 	_ = timeline.WriteHTML(r.w, timeline.Page{
 		Title:       "lbstatus check",
 		Sources:     r.sources,
 		Summary:     &total,
+		Result:      checkResult(&total, interrupted, missing),
 		Errors:      r.errors,
 		Services:    r.services,
 		MaxServices: *r.hooks.htmlServices,

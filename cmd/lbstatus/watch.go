@@ -258,7 +258,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	emit(end)
 	story.finish(stdout, end)
 	summary := col.Report().Summary
-	summary.Services = checker.Seen()
 	if f.output == "json" {
 		b, _ := json.Marshal(struct {
 			Summary watchSummary `json:"summary"`

@@ -39,6 +39,9 @@ type Page struct {
 	Sources []string
 	// Summary holds the totals; nil leaves them out.
 	Summary *conformance.Summary
+	// Result is the word shown after the totals, such as PASS, FAIL or
+	// ERROR; empty shows FAIL for a Summary with a violation, else PASS.
+	Result string
 	// Errors are input problems, one sentence each; may be empty.
 	Errors []string
 	// Tables are shown before the timelines, such as a suite's results;
@@ -221,7 +224,7 @@ func WriteHTML(w io.Writer, p Page) error {
 	if p.Title == "" {
 		p.Title = "lbstatus report"
 	}
-	p.Title, p.Sources, p.Errors = esc(p.Title), escAll(p.Sources), escAll(p.Errors)
+	p.Title, p.Sources, p.Errors, p.Result = esc(p.Title), escAll(p.Sources), escAll(p.Errors), esc(p.Result)
 	tables := make([]Table, len(p.Tables))
 	for i, t := range p.Tables {
 		tables[i] = Table{Caption: esc(t.Caption), Header: escAll(t.Header)}
