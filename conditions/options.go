@@ -112,12 +112,15 @@ type FromCreationOption struct{}
 // WithDeadlinesFromCreation runs the deadlines of L8 from the Service's
 // metadata.creationTimestamp, as L8 says, instead of from the start of
 // Wait: a suite that created the Service a while ago does not give the
-// provider extra time. Until Wait has seen the Service, the deadlines run
-// from its start; a creationTimestamp in the future (clock skew) counts as
-// the start of Wait. A deadline that has already passed when Wait first
-// sees the Service judges that first observation: a Service created long
-// ago without conditions fails at once, one with them is given what is
-// left of the provisioning deadline.
+// provider extra time, and one that creates it after Wait starts gives
+// the provider all of it. Until Wait has seen the Service, the deadlines
+// run from its start; a creationTimestamp in the future (clock skew)
+// leaves them there. A Service first seen of another type runs them from
+// the observation that shows it converted to LoadBalancer (L8's "or
+// converting"; the API records no conversion time). A deadline that has
+// already passed when Wait first sees the Service judges that first
+// observation: a Service created long ago without conditions fails at
+// once, one with them is given what is left of the provisioning deadline.
 func WithDeadlinesFromCreation() FromCreationOption { return FromCreationOption{} }
 
 // ProgressOption is the result of WithProgress, a WaitOption.

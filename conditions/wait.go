@@ -109,7 +109,9 @@ type ServiceListWatcher interface {
 // deadlines when it is a clock.Clock. WithProgress sees every observation.
 // Ready and Skip return a nil error: a test goes on, or skips (ShouldSkip).
 //
-// Other errors: ErrServiceDeleted; the context's error, with the last
+// Other errors: ErrServiceDeleted, also when a relist shows a Service of
+// the name with another uid (deleted and created again while the watch
+// was down); the context's error, with the last
 // verdict, when ctx ends first; a nil services. The returned Service is nil
 // when none was seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
@@ -126,7 +128,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	waitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var seenConditions atomic.Bool
-	origin, moved := make(chan time.Time), make(chan struct{})
+	origin, moved := make(chan time.Time), make(chan bool)
 	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin, moved)
 
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
@@ -145,6 +147,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 
 	var last *corev1.Service
 	namespace := ""
+	since := "the start of the wait"
 	_, err := watchtools.UntilWithSync(waitCtx, lw, &corev1.Service{}, nil, func(event watch.Event) (bool, error) {
 		svc, ok := event.Object.(*corev1.Service)
 		if !ok || svc.Name != name {
@@ -153,17 +156,32 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if event.Type == watch.Deleted {
 			return false, ErrServiceDeleted
 		}
+		if last != nil && last.UID != "" && svc.UID != "" && svc.UID != last.UID {
+			// Deleted and created again while the watch was down: a
+			// relist shows the new Service as an update of the old.
+			return false, ErrServiceDeleted
+		}
 		if Acknowledged(svc.Status.Conditions) {
 			seenConditions.Store(true)
 		}
 		if last == nil {
 			namespace = svc.Namespace
-			if o.fromCreation && !svc.CreationTimestamp.IsZero() {
+		}
+		if o.fromCreation && svc.Spec.Type == corev1.ServiceTypeLoadBalancer && (last == nil || last.Spec.Type != corev1.ServiceTypeLoadBalancer) {
+			// L8 counts from the creation, or from a conversion, which
+			// only an observation before it shows.
+			at, what := svc.CreationTimestamp.Time, "the service's creation"
+			if last != nil {
+				at, what = clk.Now(), "its conversion to type LoadBalancer"
+			}
+			if !at.IsZero() {
 				// The deadlines move before the observation is reported,
 				// and know whether it has conditions.
 				select {
-				case origin <- svc.CreationTimestamp.Time:
-					<-moved
+				case origin <- at:
+					if <-moved {
+						since = what
+					}
 				case <-waitCtx.Done():
 				}
 			}
@@ -183,10 +201,6 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			return last, verdict, fail(ErrInfrastructure, verdict)
 		}
 		return last, verdict, nil
-	}
-	since := "the start of the wait"
-	if o.fromCreation && last != nil {
-		since = "the service's creation"
 	}
 	switch cause := context.Cause(waitCtx); {
 	case errors.Is(err, ErrServiceDeleted):
@@ -214,13 +228,12 @@ func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
 
 // deadlines cancels ctx with ErrNoKEPProvider or ErrProvisionTimeout when
 // the corresponding deadline of L8 passes, and returns when ctx ends. The
-// deadlines run from the start, or from a time received on origin (the
-// Service's creation) when that is earlier; moved is closed once they do.
-// A deadline that has passed by the time the origin arrives acts at once
-// rather than through a timer, so it does not depend on how a clock treats
-// a timer reset to zero.
-func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time, moved chan<- struct{}) {
-	start := clk.Now()
+// deadlines run from the start, or from each time received on origin (the
+// Service's creation or conversion) that is not in the future; moved
+// answers each, true when the deadlines moved. A deadline that has passed
+// by the time the origin arrives acts at once rather than through a timer,
+// so it does not depend on how a clock treats a timer reset to zero.
+func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time, moved chan<- bool) {
 	first := clk.NewTimer(o.conditionsTimeout)
 	defer first.Stop()
 	second := clk.NewTimer(o.provisionTimeout)
@@ -253,8 +266,8 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 		timer.Reset(d)
 		return true
 	}
-	// fromCreation moves the deadlines to run from created, and reports
-	// whether the wait is over.
+	// fromCreation moves the deadlines to run from created (or converted),
+	// and reports whether the wait is over.
 	fromCreation := func(created time.Time) bool {
 		if !rearm(first, created.Add(o.conditionsTimeout)) && conditionsDue() {
 			return true
@@ -269,9 +282,10 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 		select {
 		case <-ctx.Done():
 			return
-		case created := <-origin:
-			over := created.Before(start) && fromCreation(created)
-			close(moved)
+		case at := <-origin:
+			move := !at.After(clk.Now()) // a time in the future is clock skew
+			over := move && fromCreation(at)
+			moved <- move
 			if over {
 				return
 			}

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -253,6 +254,108 @@ func TestWait_L8_ReadyLongAgo(t *testing.T) {
 	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
 	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady {
 		t.Fatalf("Wait = %v, %v; want Ready", r.verdict, r.err)
+	}
+}
+
+// notDone fails the test when Wait has returned.
+func notDone(t *testing.T, done <-chan waitResult, when string) {
+	t.Helper()
+	select {
+	case r := <-done:
+		t.Fatalf("Wait = %v, %v %s", r.verdict, r.err, when)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// A Service created after Wait started has L8's whole 30 s from its
+// creation, not what is left of them since the start.
+func TestWait_L8_CreatedAfterTheStart(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset()
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	waitForTimers(t, clk, 2)
+	clk.Step(20 * time.Second)
+	created := coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(clk.Now()) })
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), created, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nextObservation(t, observed) // the deadlines have moved before it is reported
+	clk.Step(15 * time.Second)
+	notDone(t, done, "15 s after the Service's creation")
+	clk.Step(16 * time.Second)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "the service's creation") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 31 s after the creation", r.verdict, r.err)
+	}
+}
+
+// A Service created long ago as ClusterIP and converted while Wait watches
+// has L8's deadlines from the conversion, not from its creation.
+func TestWait_L8_ConvertedDuringTheWait(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) {
+		s.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour))
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+	}))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	nextObservation(t, observed)
+	notDone(t, done, "on a ClusterIP Service created an hour ago")
+	waitForTimers(t, clk, 2)
+	clk.Step(20 * time.Second)
+	converted, err := cs.CoreV1().Services("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	converted.Spec.Type = corev1.ServiceTypeLoadBalancer
+	if _, err := cs.CoreV1().Services("default").Update(context.Background(), converted, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nextObservation(t, observed)
+	clk.Step(20 * time.Second)
+	notDone(t, done, "20 s after the conversion")
+	clk.Step(11 * time.Second)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "conversion") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 31 s after the conversion", r.verdict, r.err)
+	}
+}
+
+// relisting serves a list of each Service in turn, the last one again
+// after them, and watches that expire at once, as after a compaction.
+type relisting struct {
+	mu    sync.Mutex
+	items []*corev1.Service
+}
+
+func (r *relisting) List(context.Context, metav1.ListOptions) (*corev1.ServiceList, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	svc := r.items[0]
+	if len(r.items) > 1 {
+		r.items = r.items[1:]
+	}
+	return &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: svc.ResourceVersion}, Items: []corev1.Service{*svc}}, nil
+}
+
+func (r *relisting) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	events := make(chan watch.Event, 1)
+	gone := apierrors.NewResourceExpired("too old resource version")
+	events <- watch.Event{Type: watch.Error, Object: &gone.ErrStatus}
+	return watch.NewProxyWatcher(events), nil
+}
+
+// A Service deleted and created again while the watch was down comes back
+// from the relist as an update of the old one: its new uid says the
+// Service Wait watched was deleted.
+func TestWait_RecreatedWhileTheWatchWasDown(t *testing.T) {
+	old, recreated := coreService(), coreService()
+	old.UID, old.ResourceVersion = "uid-1", "10"
+	recreated.UID, recreated.ResourceVersion = "uid-2", "20"
+	svc, _, err := Wait(context.Background(), &relisting{items: []*corev1.Service{old, recreated}}, "web", "")
+	if !errors.Is(err, ErrServiceDeleted) || svc == nil || svc.UID != "uid-1" {
+		t.Fatalf("Wait = %v (uid %v); want ErrServiceDeleted with the deleted Service", err, svc)
 	}
 }
 
