@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -255,15 +256,24 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 
 // l8 says which deadline of L8 a LoadBalancer Service is past, if any: a
 // snapshot says Pending for ever, L8 says when a client stops waiting.
-// Without conditions the first deadline runs from the creation; while
-// Provisioning is True, the provisioning deadline runs from when it turned
-// True (its lastTransitionTime), which after a spec change is later.
+// Without conditions the first deadline runs from the creation or the
+// conversion to LoadBalancer (see typeSetAt); while Provisioning is True,
+// the provisioning deadline runs from when it turned True (its
+// lastTransitionTime), which after a spec change is later. A Service of a
+// class --class leaves alone (P1) has no deadline here.
 func (d *describer) l8(svc *v1.Service) string {
+	if otherClass(svc, d.flags.classes) {
+		return ""
+	}
 	created := svc.CreationTimestamp
 	provisioning := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 	switch {
 	case !conditions.Acknowledged(svc.Status.Conditions):
-		if !created.IsZero() && d.now.Sub(created.Time) > conditions.DefaultConditionsTimeout {
+		if at := typeSetAt(svc); !at.IsZero() && d.now.Sub(at.Time) > conditions.DefaultConditionsTimeout {
+			if at != created {
+				return fmt.Sprintf("passed: type LoadBalancer since %s ago at the latest, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
+					d.age(at), conditions.DefaultConditionsTimeout)
+			}
 			return fmt.Sprintf("passed: created %s ago, and no condition within %s: no KEP-aware provider handles the Service; a test concludes Fail (T2)",
 				d.age(created), conditions.DefaultConditionsTimeout)
 		}
@@ -275,6 +285,28 @@ func (d *describer) l8(svc *v1.Service) string {
 		}
 	}
 	return ""
+}
+
+// typeSetAt is when L8's first deadline starts at the earliest that the
+// Service shows: its creation or, when a write after it may have set
+// spec.type (a managedFields entry owning the field is newer), that
+// write's time. The API records no conversion time, and a manager's time
+// is that of its last write, so this errs late: never a deadline passed
+// that has not.
+func typeSetAt(svc *v1.Service) metav1.Time {
+	at := svc.CreationTimestamp
+	for _, m := range svc.ManagedFields {
+		if m.Time == nil || !m.Time.After(at.Time) || m.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if json.Unmarshal(m.FieldsV1.Raw, &fields) == nil && fields.Spec["f:type"] != nil {
+			at = *m.Time
+		}
+	}
+	return at
 }
 
 // describe writes one Service's description.

@@ -39,6 +39,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -289,6 +290,48 @@ func TestDescribe_L8Deadline(t *testing.T) {
 			}
 		}
 		code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lb")
+		if got := strings.Contains(out, "L8 deadline:"); code != exitOK || got != (tc.want != "") {
+			t.Errorf("%s: exit %d, L8 deadline shown %v:\n%s", tc.name, code, got, out)
+		}
+		if want := "  L8 deadline:              " + tc.want; tc.want != "" && !strings.Contains(out, want) {
+			t.Errorf("%s: want %q:\n%s", tc.name, want, out)
+		}
+	}
+}
+
+// L8's first deadline runs from a write that may have converted the
+// Service to LoadBalancer (a manager owning spec.type wrote after the
+// creation), and not at all for a Service of a class --class leaves alone.
+func TestDescribe_L8AfterConversionAndForOtherClasses(t *testing.T) {
+	owning := func(manager string, age time.Duration) metav1.ManagedFieldsEntry {
+		at := ago(age)
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:type":{}}}`)}}
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*corev1.Service)
+		flags []string
+		want  string
+	}{
+		{"converted 5s ago", func(s *corev1.Service) {
+			s.ManagedFields = []metav1.ManagedFieldsEntry{owning("kubectl-create", time.Hour), owning("kubectl-patch", 5*time.Second)}
+		}, nil, ""},
+		{"converted 40s ago", func(s *corev1.Service) {
+			s.ManagedFields = []metav1.ManagedFieldsEntry{owning("kubectl-patch", 40*time.Second)}
+		}, nil,
+			"passed: type LoadBalancer since 40s ago at the latest, and no condition within 30s:"},
+		{"status written since", func(s *corev1.Service) {
+			at := ago(5 * time.Second)
+			s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "lb", Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:loadBalancer":{}}}`)}}}
+		}, nil, "passed: created 60m ago, and no condition within 30s:"},
+		{"another class", func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To("other.example/lb") }, []string{"--class", "example.com/lb"}, ""},
+	} {
+		svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
+		svc.CreationTimestamp = ago(time.Hour)
+		tc.edit(svc)
+		code, out, _ := runDescribeFake(t, fake.NewClientset(svc), append([]string{"-n", "shop", "lb"}, tc.flags...)...)
 		if got := strings.Contains(out, "L8 deadline:"); code != exitOK || got != (tc.want != "") {
 			t.Errorf("%s: exit %d, L8 deadline shown %v:\n%s", tc.name, code, got, out)
 		}

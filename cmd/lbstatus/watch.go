@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,8 +72,9 @@ it as DELETED); if it matches again, its trace starts anew.
 
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
 trace, an L8 notice for each LoadBalancer Service still without conditions
-more than 30s after its creation (no KEP-aware provider handles it), and a
-summary. Exit status: 0 no violation seen, 1 at least one, 2 the
+more than 30s after its creation, or after a conversion to LoadBalancer the
+watch saw (no KEP-aware provider handles it; time after the watch was lost
+does not count), and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
 cluster cannot be reached or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
@@ -94,6 +96,9 @@ type serviceEvent struct {
 	deleted bool
 	// gap, when set, is a stretch of history the source did not see.
 	gap *watchGap
+	// lost and back say that the source lost its watch, and that it
+	// watches again: in between it sees nothing.
+	lost, back bool
 }
 
 // watchGap is a stretch of a cluster's history that a watch did not see:
@@ -210,8 +215,18 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	// unhandled holds the LoadBalancer Services last seen without either
 	// condition, for L8 at the end: a watch has the clock a check lacks.
 	unhandled := map[string]unhandledService{}
+	// otherType holds the Services last seen of a type other than
+	// LoadBalancer: L8 runs from the observation that shows one converted.
+	otherType := map[string]bool{}
+	var blind time.Time // when the source lost its watch; zero while it watches
 	gaps := 0
 	err = src.run(ctx, stderr, func(ev serviceEvent) {
+		switch {
+		case ev.lost && blind.IsZero():
+			blind = time.Now()
+		case ev.back:
+			blind = time.Time{}
+		}
 		if ev.gap != nil {
 			gaps++
 			if f.output == "json" {
@@ -228,12 +243,24 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			return
 		}
 		key := keyOf(ev.svc)
+		prev, wasUnhandled := unhandled[key]
 		delete(unhandled, key)
+		converted := otherType[key] && ev.svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+		delete(otherType, key)
 		if ev.deleted {
 			delete(checked, key)
 		} else {
 			if u, ok := unhandledOf(ev.svc, f.classes); ok {
+				switch {
+				case wasUnhandled:
+					u.since, u.converted = prev.since, prev.converted
+				case converted:
+					u.since, u.converted = time.Now(), true
+				}
 				unhandled[key] = u
+			}
+			if ev.svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+				otherType[key] = true
 			}
 			o := observedOf(ev.svc)
 			if prev, ok := checked[key]; ok && prev == o && o.resourceVersion != "" {
@@ -253,7 +280,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitInput
 	}
 
-	end := append(checker.Finish(), l8Findings(unhandled, time.Now())...)
+	// What happened while the watch was lost was not seen: L8's clock
+	// stops where the watch did.
+	end := append(checker.Finish(), l8Findings(unhandled, cmp.Or(blind, time.Now()))...)
 	col.Findings(end)
 	emit(end)
 	story.finish(stdout, end)
@@ -280,23 +309,31 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 // unhandledService is what L8 needs of a LoadBalancer Service without
 // either condition.
 type unhandledService struct {
-	ref     conformance.ObjectRef
-	created time.Time
+	ref conformance.ObjectRef
+	// since is when L8's clock started: the Service's creation, or the
+	// observation that showed it converted to LoadBalancer (converted).
+	since     time.Time
+	converted bool
 }
 
-// unhandledOf returns svc's entry when it is a LoadBalancer Service with
-// neither Serving nor Provisioning, and a creation time; not for one of a
-// class other than those --class names, which the checker leaves alone
-// too (P1).
+// unhandledOf returns svc's entry, L8's clock running from its creation,
+// when it is a LoadBalancer Service with neither Serving nor Provisioning,
+// and a creation time; not for one of a class other than those --class
+// names (see otherClass).
 func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
-	if class := svc.Spec.LoadBalancerClass; class != nil && *class != "" && len(classes) > 0 && !slices.Contains(classes, *class) {
-		return unhandledService{}, false
-	}
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() || conditions.Acknowledged(svc.Status.Conditions) {
+	if otherClass(svc, classes) || svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
+		conditions.Acknowledged(svc.Status.Conditions) {
 		return unhandledService{}, false
 	}
 	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
-	return unhandledService{ref: ref, created: svc.CreationTimestamp.Time}, true
+	return unhandledService{ref: ref, since: svc.CreationTimestamp.Time}, true
+}
+
+// otherClass reports whether svc is of a class other than those --class
+// names, which the checker leaves alone (P1), and L8 too.
+func otherClass(svc *v1.Service, classes []string) bool {
+	class := svc.Spec.LoadBalancerClass
+	return class != nil && *class != "" && len(classes) > 0 && !slices.Contains(classes, *class)
 }
 
 // l8Findings notes each Service still without conditions past L8's first
@@ -307,10 +344,14 @@ func l8Findings(unhandled map[string]unhandledService, now time.Time) []conforma
 	var out []conformance.Finding
 	for _, key := range slices.Sorted(maps.Keys(unhandled)) {
 		u := unhandled[key]
-		if age := now.Sub(u.created); age > conditions.DefaultConditionsTimeout {
+		what := "the Service's creation"
+		if u.converted {
+			what = "its conversion to type LoadBalancer"
+		}
+		if age := now.Sub(u.since); age > conditions.DefaultConditionsTimeout {
 			out = append(out, conformance.Finding{Rule: "L8", Severity: conformance.SeverityNotice, Object: u.ref, Field: "status.conditions",
-				Message: fmt.Sprintf("no KEP-4631 condition %s after the Service's creation, past L8's %s: no KEP-aware provider handles it, and a test concludes Fail (T2)",
-					duration.HumanDuration(age), conditions.DefaultConditionsTimeout)})
+				Message: fmt.Sprintf("no KEP-4631 condition %s after %s, past L8's %s: no KEP-aware provider handles it, and a test concludes Fail (T2)",
+					duration.HumanDuration(age), what, conditions.DefaultConditionsTimeout)})
 		}
 	}
 	return out
@@ -418,6 +459,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		if !down {
 			fmt.Fprintf(log, "lbstatus: lost the watch on %s (%v); trying again every few seconds\n", s.server, err)
 			down = true
+			handle(serviceEvent{lost: true})
 		}
 	}
 	relisted := false // the last thing done was a list after a gap
@@ -428,6 +470,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			if down {
 				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
 				down = false
+				handle(serviceEvent{back: true})
 			}
 			rv, healthy, err = s.consume(ctx, w, rv, known, handle)
 		}
@@ -449,6 +492,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 				if down {
 					fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
 					down = false
+					handle(serviceEvent{back: true})
 				}
 			}
 			continue

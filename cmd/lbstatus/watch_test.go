@@ -302,15 +302,45 @@ func TestWatch_L8AtTheEnd(t *testing.T) {
 	if code := stop(); code != exitOK {
 		t.Errorf("exit %d, want 0", code)
 	}
+	if l8 := l8Notices(stdout.String()); len(l8) != 1 || !strings.HasPrefix(l8[0], "orphan: no KEP-4631 condition 60m after the Service's creation, past L8's 30s") {
+		t.Errorf("L8 notices %q, want one for orphan", l8)
+	}
+}
+
+// l8Notices returns the L8 notices of a watch's JSON output, as
+// "name: message".
+func l8Notices(out string) []string {
 	var l8 []string
-	for _, line := range strings.Split(stdout.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		var f conformance.Finding
 		if json.Unmarshal([]byte(line), &f) == nil && f.Rule == "L8" {
 			l8 = append(l8, f.Object.Name+": "+f.Message)
 		}
 	}
-	if len(l8) != 1 || !strings.HasPrefix(l8[0], "orphan: no KEP-4631 condition 60m after the Service's creation, past L8's 30s") {
-		t.Errorf("L8 notices %q, want one for orphan", l8)
+	return l8
+}
+
+// L8 runs from a conversion to LoadBalancer that the watch saw, not from a
+// creation long before it; and its clock stops when the watch is lost,
+// since what happened after was not seen.
+func TestWatch_L8FromConversionAndWhileWatching(t *testing.T) {
+	old := metav1.NewTime(time.Now().Add(-time.Hour))
+	clusterIP := service("converted", "10", func(s *v1.Service) {
+		s.CreationTimestamp = old
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+	})
+	converted := service("converted", "11", func(s *v1.Service) { s.CreationTimestamp = old })
+	listed := service("listed", "12", func(s *v1.Service) { s.CreationTimestamp = old }) // converted or not: unknown
+	almost := service("almost", "13", func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(time.Now().Add(-29 * time.Second)) })
+	src := replaySource{{svc: clusterIP}, {svc: listed}, {svc: almost}, {lost: true}, {svc: converted}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }}, "-o", "json")
+	waitFor(t, stdout, `"resourceVersion":"11"`)
+	time.Sleep(1500 * time.Millisecond) // almost is past 30 s, but the watch was lost before
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if l8 := l8Notices(stdout.String()); len(l8) != 1 || !strings.HasPrefix(l8[0], "listed: no KEP-4631 condition 60m after the Service's creation") {
+		t.Errorf("L8 notices %q, want one for listed", l8)
 	}
 }
 
