@@ -47,8 +47,11 @@ type tracker struct {
 	checker  *conformance.Checker
 	findings []conformance.Finding
 	violated bool
-	latest   map[string]*v1.Service
-	last     map[string]ObservedService
+	// history holds every observation of each Service in order, nil for
+	// its deletion, so that a wait sees a state the provider wrote and
+	// took back at once (a test's Services see a few writes each).
+	history map[string][]*v1.Service
+	last    map[string]ObservedService
 	// changed is closed and replaced on every observation, waking waits.
 	changed chan struct{}
 }
@@ -56,7 +59,7 @@ type tracker struct {
 func newTracker(opts ...conformance.Option) *tracker {
 	return &tracker{
 		checker: conformance.NewChecker(opts...),
-		latest:  map[string]*v1.Service{},
+		history: map[string][]*v1.Service{},
 		last:    map[string]ObservedService{},
 		changed: make(chan struct{}),
 	}
@@ -103,10 +106,10 @@ func (t *tracker) observe(obj any, deleted bool) {
 	defer t.mu.Unlock()
 	var found []conformance.Finding
 	if deleted {
-		delete(t.latest, svc.Name)
+		t.history[svc.Name] = append(t.history[svc.Name], nil)
 		found = t.checker.Forget(svc.Namespace, svc.Name)
 	} else {
-		t.latest[svc.Name] = svc
+		t.history[svc.Name] = append(t.history[svc.Name], svc)
 		found = t.checker.Observe(svc)
 	}
 	t.add(found)
@@ -146,26 +149,40 @@ func (t *tracker) finish() ([]conformance.Finding, []ObservedService) {
 	return t.findings, out
 }
 
-// wait returns the latest observation of name as soon as cond holds for
-// it (a nil Service stands for "not there"). It gives up with an error
-// when timeout passes, ctx ends, or the checker finds a violation.
+// wait returns the first observation of name, from the latest one when it
+// starts on, for which cond holds (a nil Service stands for "not there"):
+// every observation is judged, also one that the next replaced at once.
+// It gives up with an error, and the latest observation, when timeout
+// passes, ctx ends, or the checker finds a violation.
 func (t *tracker) wait(ctx context.Context, name string, timeout time.Duration, cond func(*v1.Service) bool) (*v1.Service, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	t.mu.Lock()
+	next := max(len(t.history[name])-1, 0) // the first observation to judge
+	t.mu.Unlock()
 	for {
 		t.mu.Lock()
-		svc, violated, changed := t.latest[name], t.violated, t.changed
+		h, violated, changed := t.history[name], t.violated, t.changed
 		t.mu.Unlock()
-		if violated {
-			return svc, errViolation
+		var latest *v1.Service
+		if len(h) > 0 {
+			latest = h[len(h)-1]
 		}
-		if cond(svc) {
-			return svc, nil
+		if violated {
+			return latest, errViolation
+		}
+		if len(h) == 0 && cond(nil) {
+			return nil, nil
+		}
+		for ; next < len(h); next++ {
+			if cond(h[next]) {
+				return h[next], nil
+			}
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return svc, ctx.Err()
+			return latest, ctx.Err()
 		}
 	}
 }
