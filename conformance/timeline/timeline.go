@@ -140,6 +140,8 @@ type Service struct {
 	// prev is the previous observation reduced to what spec changes are
 	// computed from: spec and annotations. Nil after a deletion.
 	prev *v1.Service
+	// uid is the last observation's metadata.uid.
+	uid string
 }
 
 // Ref returns "namespace/name", or "name" without a namespace.
@@ -201,8 +203,9 @@ type Pin struct {
 	// Step is the observation the finding was made on; for a finding owed
 	// at the end of the input (AtEnd) the last observation.
 	Step int
-	// AtEnd reports a finding made when the input ended (Checker.Finish)
-	// or the Service was deleted, not on an observation.
+	// AtEnd reports a finding made when the input ended (Checker.Finish),
+	// not on an observation. One made when the Service was deleted is
+	// pinned to its last observation, which the deletion follows.
 	AtEnd   bool
 	Finding conformance.Finding
 }
@@ -210,7 +213,7 @@ type Pin struct {
 // ObserveObject records an object a Decoder read and the findings the
 // Checker returned for it. Objects that are not Services are ignored; a
 // DELETED watch event ends the Service's trace, and its findings are
-// pinned at its end.
+// pinned to the deletion, after the Service's last observation.
 func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Finding) {
 	if obj.Service == nil {
 		return
@@ -220,7 +223,9 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 		if s == nil {
 			return
 		}
-		t.Findings(found)
+		for _, f := range found {
+			t.pin(f, false)
+		}
 		s.Deletions = append(s.Deletions, s.Observations)
 		s.prev = nil
 		return
@@ -245,6 +250,16 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 		t.services[k] = s
 	}
+	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
+		// Created again without a deletion in the input: the old one
+		// ended after its last observation.
+		s.Deletions = append(s.Deletions, s.Observations)
+		s.prev = nil
+	}
+	// A new object's conditions are its own, not a change of the old
+	// one's: nothing in its first observation is a bump (L6).
+	fresh := s.prev == nil
+	s.uid = string(svc.UID)
 	s.Observations++
 	s.LastVersion = svc.ResourceVersion
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
@@ -266,7 +281,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, c.Message
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}
-		t.addPoint(s.Lanes[i], p)
+		t.addPoint(s.Lanes[i], p, fresh)
 	}
 
 	reduced := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: svc.Annotations}, Spec: svc.Spec}
@@ -312,15 +327,16 @@ func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
 }
 
 // addPoint appends p to the lane when the lane changed: another status,
-// reason or message, or a lastTransitionTime that moved.
-func (t *Timeline) addPoint(l *Lane, p Point) {
+// reason or message, or a lastTransitionTime that moved, which is a bump
+// unless p is a new object's (fresh).
+func (t *Timeline) addPoint(l *Lane, p Point, fresh bool) {
 	if n := len(l.Points); n > 0 {
 		last := l.Points[n-1]
 		moved := !p.LastTransitionTime.Equal(last.LastTransitionTime)
 		if p.Status == last.Status && p.Reason == last.Reason && p.Message == last.Message && !moved {
 			return
 		}
-		p.Bumped = moved && p.Status == last.Status && p.Status != ""
+		p.Bumped = moved && p.Status == last.Status && p.Status != "" && !fresh
 	}
 	l.Points = append(l.Points, p)
 	l.Points, l.Dropped = trim(t.maxPoints, l.Points, l.Dropped)

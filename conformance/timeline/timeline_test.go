@@ -284,6 +284,38 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 	}
 }
 
+// TestTimeline_NewObjectAfterDeletion: the findings a deletion ends a
+// trace with are pinned to the deletion, not to the end of the input after
+// the next Service's observations; the new Service's first conditions are
+// not a bump of the old one's (L6); and a new uid without a DELETED event
+// is a deletion too.
+func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
+	for _, withEvent := range []bool{true, false} {
+		tl := New()
+		old := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+		old.UID = "u1"
+		tl.ObserveObject(conformance.Object{Service: old}, nil)
+		if withEvent {
+			owed := conformance.Finding{Rule: "L6", Severity: conformance.SeverityWarning, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "x", ResourceVersion: "1"}}
+			tl.ObserveObject(conformance.Object{Service: old, Deleted: true}, []conformance.Finding{owed})
+		}
+		again := lbService("x", "2", metav1.ConditionTrue, time.Unix(60, 0))
+		again.UID = "u2"
+		tl.ObserveObject(conformance.Object{Service: again}, nil)
+		s := tl.Services()[0]
+		if !cmp.Equal(s.Deletions, []int{1}) {
+			t.Errorf("DELETED event %v: deletions %v, want [1]", withEvent, s.Deletions)
+		}
+		serving := s.Lanes[1]
+		if p := serving.Points[len(serving.Points)-1]; p.Step != 2 || p.Bumped {
+			t.Errorf("DELETED event %v: the new Service's Serving %+v, want a point at step 2 that is no bump", withEvent, p)
+		}
+		if withEvent && (len(s.Findings) != 1 || s.Findings[0].AtEnd || s.Findings[0].Step != 1) {
+			t.Errorf("the deletion's finding pinned %+v, want at step 1, not at the end", s.Findings)
+		}
+	}
+}
+
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
