@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -211,6 +212,18 @@ func (w *watchTimeline) start(f *checkFlags) error {
 func (w *watchTimeline) observe(obj conformance.Object, found []conformance.Finding) {
 	if w != nil && w.tl != nil {
 		w.tl.ObserveObject(obj, found)
+	}
+}
+
+// gap marks, on the timelines of the Services a gap names
+// (namespace/name), that the watch did not see them for a while.
+func (w *watchTimeline) gap(g *watchGap) {
+	if w == nil || w.tl == nil {
+		return
+	}
+	for _, ref := range g.Services {
+		namespace, name, _ := strings.Cut(ref, "/")
+		w.tl.Gap(namespace, name)
 	}
 }
 

@@ -229,6 +229,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		}
 		if ev.gap != nil {
 			gaps++
+			story.gap(ev.gap)
 			if f.output == "json" {
 				b, _ := json.Marshal(struct {
 					Gap *watchGap `json:"gap"`

@@ -28,6 +28,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -749,6 +750,21 @@ func TestWatch_KubeconfigExpired(t *testing.T) {
 	waitFor(t, stdout, "gap        resourceVersions after 10 up to 20 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version: 10 (15))); 1 Service changed in it: default/web")
 	if code := stop(); code != exitOK {
 		t.Errorf("exit %d, want 0", code)
+	}
+}
+
+// A watch's --timeline marks the gap on the timelines of the Services it
+// names: their states in between were not seen.
+func TestWatch_TimelineShowsTheGap(t *testing.T) {
+	gap := &watchGap{From: "5", To: "9", Reason: "test", Changed: 1, Services: []string{"default/web"}}
+	src := replaySource{{svc: pending("web", "5")}, {gap: gap}, {svc: servingWithoutIngress("web", "9")}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }}, "--timeline")
+	waitFor(t, stdout, "resourceVersion 9")
+	stop()
+	out := stdout.String()
+	story := out[strings.LastIndex(out, "default/web"):]
+	if !regexp.MustCompile(`(?m)^\s*1\s.*\bgap\b`).MatchString(story) {
+		t.Errorf("the timeline does not mark the gap after observation 1:\n%s", out)
 	}
 }
 

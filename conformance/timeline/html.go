@@ -398,11 +398,14 @@ func layout(s *Service) serviceView {
 			label = "end"
 		}
 		v.Steps = append(v.Steps, stepView{X: x(slot) + slotWidth/2, Y: v.Height - 6, Label: label})
-		if len(r.spec) > 0 || r.deleted {
-			what := esc(strings.Join(r.spec, ", "))
-			tip := "observation " + label + ": spec changed (" + what + ")"
-			if r.deleted {
-				what, tip = strings.TrimPrefix(what+", deleted", ", "), "observation "+label+": the Service was deleted"
+		if len(r.spec) > 0 || r.deleted || r.gap {
+			what := esc(r.notes(", "))
+			tip := "observation " + label + ": spec changed (" + esc(strings.Join(r.spec, ", ")) + ")"
+			switch {
+			case r.deleted:
+				tip = "observation " + label + ": the Service was deleted"
+			case r.gap:
+				tip = "observation " + label + ": then the watch saw nothing of the Service until it listed again"
 			}
 			v.Specs = append(v.Specs, markView{X: x(slot), Y1: 4, Y2: lanesBottom + 4, TextY: 14, Label: what, Tooltip: tip})
 		}
@@ -436,12 +439,9 @@ func layout(s *Service) serviceView {
 	}
 
 	for _, r := range rs {
-		rv := rowView{Step: strconv.Itoa(r.step), Version: esc(r.version), Spec: esc(strings.Join(r.spec, ", "))}
+		rv := rowView{Step: strconv.Itoa(r.step), Version: esc(r.version), Spec: esc(r.notes(", "))}
 		if r.end {
 			rv.Step = "end"
-		}
-		if r.deleted {
-			rv.Spec = strings.TrimPrefix(rv.Spec+", deleted", ", ")
 		}
 		for _, c := range r.cells {
 			switch {

@@ -38,6 +38,20 @@ type row struct {
 	spec    []string
 	pins    []Pin
 	deleted bool
+	gap     bool
+}
+
+// notes are the row's spec changes, then "deleted" and "gap" when the
+// Service was deleted or unseen after it, joined by sep.
+func (r *row) notes(sep string) string {
+	notes := slices.Clone(r.spec)
+	if r.deleted {
+		notes = append(notes, "deleted")
+	}
+	if r.gap {
+		notes = append(notes, "gap")
+	}
+	return strings.Join(notes, sep)
 }
 
 // rows lays out a Service's events, observation by observation; only
@@ -77,6 +91,9 @@ func rows(s *Service) []*row {
 	}
 	for _, d := range s.Deletions {
 		get(d, "").deleted = true
+	}
+	for _, g := range s.Gaps {
+		get(g, "").gap = true
 	}
 	out := make([]*row, 0, len(byStep)+1)
 	for _, r := range byStep {
@@ -184,10 +201,7 @@ func writeService(w io.Writer, s *Service) {
 				cols = append(cols, "|")
 			}
 		}
-		spec := strings.Join(r.spec, ",")
-		if r.deleted {
-			spec = strings.TrimPrefix(spec+",deleted", ",")
-		}
+		spec := r.notes(",")
 		var pins []string
 		for _, p := range r.pins {
 			pins = append(pins, string(p.Finding.Rule)+" "+string(p.Finding.Severity))

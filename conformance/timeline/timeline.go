@@ -136,6 +136,10 @@ type Service struct {
 	// Deletions are the steps at which a DELETED watch event ended the
 	// Service; the next observation starts a new Service of the same name.
 	Deletions []int
+	// Gaps are the steps after which the source saw nothing of the
+	// Service for a while (a watch that had to list again, see Gap): what
+	// it went through until the next observation is not known.
+	Gaps []int
 
 	// prev is the previous observation reduced to what spec changes are
 	// computed from: spec and annotations. Nil after a deletion.
@@ -301,6 +305,17 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 
 	for _, f := range found {
 		t.pin(f, false)
+	}
+}
+
+// Gap records that the source did not see the Service namespace/name for
+// a while after its last observation, such as a watch that had to list
+// again. A Service never observed is ignored: one created in the gap
+// starts after it.
+func (t *Timeline) Gap(namespace, name string) {
+	if s := t.services[key{namespace, name}]; s != nil && !slices.Contains(s.Gaps, s.Observations) {
+		s.Gaps = append(s.Gaps, s.Observations)
+		s.Gaps, _ = trim(t.maxPoints, s.Gaps, 0)
 	}
 }
 

@@ -316,6 +316,29 @@ func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
 	}
 }
 
+// TestTimeline_Gap: a gap is marked after the Service's last observation,
+// once however often it is named, and shown in the text; a Service never
+// observed gets none.
+func TestTimeline_Gap(t *testing.T) {
+	tl := New()
+	tl.ObserveObject(conformance.Object{Service: lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))}, nil)
+	tl.Gap("ns", "x")
+	tl.Gap("ns", "x")
+	tl.Gap("ns", "never")
+	tl.ObserveObject(conformance.Object{Service: lbService("x", "9", metav1.ConditionFalse, time.Unix(60, 0))}, nil)
+	services := tl.Services()
+	if len(services) != 1 || !cmp.Equal(services[0].Gaps, []int{1}) {
+		t.Fatalf("services %d, gaps %v; want one Service with a gap after step 1", len(services), services[0].Gaps)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, services); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "gap") {
+		t.Errorf("the text timeline does not show the gap:\n%s", buf.String())
+	}
+}
+
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
