@@ -53,7 +53,8 @@ type Classes []string
 func (c Classes) applyChecker(o *checkerOptions) { o.classes = slices.Clone(c) }
 
 // RequireConditions is an Option: when true, a LoadBalancer Service that
-// has no KEP-4631 conditions at the end of its trace is a violation (R3)
+// has neither LoadBalancerServing nor LoadBalancerProvisioning at the end of
+// its trace is a violation (R3)
 // instead of a notice, for suites that demand a KEP-aware provider.
 type RequireConditions bool
 

@@ -322,13 +322,20 @@ func TestCheck_R3_NoConditions(t *testing.T) {
 	cip.Spec.Type = corev1.ServiceTypeClusterIP
 	noFinding(t, check(cip), "R3")
 
+	// R3 trusts Serving and Provisioning: a Degraded condition alone is
+	// not a provider's answer.
+	degradedOnly := newLB("degraded-only")
+	degradedOnly.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	degradedOnly.Status.Conditions = []metav1.Condition{cond(v1.LoadBalancerConditionDegraded, metav1.ConditionUnknown, "Checking", at(5))}
+	wantFinding(t, observeAll([]Option{RequireConditions(true)}, degradedOnly), "R3", SeverityViolation, "status.conditions")
+
 	// A trace a deletion ends says so: the Service has no conditions
 	// "yet" no more.
 	for _, require := range []bool{false, true} {
 		c := NewChecker(RequireConditions(require))
 		c.Observe(newLB("gone"))
 		f := wantFinding(t, c.Forget("test", "gone"), "R3", map[bool]Severity{false: SeverityNotice, true: SeverityViolation}[require], "status.conditions")
-		if !strings.HasPrefix(f.Message, "the Service was deleted; it had no KEP-4631 conditions") {
+		if !strings.HasPrefix(f.Message, "the Service was deleted; it had neither LoadBalancerServing nor LoadBalancerProvisioning") {
 			t.Errorf("R3 at a deletion (RequireConditions %v): message %q", require, f.Message)
 		}
 	}
@@ -611,7 +618,7 @@ func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 	converted := next(served) // the user's write: conditions still there
 	converted.Spec.Type = corev1.ServiceTypeClusterIP
 	converted.Spec.Ports[0].NodePort = 0
-	noFinding(t, check(served, converted), "L9")
+	noFinding(t, observed(served, converted), "L9")
 
 	kept := next(converted) // the provider writes, and leaves them
 	getCond(t, kept, v1.LoadBalancerConditionServing).Message = "still here"
@@ -620,8 +627,10 @@ func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 	// What the Service owes after leaving LoadBalancer is L9's removal,
 	// not L6's bump: the write is not also a violation.
 	noFinding(t, found, "L6")
-	// A provider that never answers still leaves the change unacknowledged.
-	wantFinding(t, check(served, converted), "L6", SeverityWarning, "status.conditions")
+	// A provider that never answers still owes the removal at the end.
+	found = check(served, converted)
+	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
+	noFinding(t, found, "L6")
 }
 
 // TestCheck_L9_ApiserverClearsIngressInTheUserWrite: a real apiserver
@@ -633,7 +642,7 @@ func TestCheck_L9_ApiserverClearsIngressInTheUserWrite(t *testing.T) {
 	converted.Spec.Type = corev1.ServiceTypeClusterIP
 	converted.Spec.Ports[0].NodePort = 0
 	converted.Status.LoadBalancer.Ingress = nil
-	noFinding(t, check(served, converted), "L9")
+	noFinding(t, observed(served, converted), "L9")
 
 	kept := next(converted) // the provider writes, and leaves them
 	getCond(t, kept, v1.LoadBalancerConditionServing).Message = "still here"

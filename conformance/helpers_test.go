@@ -114,6 +114,17 @@ func next(svc *v1.Service) *v1.Service {
 	return n
 }
 
+// observed feeds a trace to a new Checker and returns the findings of its
+// observations, without what the end of the trace owes (Finish's).
+func observed(trace ...*v1.Service) []Finding {
+	c := NewChecker()
+	var out []Finding
+	for _, svc := range trace {
+		out = append(out, c.Observe(svc)...)
+	}
+	return out
+}
+
 // observeAll feeds a trace to a new Checker and returns all findings,
 // Finish's included.
 func observeAll(opts []Option, trace ...*v1.Service) []Finding {

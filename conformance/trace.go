@@ -115,8 +115,9 @@ type serviceState struct {
 	// specAhead: the spec changed since the provider last wrote status
 	// (see observation.specAhead).
 	specAhead bool
-	// noConditions: the last observation was a LoadBalancer Service
-	// without KEP-4631 conditions (R3 at the end of the trace, L1).
+	// noConditions: the last observation was a LoadBalancer Service with
+	// neither Serving nor Provisioning, the conditions R3 trusts (R3 at the
+	// end of the trace, L1); a Degraded alone does not count.
 	noConditions bool
 	noCondPos    *Position
 	verdict      conditions.Result // a constant of package conditions: no allocation kept
@@ -149,7 +150,7 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
 	st.seenServing = lb && (st.seenServing || cur[slotServing].present && cur[slotServing].status == statusTrue)
-	st.noConditions = lb && !v.hasKEP()
+	st.noConditions = lb && v.serving < 0 && v.provisioning < 0
 	st.noCondPos = nil
 	if st.noConditions {
 		st.noCondPos = f.position()
@@ -398,23 +399,31 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 		if pos != nil {
 			p = pos
 		}
-		out = append(out, Finding{
+		f := Finding{
 			Rule: "L6", Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions",
 			Message: fmt.Sprintf("%s before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
 				ended, o.changed, orUnset(o.rv)),
 			Position: p,
-		})
+		}
+		if !st.lb {
+			// No longer a LoadBalancer: what it owed was the removal of
+			// its conditions (L9), not a bump.
+			f.Rule = "L9"
+			f.Message = fmt.Sprintf("%s before the provider removed the conditions of a Service no longer of type LoadBalancer (changed at resourceVersion %s)",
+				ended, orUnset(o.rv))
+		}
+		out = append(out, f)
 	}
 	if st.noConditions {
 		gone := ended == endDeleted || ended == endRecreated // else the Service is still there
-		sev, msg := SeverityNotice, "the LoadBalancer Service has no KEP-4631 conditions: no KEP-aware provider has handled it (yet), so nothing says whether required features were honored"
+		sev, msg := SeverityNotice, "the LoadBalancer Service has neither LoadBalancerServing nor LoadBalancerProvisioning: no KEP-aware provider has handled it (yet), so nothing says whether required features were honored"
 		if gone {
-			msg = ended + "; it had no KEP-4631 conditions: no KEP-aware provider handled it, so nothing said whether required features were honored"
+			msg = ended + "; it had neither LoadBalancerServing nor LoadBalancerProvisioning: no KEP-aware provider handled it, so nothing said whether required features were honored"
 		}
 		if c.opts.requireConditions {
-			sev, msg = SeverityViolation, "the LoadBalancer Service has no KEP-4631 conditions, and conditions are required: no KEP-aware provider handled it"
+			sev, msg = SeverityViolation, "the LoadBalancer Service has neither LoadBalancerServing nor LoadBalancerProvisioning, and conditions are required: no KEP-aware provider handled it"
 			if gone {
-				msg = ended + "; it had no KEP-4631 conditions, and conditions are required: no KEP-aware provider handled it"
+				msg = ended + "; it had neither LoadBalancerServing nor LoadBalancerProvisioning, and conditions are required: no KEP-aware provider handled it"
 			}
 		}
 		p := st.noCondPos
