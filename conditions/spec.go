@@ -54,7 +54,8 @@ func SpecChanged[S Object](old, new S) bool {
 // ClusterIP, empty protocol is TCP, empty externalTrafficPolicy is Cluster,
 // empty sessionAffinity is None, unset ipFamilyPolicy is SingleStack, unset
 // allocateLoadBalancerNodePorts is true, unset loadBalancerClass and
-// trafficDistribution are empty. Ports, source ranges and required features
+// trafficDistribution are empty. Ports, source ranges (the field, and the
+// annotation, which the field replaces when set) and required features
 // are sets: their order does not matter. sessionAffinityConfig counts only
 // with sessionAffinity ClientIP on both sides, and its unset timeout is the
 // default 10800 seconds. ipFamilies is ordered: the first family is the primary.
@@ -91,8 +92,7 @@ func changedFields(old, new *v1.Service, relevantAnnotations []string) []string 
 	add(portsDiffer(a.Ports, b.Ports), "spec.ports")
 	add(a.LoadBalancerIP != b.LoadBalancerIP, "spec.loadBalancerIP")
 	add(sourceRangesDiffer(a.LoadBalancerSourceRanges, b.LoadBalancerSourceRanges), "spec.loadBalancerSourceRanges")
-	addAnnotation(old.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey] != new.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey],
-		corev1.AnnotationLoadBalancerSourceRangesKey)
+	addAnnotation(sourceRangesAnnotationDiffers(old, new), corev1.AnnotationLoadBalancerSourceRangesKey)
 	add(ptr.Deref(a.LoadBalancerClass, "") != ptr.Deref(b.LoadBalancerClass, ""), "spec.loadBalancerClass")
 	add(trafficPolicy(a) != trafficPolicy(b), "spec.externalTrafficPolicy")
 	add(a.HealthCheckNodePort != b.HealthCheckNodePort, "spec.healthCheckNodePort")
@@ -184,6 +184,19 @@ func sourceRanges(ranges []string) sets.Set[string] {
 		out.Insert(strings.TrimSpace(r))
 	}
 	return out
+}
+
+// sourceRangesAnnotationDiffers compares the source-ranges annotation as
+// Kubernetes reads it: a comma-separated set, which the field replaces
+// when it is set (on both sides here: a change of the field is the
+// field's).
+func sourceRangesAnnotationDiffers(old, new *v1.Service) bool {
+	key := corev1.AnnotationLoadBalancerSourceRangesKey
+	ov, nv := old.Annotations[key], new.Annotations[key]
+	if ov == nv || len(old.Spec.LoadBalancerSourceRanges) > 0 && len(new.Spec.LoadBalancerSourceRanges) > 0 {
+		return false
+	}
+	return !sourceRanges(strings.Split(ov, ",")).Equal(sourceRanges(strings.Split(nv, ",")))
 }
 
 func requiredFeaturesDiffer(old, new *v1.Service) bool {

@@ -156,6 +156,32 @@ func TestSpecChanged_G3_OrderInsensitiveSets(t *testing.T) {
 	}
 }
 
+// The source-ranges annotation is a set too, as Kubernetes reads it, and
+// the field replaces it when set on both sides.
+func TestSpecChanged_G3_SourceRangesAnnotation(t *testing.T) {
+	key := corev1.AnnotationLoadBalancerSourceRangesKey
+	annotated := func(value string, field ...string) *v1.Service {
+		return lbService(func(s *v1.Service) {
+			s.Annotations = map[string]string{key: value}
+			s.Spec.LoadBalancerSourceRanges = field
+		})
+	}
+	path := "metadata.annotations[" + key + "]"
+	for _, tc := range []struct {
+		name     string
+		old, new *v1.Service
+		want     []string
+	}{
+		{"reordered, with spaces", annotated("10.0.0.0/8,192.168.0.0/16"), annotated("192.168.0.0/16, 10.0.0.0/8"), nil},
+		{"a range added", annotated("10.0.0.0/8"), annotated("10.0.0.0/8,192.168.0.0/16"), []string{path}},
+		{"beside the field, which wins", annotated("", "10.0.0.0/8"), annotated("192.168.0.0/16", "10.0.0.0/8"), nil},
+	} {
+		if got := ChangedFields(tc.old, tc.new); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: changed %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSpecChanged_G3_DeclaredAnnotations(t *testing.T) {
 	old := lbService()
 	updated := lbService(func(s *v1.Service) { s.Annotations = map[string]string{"vendor.example/lb-sku": "premium"} })
