@@ -20,7 +20,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -203,11 +205,21 @@ func unchanged(svc *v1.Service) outcome {
 	return outcome{status: status, apply: applyConfiguration(svc, status)}
 }
 
+// truncate makes message one the apiserver stores as given: valid UTF-8
+// (on the wire JSON turns each invalid byte into U+FFFD, three bytes, so
+// the stored message would differ from the written one and every later
+// reconcile would write again) and at most maxMessageLen bytes, cut at a
+// character boundary (C5).
 func truncate(message string) string {
+	message = strings.ToValidUTF8(message, "\uFFFD")
 	if len(message) <= maxMessageLen {
 		return message
 	}
-	return message[:maxMessageLen]
+	cut := maxMessageLen
+	for cut > 0 && !utf8.RuneStart(message[cut]) {
+		cut--
+	}
+	return message[:cut]
 }
 
 func checkLoadBalancer(svc *v1.Service) error {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -361,6 +362,16 @@ func TestFailed_C5_MessageCutToLimit(t *testing.T) {
 	tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, long)
 	if err != nil || len(Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
 		t.Errorf("a long message must be cut to %d bytes (C5)", maxMessageLen)
+	}
+	// Cut at a character, and made valid UTF-8, so that the apiserver
+	// stores what was written: JSON would turn a broken character into
+	// U+FFFD, three bytes, past the limit.
+	for _, message := range []string{strings.Repeat("x", maxMessageLen-1) + "é and more", "quota\xff exceeded"} {
+		tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, message)
+		got := Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing).Message
+		if err != nil || !utf8.ValidString(got) || len(got) > maxMessageLen {
+			t.Errorf("message of %d bytes written as %d bytes, valid UTF-8 %v (C5)", len(message), len(got), utf8.ValidString(got))
+		}
 	}
 }
 
