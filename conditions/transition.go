@@ -281,7 +281,9 @@ func seen(svc *v1.Service, d Decision, o transitionOptions) (outcome, error) {
 
 // ProvisioningStarted records that a time-consuming provisioning step has
 // begun: Provisioning=True/Provisioning. With KeepServing and Serving
-// already True, Serving stays True, with its lastTransitionTime, and the
+// already True with an address in the ingress (L4; the apiserver clears
+// the ingress when the type leaves LoadBalancer), Serving stays True, with
+// its lastTransitionTime, and the
 // Degraded condition, which still describes the load balancer that serves
 // (L7, the (P=T,S=T) combination of L3). Otherwise Serving goes
 // False/Provisioning and Degraded is removed, since nothing is served. The
@@ -303,7 +305,9 @@ func ProvisioningStarted[S Object](svc S, serving ServingDuringProvisioning, opt
 
 func (d *draft) provisioning(serving ServingDuringProvisioning) {
 	d.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning, msgProvisioning)
-	if serving == KeepServing && IsTrue(d.status.Conditions, v1.LoadBalancerConditionServing) {
+	// Serving stays True only where it may (L4): with an address left,
+	// which the apiserver clears when the type leaves LoadBalancer.
+	if serving == KeepServing && IsTrue(d.status.Conditions, v1.LoadBalancerConditionServing) && HasAddress(d.status.LoadBalancer.Ingress) {
 		d.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServingPrevious)
 		return
 	}

@@ -269,6 +269,20 @@ func TestSucceeded_C3_RejectsUnknownOrDuplicateFeature(t *testing.T) {
 	}
 }
 
+// TestProvisioningStarted_L4_KeepServingNeedsAnAddress: a Service
+// converted to ClusterIP and back has lost its ingress (the apiserver
+// clears it) but may still say Serving=True; keeping Serving True through
+// the reprovisioning would break L4.
+func TestProvisioningStarted_L4_KeepServingNeedsAnAddress(t *testing.T) {
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	svc.Status.LoadBalancer.Ingress = nil
+	got := then(t, svc)(ProvisioningStarted(svc, KeepServing))
+	if c, want := combination(got.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; c != want {
+		t.Errorf("got %s, want %s: Serving=True without an address breaks L4", c, want)
+	}
+}
+
 func TestSucceeded_L6_ReprovisionedBumpsServing(t *testing.T) {
 	clk := testingclock.NewFakePassiveClock(t0)
 	svc := lbService()
