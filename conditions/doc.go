@@ -24,7 +24,8 @@ limitations under the License.
 // e2e suites hold, or the project's
 // *github.com/lbstatus/lbstatus/apis/core/v1.Service, which has
 // spec.requiredLoadBalancerFeatures; results come back in the caller's
-// type. No conversion is needed on either side.
+// type. No conversion is needed on either side. Wait alone, which watches
+// through a client-go client, returns client-go's.
 //
 // It has four layers, each usable alone:
 //

@@ -315,7 +315,10 @@ func TestShouldSkip_T1(t *testing.T) {
 	if skip, _ := ShouldSkip(refused, ""); !skip {
 		t.Error("a refused Service (R1) is not skipped")
 	}
-	if skip, _ := ShouldSkip(nil, ""); skip {
+	if skip, _ := ShouldSkip(v1.FromCore(refused), ""); !skip {
+		t.Error("a refused Service (R1), as lbstatus's own type, is not skipped")
+	}
+	if skip, _ := ShouldSkip[*corev1.Service](nil, ""); skip {
 		t.Error("a nil Service is skipped")
 	}
 }

@@ -104,7 +104,7 @@ func Evaluate[S Object](svc S, feature v1.LoadBalancerFeature) Verdict {
 // reason to log; otherwise false, with the verdict's reason, so that a
 // test may log why it goes on. T5: call it once, when the Service's
 // verdict is final (Wait returns it). A nil svc is not skipped.
-func ShouldSkip(svc *corev1.Service, feature v1.LoadBalancerFeature) (bool, string) {
+func ShouldSkip[S Object](svc S, feature v1.LoadBalancerFeature) (bool, string) {
 	v := Evaluate(svc, feature)
 	return v.Result == ResultSkip, v.Reason
 }
