@@ -91,8 +91,13 @@ type ServiceReport struct {
 	Class string `json:"loadBalancerClass,omitempty"`
 	// Observations is how many times the Service was observed.
 	Observations int `json:"observations"`
+	// UID is metadata.uid of the last observation; empty when unset, as
+	// in manifests. A Service created again under the name (a new uid)
+	// has a ServiceReport of its own.
+	UID string `json:"uid,omitempty"`
 	// Deleted reports that the Service's last event was its deletion (a
-	// DELETED watch event); the other fields are its last observation.
+	// DELETED watch event), or that a new Service of the name followed
+	// it; the other fields are its last observation.
 	Deleted bool `json:"deleted,omitempty"`
 	// Conditions are the KEP-4631 conditions (and LoadBalancerPortsError)
 	// of the last observation, in the order Serving, Provisioning,
@@ -113,8 +118,6 @@ type ServiceReport struct {
 	Omitted int `json:"omitted,omitempty"`
 	// kept counts Findings per severity.
 	kept SeverityCounts
-	// uid is metadata.uid of the last observation.
-	uid string
 }
 
 // Report is the result of a check.
@@ -163,11 +166,14 @@ type Collector struct {
 	summaryOnly bool
 	noVerdicts  bool
 	otherKept   SeverityCounts
-	skipped     map[string]int // per kind; see maxSkippedKinds
-	services    map[serviceKey]*ServiceReport
-	// names holds a hash of the namespace, name and uid of each Service
-	// observed, for Summary.Services.
-	names  map[uint64]struct{}
+	skipped     map[string]int                // per kind; see maxSkippedKinds
+	services    map[serviceKey]*ServiceReport // the latest Service of each name
+	retired     []*ServiceReport              // Services a new one of the name followed
+	// live holds a hash of the namespace, name and uid of each Service
+	// observed and not deleted since; seen counts the Services observed,
+	// one seen again after its deletion twice (Summary.Services).
+	live   map[uint64]struct{}
+	seen   int
 	seed   maphash.Seed
 	report Report
 }
@@ -205,7 +211,7 @@ func (k KeepVerdictNotices) applyCollector(c *Collector) { c.noVerdicts = !bool(
 // NewCollector returns a Collector with the given options; nil options are
 // ignored.
 func NewCollector(opts ...CollectorOption) *Collector {
-	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, names: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, live: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
 		report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
 	for _, o := range opts {
 		if o != nil {
@@ -227,7 +233,9 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		c.Findings(found)
 		return
 	case obj.Deleted:
-		// The end of a trace, not an observation.
+		// The end of a trace, not an observation: a Service seen again
+		// under the name is another one.
+		delete(c.live, c.objectHash(obj.Service))
 		if sr := c.services[serviceKey{obj.Service.Namespace, obj.Service.Name}]; sr != nil {
 			sr.Deleted = true
 		}
@@ -235,20 +243,30 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		return
 	}
 	c.report.Summary.Observations++
-	c.names[maphash.Comparable(c.seed, [3]string{obj.Service.Namespace, obj.Service.Name, string(obj.Service.UID)})] = struct{}{}
+	if h := c.objectHash(obj.Service); !c.has(h) {
+		c.live[h] = struct{}{}
+		c.seen++
+	}
 	if c.summaryOnly {
 		c.Findings(found)
 		return
 	}
 	svc := obj.Service
-	sr := c.service(serviceKey{svc.Namespace, svc.Name})
-	if sr.Deleted || sr.uid != "" && svc.UID != "" && sr.uid != string(svc.UID) {
-		// A new Service of the name: the old one's verdict is not its own,
-		// and one of a class the checker leaves alone gets none (P1).
-		sr.Verdict = nil
+	k := serviceKey{svc.Namespace, svc.Name}
+	sr := c.service(k)
+	if sr.Observations > 0 && (sr.Deleted || sr.UID != "" && svc.UID != "" && sr.UID != string(svc.UID)) {
+		// A new Service of the name (deleted, or a new uid): the old one
+		// keeps its row, with what it was found to break; the findings
+		// that end its trace come with this observation, about its last.
+		old := sr
+		old.Deleted = true
+		c.retired = append(c.retired, old)
+		delete(c.services, k)
+		sr = c.service(k)
+		found = c.retiredFindings(old, svc.ResourceVersion, found)
 	}
-	if svc.UID != "" && sr.uid != string(svc.UID) {
-		sr.uid = string(svc.UID)
+	if svc.UID != "" {
+		sr.UID = string(svc.UID)
 	}
 	sr.Observations++
 	sr.Deleted = false
@@ -278,18 +296,70 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	c.Findings(found)
 }
 
+// objectHash identifies svc by namespace, name and uid.
+func (c *Collector) objectHash(svc *v1.Service) uint64 {
+	return maphash.Comparable(c.seed, [3]string{svc.Namespace, svc.Name, string(svc.UID)})
+}
+
+func (c *Collector) has(h uint64) bool {
+	_, ok := c.live[h]
+	return ok
+}
+
+// retiredFindings records on old's row the findings of found about its
+// last observation (resourceVersion), made when the observation of a new
+// Service of the name at resourceVersion now ended old's trace, and
+// returns the others.
+func (c *Collector) retiredFindings(old *ServiceReport, now string, found []Finding) []Finding {
+	if old.ResourceVersion == "" || old.ResourceVersion == now {
+		return found
+	}
+	var rest []Finding
+	for _, f := range found {
+		if f.Object.Kind == "Service" && f.Object.ResourceVersion == old.ResourceVersion {
+			c.count(&f)
+			c.addTo(old, &f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	return rest
+}
+
+// count adds f to the Summary's counts.
+func (c *Collector) count(f *Finding) {
+	c.report.Summary.Findings.Add(f.Severity)
+	rc := c.report.Summary.Rules[f.Rule]
+	if rc == nil {
+		rc = &SeverityCounts{}
+		c.report.Summary.Rules[f.Rule] = rc
+	}
+	rc.Add(f.Severity)
+}
+
+// addTo records f on the row sr.
+func (c *Collector) addTo(sr *ServiceReport, f *Finding) {
+	sr.Counts.Add(f.Severity)
+	if f.Verdict != nil {
+		v := *f.Verdict
+		sr.Verdict = &v
+		if c.noVerdicts {
+			return
+		}
+	}
+	if c.keeps(&sr.kept, f.Severity) {
+		sr.Findings = append(sr.Findings, *f)
+	} else {
+		sr.Omitted++
+	}
+}
+
 // Findings records findings that come without an object of their own, such
 // as those of Checker.Finish.
 func (c *Collector) Findings(found []Finding) {
 	for i := range found {
 		f := &found[i]
-		c.report.Summary.Findings.Add(f.Severity)
-		rc := c.report.Summary.Rules[f.Rule]
-		if rc == nil {
-			rc = &SeverityCounts{}
-			c.report.Summary.Rules[f.Rule] = rc
-		}
-		rc.Add(f.Severity)
+		c.count(f)
 		if c.summaryOnly {
 			continue
 		}
@@ -301,20 +371,7 @@ func (c *Collector) Findings(found []Finding) {
 			}
 			continue
 		}
-		sr := c.service(serviceKey{f.Object.Namespace, f.Object.Name})
-		sr.Counts.Add(f.Severity)
-		if f.Verdict != nil {
-			v := *f.Verdict
-			sr.Verdict = &v
-			if c.noVerdicts {
-				continue
-			}
-		}
-		if c.keeps(&sr.kept, f.Severity) {
-			sr.Findings = append(sr.Findings, *f)
-		} else {
-			sr.Omitted++
-		}
+		c.addTo(c.service(serviceKey{f.Object.Namespace, f.Object.Name}), f)
 	}
 }
 
@@ -353,22 +410,20 @@ func (c *Collector) Error(err error) {
 // Interrupt marks the report as covering only part of its input.
 func (c *Collector) Interrupt() { c.report.Interrupted = true }
 
-// Report returns the report so far, Services sorted by namespace and name.
-// The Collector may go on collecting; the returned Report shares its
-// ServiceReports.
+// Report returns the report so far, Services sorted by namespace and name,
+// those of one name in the order they were created. The Collector may go
+// on collecting; the returned Report shares its ServiceReports.
 func (c *Collector) Report() Report {
 	r := c.report
-	r.Services = make([]*ServiceReport, 0, len(c.services))
+	r.Services = make([]*ServiceReport, 0, len(c.services)+len(c.retired))
+	r.Services = append(r.Services, c.retired...)
 	for _, sr := range c.services {
 		r.Services = append(r.Services, sr)
 	}
-	slices.SortFunc(r.Services, func(a, b *ServiceReport) int {
-		if n := strings.Compare(a.Namespace, b.Namespace); n != 0 {
-			return n
-		}
-		return strings.Compare(a.Name, b.Name)
+	slices.SortStableFunc(r.Services, func(a, b *ServiceReport) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	r.Summary.Services = len(c.names)
+	r.Summary.Services = c.seen
 	for kind, n := range c.skipped {
 		r.SkippedKinds = append(r.SkippedKinds, KindCount{Kind: kind, Count: n})
 	}

@@ -110,8 +110,39 @@ func TestCollector_Deleted(t *testing.T) {
 	again := Object{Kind: "Service", Service: ready("web", 10)}
 	again.Service.UID = "uid-web-2"
 	col.Observe(again, c.ObserveObject(again))
-	if r := col.Report(); len(r.Services) != 1 || r.Services[0].Deleted || r.Services[0].Observations != 2 {
-		t.Errorf("created again: %+v", r.Services[0])
+	if r := col.Report(); len(r.Services) != 2 || !r.Services[0].Deleted || r.Services[1].Deleted ||
+		r.Services[1].Observations != 1 || r.Services[1].UID != "uid-web-2" {
+		t.Errorf("created again: the deleted Service and the new one each want a row, the deleted one first: %+v", r.Services)
+	}
+}
+
+// TestCollector_CreatedAgainHasItsOwnRow: a Service created again under a
+// name, with or without a DELETED event before it, gets a row of its own;
+// what the old one broke stays on the old one's row.
+func TestCollector_CreatedAgainHasItsOwnRow(t *testing.T) {
+	for _, withDeletion := range []bool{true, false} {
+		c := NewChecker()
+		col := NewCollector()
+		broken := ready("web", 10)
+		broken.Status.LoadBalancer.Ingress = nil // L4
+		objs := []Object{{Kind: "Service", Service: broken}}
+		if withDeletion {
+			objs = append(objs, Object{Kind: "Service", Service: broken, Deleted: true})
+		}
+		again := ready("web", 20)
+		again.UID, again.ResourceVersion = "uid-web-2", "2"
+		objs = append(objs, Object{Kind: "Service", Service: again})
+		for _, obj := range objs {
+			col.Observe(obj, c.ObserveObject(obj))
+		}
+		col.Findings(c.Finish())
+		r := col.Report()
+		if len(r.Services) != 2 || r.Summary.Services != 2 {
+			t.Fatalf("deletion observed %v: %d rows, %d Services; want 2 and 2", withDeletion, len(r.Services), r.Summary.Services)
+		}
+		if old, now := r.Services[0], r.Services[1]; !old.Deleted || old.Counts.Violations != 1 || now.Deleted || now.Counts.Violations != 0 {
+			t.Errorf("deletion observed %v: old row %+v, new row %+v; want the L4 violation on the old, deleted one", withDeletion, old, now)
+		}
 	}
 }
 
@@ -135,7 +166,7 @@ func TestCollector_NewServiceOfAnotherClassHasNoVerdict(t *testing.T) {
 		for _, obj := range objs {
 			col.Observe(obj, c.ObserveObject(obj))
 		}
-		if v := col.Report().Services[0].Verdict; v != nil {
+		if v := col.Report().Services[1].Verdict; v != nil {
 			t.Errorf("deletion observed %v: the new Service of another class got the verdict %s", withDeletion, v)
 		}
 	}

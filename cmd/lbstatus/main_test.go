@@ -244,9 +244,11 @@ func TestCheck_DeletedServiceIsMarked(t *testing.T) {
 	if code != exitViolation || strings.Count(stdout, "shop/no-ingress (deleted)") != 2 {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
-	// Seen again after the deletion: no longer marked.
+	// Seen again after the deletion: another Service, with a row of its
+	// own after the deleted one's.
 	code, stdout, _ = runCmd(t, trace+svc, "check")
-	if code != exitViolation || strings.Contains(stdout, "(deleted)") {
+	if code != exitViolation || !strings.Contains(stdout, "shop/no-ingress (deleted)  ") || !strings.Contains(stdout, "\n  shop/no-ingress            ") ||
+		!strings.Contains(stdout, "2 observations of 2 Services") {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }
