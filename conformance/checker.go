@@ -52,6 +52,13 @@ type Classes []string
 
 func (c Classes) applyChecker(o *checkerOptions) { o.classes = slices.Clone(c) }
 
+// Foreign reports whether svc is of a class other than those c names: a
+// Service P1 leaves to another provider. With no classes, none is.
+func (c Classes) Foreign(svc *v1.Service) bool {
+	class := svc.Spec.LoadBalancerClass
+	return len(c) > 0 && class != nil && *class != "" && !slices.Contains(c, *class)
+}
+
 // RequireConditions is an Option: when true, a LoadBalancer Service that
 // has neither LoadBalancerServing nor LoadBalancerProvisioning at the end of
 // its trace is a violation (R3)
@@ -269,7 +276,7 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 	f := findings{ref: ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}, at: at}
 	key := serviceKey{svc.Namespace, svc.Name}
 
-	if c.foreignClass(svc) {
+	if Classes(c.opts.classes).Foreign(svc) {
 		// P1: not the provider's Service; its conditions, if any, are a
 		// violation and nothing else is the provider's business. A trace
 		// of the provider's under this name ends: with what it still owed
@@ -309,16 +316,6 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 	c.snapshot(&f, svc, &v, o.specAhead)
 	c.trace(&f, st, seen, svc, &v, &o)
 	return f.list
-}
-
-// foreignClass reports whether P1 is on and svc has a non-empty class the
-// provider under test does not handle.
-func (c *Checker) foreignClass(svc *v1.Service) bool {
-	if len(c.opts.classes) == 0 {
-		return false
-	}
-	class := svc.Spec.LoadBalancerClass
-	return class != nil && *class != "" && !slices.Contains(c.opts.classes, *class)
 }
 
 // isLoadBalancer reports whether svc is of type LoadBalancer.

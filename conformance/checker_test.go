@@ -198,6 +198,10 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 	noFinding(t, observeAll(classes, mine), "P1")
 	noFinding(t, observeAll(classes, ready("default-class", 10)), "P1")
 	noFinding(t, check(foreign), "P1") // P1 is off without Classes
+	if !(Classes{"example.com/lb"}).Foreign(foreign) || (Classes{"example.com/lb"}).Foreign(mine) ||
+		(Classes{"example.com/lb"}).Foreign(ready("no-class", 10)) || Classes(nil).Foreign(foreign) {
+		t.Error("Classes.Foreign: want only a Service of another non-empty class, and none without classes")
+	}
 
 	// A Service of the provider's created again (a new uid) under another
 	// class ends the provider's trace with what it still owed (L6), as a

@@ -262,7 +262,7 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 // lastTransitionTime), which after a spec change is later. A Service of a
 // class --class leaves alone (P1) has no deadline here.
 func (d *describer) l8(svc *v1.Service) string {
-	if otherClass(svc, d.flags.classes) {
+	if conformance.Classes(d.flags.classes).Foreign(svc) {
 		return ""
 	}
 	created := svc.CreationTimestamp

@@ -320,21 +320,14 @@ type unhandledService struct {
 // unhandledOf returns svc's entry, L8's clock running from its creation,
 // when it is a LoadBalancer Service with neither Serving nor Provisioning,
 // and a creation time; not for one of a class other than those --class
-// names (see otherClass).
+// names, which the checker leaves alone (P1), and L8 too.
 func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
-	if otherClass(svc, classes) || svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
+	if conformance.Classes(classes).Foreign(svc) || svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
 		conditions.Acknowledged(svc.Status.Conditions) {
 		return unhandledService{}, false
 	}
 	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
 	return unhandledService{ref: ref, since: svc.CreationTimestamp.Time}, true
-}
-
-// otherClass reports whether svc is of a class other than those --class
-// names, which the checker leaves alone (P1), and L8 too.
-func otherClass(svc *v1.Service, classes []string) bool {
-	class := svc.Spec.LoadBalancerClass
-	return class != nil && *class != "" && len(classes) > 0 && !slices.Contains(classes, *class)
 }
 
 // l8Findings notes each Service still without conditions past L8's first
