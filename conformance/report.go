@@ -53,9 +53,10 @@ type Summary struct {
 	Objects int `json:"objects"`
 	// Observations is the number of Service observations checked.
 	Observations int `json:"observations"`
-	// Services is the number of distinct Services observed: by namespace
-	// and name, a Service deleted and created again (a new uid) counting
-	// twice, one of a class the checker leaves alone (P1) counting too.
+	// Services is the number of distinct Services observed, by namespace,
+	// name and uid: one deleted and created again (a new uid, or seen again
+	// after a DELETED event) counts twice, one of a class the checker
+	// leaves alone (P1) counts too.
 	Services int `json:"services"`
 	// Skipped is the number of objects that were not Services.
 	Skipped int `json:"skipped"`
@@ -243,7 +244,8 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		return
 	}
 	c.report.Summary.Observations++
-	if h := c.objectHash(obj.Service); !c.has(h) {
+	h := c.objectHash(obj.Service)
+	if _, live := c.live[h]; !live {
 		c.live[h] = struct{}{}
 		c.seen++
 	}
@@ -299,11 +301,6 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 // objectHash identifies svc by namespace, name and uid.
 func (c *Collector) objectHash(svc *v1.Service) uint64 {
 	return maphash.Comparable(c.seed, [3]string{svc.Namespace, svc.Name, string(svc.UID)})
-}
-
-func (c *Collector) has(h uint64) bool {
-	_, ok := c.live[h]
-	return ok
 }
 
 // retiredFindings records on old's row the findings of found about its

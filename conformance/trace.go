@@ -399,20 +399,15 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 		if pos != nil {
 			p = pos
 		}
-		f := Finding{
-			Rule: "L6", Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions",
-			Message: fmt.Sprintf("%s before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
-				ended, o.changed, orUnset(o.rv)),
-			Position: p,
-		}
+		rule, msg := RuleID("L6"), fmt.Sprintf("%s before the provider acknowledged the change of %s (resourceVersion %s) by moving LoadBalancerProvisioning's lastTransitionTime",
+			ended, o.changed, orUnset(o.rv))
 		if !st.lb {
 			// No longer a LoadBalancer: what it owed was the removal of
 			// its conditions (L9), not a bump.
-			f.Rule = "L9"
-			f.Message = fmt.Sprintf("%s before the provider removed the conditions of a Service no longer of type LoadBalancer (changed at resourceVersion %s)",
+			rule, msg = "L9", fmt.Sprintf("%s before the provider removed the conditions of a Service no longer of type LoadBalancer (changed at resourceVersion %s)",
 				ended, orUnset(o.rv))
 		}
-		out = append(out, f)
+		out = append(out, Finding{Rule: rule, Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions", Message: msg, Position: p})
 	}
 	if st.noConditions {
 		gone := ended == endDeleted || ended == endRecreated // else the Service is still there
