@@ -233,6 +233,12 @@ func changed(ts ...v1.LoadBalancerConditionType) string {
 	return quoteList(ts) + `.exists(t, variables.conditions.filter(c, c.type == t) != variables.oldConditions.filter(c, c.type == t))`
 }
 
+// isLoadBalancer returns a CEL expression that is true when obj (object
+// or oldObject) is a Service of type LoadBalancer.
+func isLoadBalancer(obj string) string {
+	return `has(` + obj + `.spec.type) && ` + obj + `.spec.type == 'LoadBalancer'`
+}
+
 // unchanged is the per-condition ratchet: c is equal to one of old's.
 const unchanged = `variables.oldConditions.exists(o, o == c)`
 
@@ -321,7 +327,7 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// P5 is about what a LoadBalancer Service asks for; on
 				// another type the conditions are L9's to remove, which
 				// the write that removes them must not be refused for.
-				{Name: "loadBalancer", Expression: `has(object.spec.type) && object.spec.type == 'LoadBalancer'`},
+				{Name: "loadBalancer", Expression: isLoadBalancer("object")},
 			},
 			Validations: validations,
 		},
@@ -399,8 +405,8 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 					Reason:     invalid,
 				},
 				{
-					Expression: `variables.value.trim() == '' || (has(object.spec.type) && object.spec.type == 'LoadBalancer') || ` +
-						`(variables.unchanged && !(has(oldObject.spec.type) && oldObject.spec.type == 'LoadBalancer'))`,
+					Expression: `variables.value.trim() == '' || (` + isLoadBalancer("object") + `) || ` +
+						`(variables.unchanged && !(` + isLoadBalancer("oldObject") + `))`,
 					Message: "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: Forbidden: may only be set when spec.type is LoadBalancer",
 					Reason:  invalid,
 				},
