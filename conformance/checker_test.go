@@ -388,9 +388,15 @@ func TestCheck_T4_Pending(t *testing.T) {
 	created := newLB("pending")
 	provisioning := next(created)
 	setProvisioning(provisioning, 5)
-	found := check(created, provisioning)
-	// Two Pending verdicts with the same rule: reported once.
-	wantFinding(t, found, "T4", SeverityNotice, "status")
+	relabeled := next(provisioning)
+	relabeled.Labels = map[string]string{"tier": "web"}
+	// Pending twice, for two reasons (no conditions yet, then
+	// provisioning): each is reported; the same verdict again is not.
+	found := withRule(check(created, provisioning, relabeled), "T4")
+	if len(found) != 2 || found[0].Verdict.Reason == found[1].Verdict.Reason ||
+		found[1].Verdict.Reason != "the load balancer is being provisioned" {
+		t.Errorf("T4 notices %+v, want one per reason: no conditions yet, then provisioning", found)
+	}
 	noFinding(t, check(ready("ready", 10)), "T4")
 
 	// A ClusterIP Service has no verdict.

@@ -120,9 +120,10 @@ type serviceState struct {
 	// end of the trace, L1); a Degraded alone does not count.
 	noConditions bool
 	noCondPos    *Position
-	verdict      conditions.Result // a constant of package conditions: no allocation kept
-	verdictRule  string            // "T1" to "T4": a constant too
-	owed         *obligation
+	// verdict hashes the last verdict's result, rule and reason; 0 for
+	// none (not a LoadBalancer Service).
+	verdict uint64
+	owed    *obligation
 	// validSum hashes the inputs of the last validation, and validClean
 	// says it found nothing (see Checker.validate).
 	validSum   uint64
@@ -370,17 +371,20 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 }
 
 // checkVerdict reports the section 6 verdict of a LoadBalancer Service
-// when it differs from the previous observation's.
+// when it differs from the previous observation's: its result, its rule,
+// or its reason (no provider has written the conditions yet, then
+// provisioning).
 func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, lb bool) {
 	if !lb {
-		st.verdict, st.verdictRule = "", ""
+		st.verdict = 0
 		return
 	}
 	verdict := conditions.Evaluate(svc, "")
-	if verdict.Result == st.verdict && verdict.Rule == st.verdictRule {
+	sum := maphash.Comparable(c.seed, [3]string{string(verdict.Result), verdict.Rule, verdict.Reason}) | 1
+	if sum == st.verdict {
 		return
 	}
-	st.verdict, st.verdictRule = verdict.Result, verdict.Rule
+	st.verdict = sum
 	rule := RuleID(verdict.Rule)
 	if rule == "" {
 		rule = "T4"
