@@ -256,16 +256,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if noServices {
 		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
 	}
-	switch {
-	case total.InputErrors > 0:
-		return exitInput
-	case total.Failed():
-		// A violation found is a failed check, interrupted or not.
-		return exitViolation
-	case interrupted, noServices && f.requireServices:
-		return exitInput
-	}
-	return exitOK
+	return resultStatus[checkResult(&total, interrupted, noServices && f.requireServices)]
 }
 
 // tuneGC lets the heap grow to three times what is live, within 192 MiB,

@@ -208,6 +208,11 @@ func TestCheck_FormatsAgree(t *testing.T) {
 	classes := write(t, dir, "classes.json", svc("mine", "u3", "example.com/mine")+svc("theirs", "u4", "example.com/theirs"))
 	broken := write(t, dir, "broken.json", `{"kind": "Service", "metadata": {"name": 7}}`)
 	configMap := write(t, dir, "cm.json", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}`)
+	// Serving=Unknown: a C1 violation.
+	violation := write(t, dir, "violation.json", `{"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "shop", "name": "bad", "resourceVersion": "1"},
+ "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}, "status": {"conditions": [
+  {"type": "LoadBalancerServing", "status": "Unknown", "reason": "X", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+  {"type": "LoadBalancerProvisioning", "status": "False", "reason": "Complete", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}`)
 	counts := regexp.MustCompile(`(\d+) observations? of (\d+) Services?`)
 	for _, tc := range []struct {
 		name     string
@@ -219,6 +224,9 @@ func TestCheck_FormatsAgree(t *testing.T) {
 		{"recreated", []string{recreated}, exitOK, "PASS", 2},
 		{"another class", []string{"--class", "example.com/mine", classes}, exitOK, "PASS", 2},
 		{"input error", []string{broken, classes}, exitInput, "ERROR", 2},
+		{"violation", []string{violation}, exitViolation, "FAIL", 1},
+		// An unreadable input is exit 2 whatever the others hold.
+		{"violation and input error", []string{violation, broken}, exitInput, "ERROR", 1},
 		{"no Service required", []string{"--require-services", configMap}, exitInput, "ERROR", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

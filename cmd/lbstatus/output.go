@@ -213,21 +213,27 @@ func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted
 // that have findings.
 func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false, false) }
 
-// checkResult is the word every output format ends a check with, as its
-// exit status says: FAIL (1) for a violation, else ERROR (2) for an input
-// error or no Service where --require-services requires one (missing),
-// else INTERRUPTED (2), else PASS (0).
+// checkResult is the word every output format ends a check with, which
+// gives the exit status (resultStatus): ERROR for an input error, however
+// many violations the inputs that could be read have; else FAIL for a
+// violation, interrupted or not; else ERROR for no Service where
+// --require-services requires one (missing); else INTERRUPTED; else PASS.
 func checkResult(s *conformance.Summary, interrupted, missing bool) string {
 	switch {
+	case s.InputErrors > 0:
+		return "ERROR"
 	case s.Failed():
 		return "FAIL"
-	case s.InputErrors > 0, missing:
+	case missing:
 		return "ERROR"
 	case interrupted:
 		return "INTERRUPTED"
 	}
 	return "PASS"
 }
+
+// resultStatus is the exit status of each checkResult.
+var resultStatus = map[string]int{"PASS": exitOK, "FAIL": exitViolation, "ERROR": exitInput, "INTERRUPTED": exitInput}
 
 // printCheckTotals is printTotals for a check that may have been stopped
 // before the end of its inputs, or that requires a Service and read none

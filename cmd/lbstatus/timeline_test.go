@@ -97,7 +97,9 @@ func TestCheck_HTML(t *testing.T) {
 	if strings.Join(services, " ") != "shop/api shop/db shop/web" || strings.Join(pins, " ") != "L6 L6" {
 		t.Errorf("services %v, pins %v", services, pins)
 	}
-	for _, want := range []string{"does-not-exist.json", "11 observations of 3 Services", "FAIL"} {
+	// The missing file makes it ERROR, as the exit status, with the
+	// violation still counted.
+	for _, want := range []string{"does-not-exist.json", "11 observations of 3 Services", "<strong>ERROR</strong>", "1 violation"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
