@@ -303,39 +303,16 @@ func describeShort(f v1.LoadBalancerFeature) string {
 }
 
 // AsksFor reports whether svc asks for something a provider could degrade in
-// feature f (P5): IPFamilies needs two IP families (spec.ipFamilies, or
-// ipFamilyPolicy RequireDualStack before the apiserver filled them in);
-// Ports needs more than one port; SessionAffinity needs sessionAffinity
-// ClientIP; LoadBalancerIP needs spec.loadBalancerIP; ExternalTrafficPolicy
-// needs externalTrafficPolicy Local; LoadBalancerSourceRanges needs
-// spec.loadBalancerSourceRanges or the
-// service.beta.kubernetes.io/load-balancer-source-ranges annotation. A
-// Degraded reason for a feature the Service does not ask for breaks P5. Nil
-// svc and unknown features give false.
+// feature f, as P5 reads it: v1.AsksFor on its spec and annotations (for
+// IPFamilies, two distinct families, or before the apiserver fills them in
+// a dual-stack policy). A Degraded reason for a feature the Service does
+// not ask for breaks P5. Nil svc and unknown features give false.
 func AsksFor[S Object](svc S, f v1.LoadBalancerFeature) bool {
 	return asksFor(view(svc), f)
 }
 
 func asksFor(svc *v1.Service, f v1.LoadBalancerFeature) bool {
-	if svc == nil {
-		return false
-	}
-	spec := &svc.Spec.ServiceSpec
-	switch f {
-	case v1.LoadBalancerFeatureIPFamilies:
-		return len(serviceFamilies(spec)) > 1
-	case v1.LoadBalancerFeaturePorts:
-		return len(spec.Ports) > 1
-	case v1.LoadBalancerFeatureSessionAffinity:
-		return spec.SessionAffinity == corev1.ServiceAffinityClientIP
-	case v1.LoadBalancerFeatureLoadBalancerIP:
-		return spec.LoadBalancerIP != ""
-	case v1.LoadBalancerFeatureExternalTrafficPolicy:
-		return spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-	case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
-		return len(spec.LoadBalancerSourceRanges) > 0 || strings.TrimSpace(svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]) != ""
-	}
-	return false
+	return svc != nil && v1.AsksFor(&svc.Spec.ServiceSpec, svc.Annotations, f)
 }
 
 // serviceFamilies returns the Service's IP families: spec.ipFamilies, or,

@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/validation"
 )
 
 // Snapshot rules.
@@ -243,6 +244,35 @@ func TestCheck_P5_DegradationNamesWhatIsAsked(t *testing.T) {
 			noFinding(t, found, "P5")
 			noViolations(t, found)
 		})
+	}
+}
+
+// TestCheck_P5_OneReading: the checker, validation and the condition
+// helpers give one answer to "does the Service ask for IPFamilies" (P5),
+// also for manifests the apiserver has not defaulted.
+func TestCheck_P5_OneReading(t *testing.T) {
+	for name, spec := range map[string]func(*v1.Service){
+		"undefaulted PreferDualStack":  func(s *v1.Service) { s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyPreferDualStack) },
+		"undefaulted RequireDualStack": func(s *v1.Service) { s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack) },
+		"undefaulted SingleStack":      func(s *v1.Service) { s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicySingleStack) },
+		"a family twice":               func(s *v1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv4Protocol} },
+		"two families":                 func(s *v1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} },
+	} {
+		svc := ready("families", 10)
+		spec(svc)
+		asks := conditions.AsksFor(svc, v1.LoadBalancerFeatureIPFamilies)
+		if validated := validation.AskedFeatures(&svc.Spec.ServiceSpec, svc.Annotations).Has(v1.LoadBalancerFeatureIPFamilies); validated != asks {
+			t.Errorf("%s: validation says it asks for IPFamilies: %v, conditions: %v", name, validated, asks)
+		}
+		_, err := conditions.Succeeded(svc, svc.Status.LoadBalancer.Ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureIPFamilies})
+		if (err == nil) != asks {
+			t.Errorf("%s: conditions.Succeeded degraded in IPFamilies: %v, want it only when the Service asks (%v)", name, err, asks)
+		}
+		svc.Status.Conditions = append(svc.Status.Conditions,
+			cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, v1.LoadBalancerReasonIPFamiliesNotSupported, at(10)))
+		if p5 := len(withRule(check(svc), "P5")) > 0; p5 == asks {
+			t.Errorf("%s: the checker finds P5: %v, but the Service asks for IPFamilies: %v", name, p5, asks)
+		}
 	}
 }
 

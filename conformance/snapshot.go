@@ -513,40 +513,22 @@ func multipleNames(message string, r v1.LoadBalancerConditionReason) bool {
 	return false
 }
 
+// notAsked says, as a sentence fragment, what a Service that does not
+// ask for a feature (v1.AsksFor, P5) lacks.
+var notAsked = map[v1.LoadBalancerFeature]string{
+	v1.LoadBalancerFeatureSessionAffinity:          "sessionAffinity is not ClientIP",
+	v1.LoadBalancerFeatureExternalTrafficPolicy:    "externalTrafficPolicy is not Local",
+	v1.LoadBalancerFeatureIPFamilies:               "the Service has a single IP family",
+	v1.LoadBalancerFeaturePorts:                    "the Service has a single port",
+	v1.LoadBalancerFeatureLoadBalancerIP:           "spec.loadBalancerIP is not set",
+	v1.LoadBalancerFeatureLoadBalancerSourceRanges: "the Service sets no loadBalancerSourceRanges",
+}
+
 // asksFor returns "" when svc asks for feature f, as P5 reads it, and
 // otherwise what it would take, as a sentence fragment.
 func asksFor(svc *v1.Service, f v1.LoadBalancerFeature) string {
-	s := &svc.Spec.ServiceSpec
-	switch f {
-	case v1.LoadBalancerFeatureSessionAffinity:
-		if s.SessionAffinity != corev1.ServiceAffinityClientIP {
-			return "sessionAffinity is not ClientIP"
-		}
-	case v1.LoadBalancerFeatureExternalTrafficPolicy:
-		if s.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
-			return "externalTrafficPolicy is not Local"
-		}
-	case v1.LoadBalancerFeatureIPFamilies:
-		dual := len(s.IPFamilies) >= 2
-		if len(s.IPFamilies) == 0 && s.IPFamilyPolicy != nil {
-			// A manifest the apiserver has not defaulted yet.
-			dual = *s.IPFamilyPolicy == corev1.IPFamilyPolicyPreferDualStack || *s.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack
-		}
-		if !dual {
-			return "the Service has a single IP family"
-		}
-	case v1.LoadBalancerFeaturePorts:
-		if len(s.Ports) < 2 {
-			return "the Service has a single port"
-		}
-	case v1.LoadBalancerFeatureLoadBalancerIP:
-		if s.LoadBalancerIP == "" {
-			return "spec.loadBalancerIP is not set"
-		}
-	case v1.LoadBalancerFeatureLoadBalancerSourceRanges:
-		if len(s.LoadBalancerSourceRanges) == 0 && strings.TrimSpace(svc.Annotations[corev1.AnnotationLoadBalancerSourceRangesKey]) == "" {
-			return "the Service sets no loadBalancerSourceRanges"
-		}
+	if v1.AsksFor(&svc.Spec.ServiceSpec, svc.Annotations, f) {
+		return ""
 	}
-	return ""
+	return notAsked[f]
 }

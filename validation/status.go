@@ -89,39 +89,14 @@ func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
 }
 
 // AskedFeatures returns the features a Service with this spec (and these
-// annotations, for the source-ranges annotation) asks for, as P5 reads it:
-// SessionAffinity for sessionAffinity ClientIP, ExternalTrafficPolicy for
-// Local, IPFamilies for two families (or, before defaulting, a dual-stack
-// policy), Ports for two ports or more, LoadBalancerIP for a
-// loadBalancerIP, LoadBalancerSourceRanges for source ranges in the field
-// or the annotation. A nil spec asks for nothing (an empty set).
+// annotations, for the source-ranges annotation) asks for, as P5 reads it
+// (v1.AsksFor). A nil spec asks for nothing (an empty set).
 func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets.Set[v1.LoadBalancerFeature] {
 	asks := sets.New[v1.LoadBalancerFeature]()
-	if spec == nil {
-		return asks
-	}
-	if spec.SessionAffinity == corev1.ServiceAffinityClientIP {
-		asks.Insert(v1.LoadBalancerFeatureSessionAffinity)
-	}
-	if spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
-		asks.Insert(v1.LoadBalancerFeatureExternalTrafficPolicy)
-	}
-	dual := len(spec.IPFamilies) >= 2
-	if len(spec.IPFamilies) == 0 && spec.IPFamilyPolicy != nil {
-		// A manifest the apiserver has not defaulted yet.
-		dual = *spec.IPFamilyPolicy == corev1.IPFamilyPolicyPreferDualStack || *spec.IPFamilyPolicy == corev1.IPFamilyPolicyRequireDualStack
-	}
-	if dual {
-		asks.Insert(v1.LoadBalancerFeatureIPFamilies)
-	}
-	if len(spec.Ports) >= 2 {
-		asks.Insert(v1.LoadBalancerFeaturePorts)
-	}
-	if spec.LoadBalancerIP != "" {
-		asks.Insert(v1.LoadBalancerFeatureLoadBalancerIP)
-	}
-	if len(spec.LoadBalancerSourceRanges) > 0 || strings.TrimSpace(annotations[corev1.AnnotationLoadBalancerSourceRangesKey]) != "" {
-		asks.Insert(v1.LoadBalancerFeatureLoadBalancerSourceRanges)
+	for _, f := range v1.LoadBalancerFeatures() {
+		if v1.AsksFor(spec, annotations, f) {
+			asks.Insert(f)
+		}
 	}
 	return asks
 }

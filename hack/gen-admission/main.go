@@ -162,12 +162,12 @@ var servingFalsePartner = []struct {
 }
 
 // asksFor is P5: for each feature, a CEL expression over object that is
-// true when the Service asks for the feature, as conditions.AsksFor reads
-// it, and the fragment that says what it takes.
+// true when the Service asks for the feature, as v1.AsksFor reads it, and
+// the fragment that says what it takes.
 var asksFor = map[v1.LoadBalancerFeature]struct{ expr, need string }{
 	v1.LoadBalancerFeatureIPFamilies: {
 		`(has(object.spec.ipFamilies) && size(object.spec.ipFamilies) > 1 && object.spec.ipFamilies[0] != object.spec.ipFamilies[1]) || ` +
-			`((!has(object.spec.ipFamilies) || size(object.spec.ipFamilies) == 0) && has(object.spec.ipFamilyPolicy) && object.spec.ipFamilyPolicy == 'RequireDualStack')`,
+			`((!has(object.spec.ipFamilies) || size(object.spec.ipFamilies) == 0) && has(object.spec.ipFamilyPolicy) && object.spec.ipFamilyPolicy in ['PreferDualStack', 'RequireDualStack'])`,
 		"two IP families",
 	},
 	v1.LoadBalancerFeaturePorts: {
