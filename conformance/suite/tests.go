@@ -262,6 +262,11 @@ func (r *testRun) basic() (outcome, error) {
 		return outcome{}, skipf("the provider refused a Service with one TCP port (T1): %s",
 			conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message)
 	}
+	// Section 9 names the reason too: a client waits for Complete.
+	if reason := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).Reason; reason != string(v1.LoadBalancerReasonComplete) {
+		return outcome{}, fmt.Errorf("basic is served, but LoadBalancerProvisioning=False has reason %q, not %s, which a client waits for (L2, C3)",
+			reason, v1.LoadBalancerReasonComplete)
+	}
 	return outcome{}, nil
 }
 
