@@ -119,6 +119,30 @@ func TestReconcile_L2_ProvisioningEnds(t *testing.T) {
 	}
 }
 
+// The apiserver fills in ipMode VIP on an ingress entry with an ip: a
+// provider that gives the same ingress without it again has nothing to
+// write, and Serving does not move (L6); another ipMode is a new ingress.
+func TestReconcile_L6_IngressAsStored(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(), caps, nil, ready, WithClock(clk))
+	if svc.Status.LoadBalancer.Ingress[0].IPMode != nil {
+		t.Fatalf("wrote ipMode %v, which was not given", *svc.Status.LoadBalancer.Ingress[0].IPMode)
+	}
+	stored := svc.DeepCopy()
+	stored.Status.LoadBalancer.Ingress[0].IPMode = ptr.To(corev1.LoadBalancerIPModeVIP)
+	clk.SetTime(t0.Add(time.Minute))
+	if _, r := reconciled(t, stored, caps, svc, ready, WithClock(clk)); r.Apply != nil || r.Changed {
+		t.Errorf("the same ingress, ipMode defaulted by the apiserver: wrote %+v", r.Service.Status)
+	}
+	proxy := LoadBalancer{State: LoadBalancerReady, Ingress: []corev1.LoadBalancerIngress{{IP: ingress[0].IP, IPMode: ptr.To(corev1.LoadBalancerIPModeProxy)}}}
+	moved, r := reconciled(t, stored, caps, svc, proxy, WithClock(clk))
+	before := Get(stored.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+	if after := Get(moved.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime; !r.Changed || !before.Before(&after) {
+		t.Errorf("ipMode Proxy for VIP: changed %v, Serving %v -> %v; want a write and Serving moved", r.Changed, before, after)
+	}
+}
+
 // L6 and G5: a spec change that ends in any outcome moves Provisioning in
 // the same write, stamped once: at the clock's second when the clock has
 // passed the old value, never a second ahead of it.

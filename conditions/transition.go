@@ -365,20 +365,44 @@ func (d *draft) succeeded(ingress []corev1.LoadBalancerIngress, degraded []v1.Lo
 
 	d.set(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete, msgComplete)
 	d.set(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing, msgServing)
-	d.status.LoadBalancer.Ingress = make([]corev1.LoadBalancerIngress, len(ingress))
-	for i := range ingress {
-		ingress[i].DeepCopyInto(&d.status.LoadBalancer.Ingress[i])
+	// The stored ingress stays when it is the one given, as the apiserver
+	// stored it.
+	newIngress := !sameIngress(d.svc.Status.LoadBalancer.Ingress, ingress)
+	if newIngress {
+		d.status.LoadBalancer.Ingress = make([]corev1.LoadBalancerIngress, len(ingress))
+		for i := range ingress {
+			ingress[i].DeepCopyInto(&d.status.LoadBalancer.Ingress[i])
+		}
 	}
 	if c, ok := degradedCondition(degraded); ok {
 		d.setCondition(c)
 	} else {
 		d.remove(v1.LoadBalancerConditionDegraded)
 	}
-	if wasServing && (updated || wasProvisioning ||
-		!apiequality.Semantic.DeepEqual(d.svc.Status.LoadBalancer.Ingress, d.status.LoadBalancer.Ingress) ||
+	if wasServing && (updated || wasProvisioning || newIngress ||
 		!slices.Equal(oldDegraded, DegradedReasons(d.status.Conditions))) {
 		d.bump(v1.LoadBalancerConditionServing)
 	}
+}
+
+// sameIngress reports whether the ingress stored is the ingress given, as
+// the apiserver stores it: since Kubernetes 1.30 it fills in ipMode VIP on
+// an entry with an ip and none, so a provider that leaves it out would
+// otherwise see a new ingress, write and bump Serving on every reconcile.
+func sameIngress(stored, given []corev1.LoadBalancerIngress) bool {
+	if len(stored) != len(given) {
+		return false
+	}
+	for i := range given {
+		in := given[i]
+		if in.IP != "" && in.IPMode == nil && stored[i].IPMode != nil && *stored[i].IPMode == corev1.LoadBalancerIPModeVIP {
+			in.IPMode = stored[i].IPMode
+		}
+		if !apiequality.Semantic.DeepEqual(stored[i], in) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDegraded returns an error for a degradation the helpers must not

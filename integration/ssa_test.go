@@ -199,6 +199,47 @@ func TestSSA_ForceApplyTakesOnlyOwnConditions(t *testing.T) {
 	}
 }
 
+// TestSSA_ReconcileSteadyStateWritesNothing: the apiserver fills in ipMode
+// VIP on an ingress entry with an ip; a provider that reconciles a served
+// Service with the same ingress, without ipMode, has nothing to write, and
+// Serving's lastTransitionTime stays (L6).
+func TestSSA_ReconcileSteadyStateWritesNothing(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	name := createLoadBalancer(t, client, ns, "web", nil)
+	ingress := []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+	var acted *corev1.Service
+	reconcile := func(lb conditions.LoadBalancer) conditions.Reconciliation[*corev1.Service] {
+		t.Helper()
+		svc := getService(t, client, ns, name)
+		r, err := conditions.Reconcile(svc, ssaCapabilities, acted, lb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Apply != nil {
+			if _, err := client.CoreV1().Services(ns).ApplyStatus(context.Background(), r.Apply, metav1.ApplyOptions{FieldManager: providerManager, Force: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		acted = svc
+		return r
+	}
+	reconcile(conditions.LoadBalancer{State: conditions.LoadBalancerProvisioning})
+	reconcile(conditions.LoadBalancer{State: conditions.LoadBalancerReady, Ingress: ingress})
+	served := getService(t, client, ns, name)
+	if in := served.Status.LoadBalancer.Ingress; len(in) != 1 || in[0].IPMode == nil {
+		t.Logf("the apiserver did not fill in ipMode: %+v", in)
+	}
+	before := conditions.Get(served.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+	for i := 1; i <= 2; i++ {
+		r := reconcile(conditions.LoadBalancer{State: conditions.LoadBalancerReady, Ingress: ingress})
+		after := conditions.Get(getService(t, client, ns, name).Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+		if r.Apply != nil || r.Changed || !after.Equal(&before) {
+			t.Errorf("steady reconcile %d: changed %v, Serving lastTransitionTime %v -> %v; want no write", i, r.Changed, before, after)
+		}
+	}
+}
+
 // createLoadBalancer creates a LoadBalancer Service with one TCP port,
 // changed by edit when not nil, and returns its name.
 func createLoadBalancer(t *testing.T, client kubernetes.Interface, ns, name string, edit func(*corev1.Service)) string {
