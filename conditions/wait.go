@@ -173,6 +173,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			at, what := svc.CreationTimestamp.Time, "the service's creation"
 			if last != nil {
 				at, what = clk.Now(), "its conversion to type LoadBalancer"
+				// Conditions seen before were the old load balancer's
+				// (removed under L9): L8 asks for them afresh.
+				seenConditions.Store(Acknowledged(svc.Status.Conditions))
 			}
 			if !at.IsZero() {
 				// The deadlines move before the observation is reported,

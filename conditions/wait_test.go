@@ -322,6 +322,54 @@ func TestWait_L8_ConvertedDuringTheWait(t *testing.T) {
 	}
 }
 
+// A Service converted to ClusterIP (its conditions removed, L9) and back
+// has L8's 30 s again from the conversion back: the conditions seen
+// before were the old load balancer's.
+func TestWait_L8_ConvertedBackWithoutProvider(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) {
+		s.CreationTimestamp = metav1.NewTime(t0)
+		s.Status.Conditions = []metav1.Condition{
+			{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonProvisioning), LastTransitionTime: metav1.NewTime(t0)},
+			{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionFalse, Reason: string(v1.LoadBalancerReasonProvisioning), LastTransitionTime: metav1.NewTime(t0)},
+		}
+	}))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	nextObservation(t, observed)
+	services := cs.CoreV1().Services("default")
+	change := func(edit func(*corev1.Service), status bool) {
+		t.Helper()
+		svc, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(svc)
+		if status {
+			_, err = services.UpdateStatus(context.Background(), svc, metav1.UpdateOptions{})
+		} else {
+			_, err = services.Update(context.Background(), svc, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		nextObservation(t, observed)
+	}
+	waitForTimers(t, clk, 2)
+	clk.Step(10 * time.Second)
+	change(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP }, false)
+	change(func(s *corev1.Service) { s.Status.Conditions = nil }, true)
+	clk.Step(10 * time.Second)
+	change(func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeLoadBalancer }, false)
+	clk.Step(20 * time.Second)
+	notDone(t, done, "20 s after the conversion back")
+	clk.Step(11 * time.Second)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "conversion") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 31 s after the conversion back", r.verdict, r.err)
+	}
+}
+
 // relisting serves a list of each Service in turn, the last one again
 // after them, and watches that expire at once, as after a compaction.
 type relisting struct {
