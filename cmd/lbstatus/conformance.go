@@ -140,6 +140,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	f.opts.Run = f.run
 	f.opts.NoRequiredFeatures = f.noRequired
 	f.opts.Implementation = f.implementation
+	f.opts.RequestTimeout = conn.requestTimeout
 	if isTerminal(stderr) {
 		// Progress only for a person watching; piped runs stay quiet.
 		start := time.Now()

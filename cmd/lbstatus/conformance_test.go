@@ -18,8 +18,11 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
@@ -81,5 +84,45 @@ func TestProgressLine(t *testing.T) {
 	want := `FAILED  refuse-unsupported                       3s  violation of L4 on web: message \x1b[2J\u202eQQ`
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// 2: a server that never answers is exit 2 after --request-timeout, and at
+// once on an interrupt, naming the server, as watch and describe do.
+func TestConformance_SilentServer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		timeout   string
+		interrupt bool
+		want      string
+	}{
+		{"request timeout", "200ms", false, "context deadline exceeded"},
+		{"interrupt", "1h", true, "context canceled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, arrived := silentServer(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.interrupt {
+				go func() {
+					<-arrived
+					cancel()
+				}()
+			}
+			done := make(chan int, 1)
+			var errOut bytes.Buffer
+			go func() {
+				done <- runContext(ctx, []string{"conformance", "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", tc.timeout, "--run", "Basic"},
+					nil, io.Discard, &errOut, defaultEnv())
+			}()
+			select {
+			case code := <-done:
+				if code != exitInput || !strings.Contains(errOut.String(), srv.URL) || !strings.Contains(errOut.String(), tc.want) {
+					t.Errorf("exit %d, stderr %q; want 2, naming %s: %s", code, errOut.String(), srv.URL, tc.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("still running 20 s later against a server that never answers")
+			}
+		})
 	}
 }

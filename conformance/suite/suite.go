@@ -98,9 +98,20 @@ type Options struct {
 	// RelevantAnnotations are annotation keys the provider reads, whose
 	// changes it must acknowledge like G3's fields (L6).
 	RelevantAnnotations []string
+	// RequestTimeout bounds each request of the run that should end (the
+	// watches go on); zero: only the context bounds them.
+	RequestTimeout time.Duration
 	// Progress, when not nil, is called after each test with its report,
 	// from the goroutine that ran it.
 	Progress func(TestReport)
+}
+
+// request bounds one request by RequestTimeout.
+func (o Options) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.RequestTimeout > 0 {
+		return context.WithTimeout(ctx, o.RequestTimeout)
+	}
+	return context.WithCancel(ctx)
 }
 
 func (o Options) withDefaults() Options {
@@ -205,7 +216,9 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		Implementation:    opts.Implementation,
 		LoadBalancerClass: opts.LoadBalancerClass,
 	}
-	version, err := client.Discovery().ServerVersion()
+	rctx, cancel := opts.request(ctx)
+	version, err := client.Discovery().ServerVersionWithContext(rctx)
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("conformance suite: asking the server's version: %w", err)
 	}
@@ -262,10 +275,12 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	// the return had copied it.
 	defer func() { rep.Duration = time.Since(start).Round(time.Millisecond).String() }()
 
-	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+	rctx, cancel := opts.request(ctx)
+	ns, err := client.CoreV1().Namespaces().Create(rctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		GenerateName: opts.NamespacePrefix + "-" + slug(t.Name) + "-",
 		Labels:       map[string]string{"lbstatus.github.io/conformance-test": slug(t.Name)},
 	}}, metav1.CreateOptions{})
+	cancel()
 	if err != nil {
 		rep.Result, rep.Reason = TestFailed, "creating the test namespace: "+err.Error()
 		return rep, outcome{}

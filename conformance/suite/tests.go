@@ -119,7 +119,9 @@ func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
 }
 
 func (r *testRun) create(svc *corev1.Service) error {
-	if _, err := r.client.CoreV1().Services(r.ns).Create(r.ctx, svc, metav1.CreateOptions{}); err != nil {
+	ctx, cancel := r.opts.request(r.ctx)
+	defer cancel()
+	if _, err := r.client.CoreV1().Services(r.ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating Service %s: %w", svc.Name, err)
 	}
 	return nil
@@ -129,12 +131,14 @@ func (r *testRun) create(svc *corev1.Service) error {
 func (r *testRun) update(name string, mutate func(*corev1.Service)) error {
 	services := r.client.CoreV1().Services(r.ns)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		svc, err := services.Get(r.ctx, name, metav1.GetOptions{})
+		ctx, cancel := r.opts.request(r.ctx)
+		defer cancel()
+		svc, err := services.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		mutate(svc)
-		_, err = services.Update(r.ctx, svc, metav1.UpdateOptions{})
+		_, err = services.Update(ctx, svc, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
@@ -472,7 +476,9 @@ func (r *testRun) recreate() (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := r.client.CoreV1().Services(r.ns).Delete(r.ctx, "again", metav1.DeleteOptions{}); err != nil {
+	ctx, cancel := r.opts.request(r.ctx)
+	defer cancel()
+	if err := r.client.CoreV1().Services(r.ns).Delete(ctx, "again", metav1.DeleteOptions{}); err != nil {
 		return outcome{}, fmt.Errorf("deleting Service again: %w", err)
 	}
 	if _, err := r.tr.wait(r.ctx, "again", r.opts.ConditionsTimeout, func(s *v1.Service) bool { return s == nil || s.UID != first.UID }); err != nil {
