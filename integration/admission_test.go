@@ -378,6 +378,21 @@ func TestAdmissionPolicies(t *testing.T) {
 			_, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 			checkAdmission(t, err, "Unsupported value")
 		})
+		// A type change away from LoadBalancer must drop the annotation in
+		// the same write, as R4 has it for the spec field (README).
+		t.Run("R4/type-change-drops-annotation", func(t *testing.T) {
+			lb, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "leaving-lb", "basic", corev1.ServiceTypeLoadBalancer,
+				map[string]string{key: "Ports"}), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lb.Spec.Type = corev1.ServiceTypeClusterIP
+			_, err = client.CoreV1().Services(ns).Update(ctx, lb, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "Forbidden")
+			delete(lb.Annotations, key)
+			_, err = client.CoreV1().Services(ns).Update(ctx, lb, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "")
+		})
 	})
 
 	t.Run("differential", func(t *testing.T) { runDifferential(t, client, ns, diff) })
