@@ -71,6 +71,12 @@ func TestValidateServiceStatusUpdate_L5_NotTwice(t *testing.T) {
 		t.Run(string(tc.status), func(t *testing.T) {
 			p := changed(provisioningTrue, func(c *metav1.Condition) { c.Status = tc.status })
 			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(service(withConditions(p, servingFalse)), service(), cross))
+			// Left as it was, that status is ratcheted for C1 and C5: a
+			// new Serving=False/Provisioning beside it is L5's to refuse,
+			// as the checker and the admission policies do.
+			old := service(withConditions(p, servingTrue))
+			testErrors(t, errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status"))),
+				validation.ValidateServiceStatusUpdate(service(withConditions(p, servingFalse)), old, cross))
 		})
 	}
 }

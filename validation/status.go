@@ -276,9 +276,10 @@ func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.Lo
 // Provisioning=True, and with Unsupported or Infrastructure with
 // Provisioning=False. It judges the first condition of each type, only when
 // both are present (one without the other is L1, a provider's lifecycle
-// rule no single write can be held to) and not both unchanged, and only a
-// Provisioning status of True or False: any other is already C1's or
-// ValidateConditions' error, and is not reported twice.
+// rule no single write can be held to) and not both unchanged. A
+// Provisioning status other than True or False that the write sets is
+// already C1's or ValidateConditions' error, not reported twice; one it
+// leaves as it was is ratcheted there, and so is L5's to report.
 func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditionRatchet) *field.Error {
 	serving, provisioning := -1, -1
 	for i := range conds {
@@ -306,8 +307,8 @@ func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditio
 		return nil
 	}
 	p := &conds[provisioning]
-	if p.Status == want || p.Status != metav1.ConditionTrue && p.Status != metav1.ConditionFalse ||
-		r.unchanged(serving) && r.unchanged(provisioning) {
+	if p.Status == want || r.unchanged(serving) && r.unchanged(provisioning) ||
+		p.Status != metav1.ConditionTrue && p.Status != metav1.ConditionFalse && !r.unchanged(provisioning) {
 		return nil
 	}
 	return field.Invalid(fldPath.Index(provisioning).Child("status"), p.Status,
