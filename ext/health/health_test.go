@@ -199,6 +199,26 @@ func combinations() []sample {
 	return out
 }
 
+// doubled returns s with a second condition of a type it has, for every
+// status and reason that type takes: C5 forbids it, a stock apiserver
+// stores it, and every tool reads only the first of each type, as
+// conditions.Get does.
+func doubled(s sample) []sample {
+	var out []sample
+	conds, _, _ := unstructured.NestedSlice(s.obj, "status", "conditions")
+	for _, c := range conds {
+		typ := c.(map[string]any)["type"].(string)
+		for _, alt := range [][2]string{{"True", "Serving"}, {"False", "Provisioning"}, {"False", "Unsupported"}, {"False", "Infrastructure"}, {"True", "Provisioning"}, {"False", "Complete"}} {
+			obj := runtime.DeepCopyJSON(s.obj)
+			more := append(conds[:len(conds):len(conds)], map[string]any{"type": typ, "status": alt[0], "reason": alt[1],
+				"message": "a second " + typ, "lastTransitionTime": "2026-01-01T00:00:00Z"})
+			_ = unstructured.SetNestedSlice(obj, runtime.DeepCopyJSONValue(more).([]any), "status", "conditions")
+			out = append(out, sample{fmt.Sprintf("%s/second %s=%s/%s", s.origin, typ, alt[0], alt[1]), obj})
+		}
+	}
+	return out
+}
+
 // want is the mapping every tool must implement, from conditions.Evaluate
 // with no feature under test, and the rule the message must start with.
 func want(t *testing.T, obj map[string]any) (string, string) {
@@ -398,7 +418,10 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 	for _, s := range fixtures(t) {
 		samples = append(samples, variants(s)...)
 	}
-	samples = append(samples, combinations()...)
+	for _, s := range combinations() {
+		samples = append(samples, s)
+		samples = append(samples, doubled(s)...)
+	}
 	seen := map[string]int{}
 	for _, s := range samples {
 		wantOutcome, rule := want(t, s.obj)
