@@ -61,6 +61,37 @@ func settle(t *testing.T, client kubernetes.Interface, ns, name string) *corev1.
 	}
 }
 
+// TestProvider_AnotherClassStartsAndLeavesTheStatusAlone: a provider of
+// another class that starts (and so cleans up, not knowing what it wrote
+// before) leaves a served Service's conditions and ingress as they are
+// (P1), both with their default field managers, one per class set.
+func TestProvider_AnotherClassStartsAndLeavesTheStatusAlone(t *testing.T) {
+	client := clientset(t, "lbstatus-integration")
+	ns := namespace(t)
+	classA, classB := suiteClass(t)+"-a", suiteClass(t)+"-b"
+	start := func(class string) {
+		opts := providerOptions(fullCapabilities(class), provider.Bugs{})
+		opts.FieldManager = "" // the default: FieldManagerFor the class
+		runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), opts))
+	}
+	start(classA)
+	createLoadBalancer(t, client, ns, "web", func(svc *corev1.Service) { svc.Spec.LoadBalancerClass = ptr.To(classA) })
+	served := settle(t, client, ns, "web")
+	if !conditions.IsTrue(served.Status.Conditions, v1.LoadBalancerConditionServing) {
+		t.Fatalf("provider %s did not serve web: %+v", classA, served.Status)
+	}
+	start(classB)
+	// Long enough for B's first reconcile of every Service it lists.
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		svc := getService(t, client, ns, "web")
+		if !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) || len(svc.Status.LoadBalancer.Ingress) == 0 {
+			t.Fatalf("P1: a provider of %s started and web (of %s) lost its status: %+v", classB, classA, svc.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestProvider_PoolNeverTwiceExhaustedAndRecovered: a pool of two
 // addresses serves two Services, fails the third in the infrastructure
 // with a message, and a restarted provider recovers the allocations from

@@ -44,9 +44,36 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 )
 
-// DefaultFieldManager is the field manager of the provider's status
-// writes when Options.FieldManager is empty.
+// DefaultFieldManager is the field manager of the status writes of a
+// provider of Services without a class when Options.FieldManager is
+// empty; see FieldManagerFor.
 const DefaultFieldManager = "lbstatus-reference-provider"
+
+// FieldManagerFor returns the field manager of a provider with caps when
+// Options.FieldManager is empty: DefaultFieldManager, followed for a
+// provider of classes by "/" and its classes (sorted, comma-separated,
+// "(default)" first when it also serves Services without a class), or by
+// a hash of them where that would pass the apiserver's 128 characters.
+// Providers of different classes must write under different field
+// managers: a provider removes what it wrote on a Service it does not
+// serve (L9, P1) by applying an empty status, which under a shared field
+// manager would remove the other provider's conditions and ingress too.
+func FieldManagerFor(caps conditions.Capabilities) string {
+	if len(caps.Classes) == 0 {
+		return DefaultFieldManager
+	}
+	names := slices.Sorted(slices.Values(caps.Classes))
+	if caps.DefaultClass {
+		names = append([]string{"(default)"}, names...)
+	}
+	manager := DefaultFieldManager + "/" + strings.Join(names, ",")
+	if len(manager) > 128 {
+		h := fnv.New64a()
+		h.Write([]byte(strings.Join(names, "\n")))
+		manager = fmt.Sprintf("%s/%016x", DefaultFieldManager, h.Sum64())
+	}
+	return manager
+}
 
 // Options configures a Provider. The zero value is a provider with no
 // capabilities (conditions.Capabilities: it ignores every Service), one
@@ -58,7 +85,7 @@ type Options struct {
 	// Namespace limits the provider to one namespace; empty: all.
 	Namespace string
 	// FieldManager is the field manager of the status writes; empty:
-	// DefaultFieldManager.
+	// FieldManagerFor(Capabilities).
 	FieldManager string
 	// Workers is how many Services are reconciled at once; less than one:
 	// one.
@@ -175,7 +202,7 @@ func New(client kubernetes.Interface, opts Options) *Provider {
 	return &Provider{
 		client:  client,
 		opts:    opts,
-		manager: cmp.Or(opts.FieldManager, DefaultFieldManager),
+		manager: cmp.Or(opts.FieldManager, FieldManagerFor(opts.Capabilities)),
 		acted:   map[string]record{},
 		seen:    map[string]string{},
 		changes: map[string]uint64{},

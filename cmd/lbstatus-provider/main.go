@@ -167,7 +167,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.StringSliceVar(&f.unknown, "unknown-features", nil, "required features the provider does not know (refused when required)")
 	fs.DurationVar(&f.delay, "provision-delay", 2*time.Second, "how long provisioning takes")
 	fs.IntVar(&f.workers, "workers", 4, "Services reconciled at once")
-	fs.StringVar(&f.fieldManager, "field-manager", provider.DefaultFieldManager, "field manager of the status writes")
+	fs.StringVar(&f.fieldManager, "field-manager", "", "field manager of the status writes; default: "+provider.DefaultFieldManager+", followed by /CLASSES with --class (providers of different classes must not share one)")
 	fs.BoolVar(&f.faults, "faults", false, "obey the fault annotations of Services")
 	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6), ClaimForeignClasses (P1), AcceptUnknownFeatures (R2), KeepConditionsOnTypeChange (L9), IgnoreLoadBalancerIP (P3)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease, for several replicas")
