@@ -88,12 +88,16 @@ func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
 	}
 }
 
+// knownFeatures is v1.LoadBalancerFeatures(), made once: AskedFeatures
+// runs on every validation.
+var knownFeatures = v1.LoadBalancerFeatures()
+
 // AskedFeatures returns the features a Service with this spec (and these
 // annotations, for the source-ranges annotation) asks for, as P5 reads it
 // (v1.AsksFor). A nil spec asks for nothing (an empty set).
 func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets.Set[v1.LoadBalancerFeature] {
 	asks := sets.New[v1.LoadBalancerFeature]()
-	for _, f := range v1.LoadBalancerFeatures() {
+	for _, f := range knownFeatures {
 		if v1.AsksFor(spec, annotations, f) {
 			asks.Insert(f)
 		}
