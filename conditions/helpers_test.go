@@ -330,3 +330,15 @@ func TestSet_RealClockWritesWallSeconds(t *testing.T) {
 		t.Errorf("Bump moved lastTransitionTime from %d to %d, want the next second or now", prev, got)
 	}
 }
+
+// Set with the same status and another reason writes the new reason (a
+// Serving=False/Provisioning left beside Provisioning=False breaks L5).
+func TestSet_SameStatusNewReason(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	var conds []metav1.Condition
+	Set(&conds, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning), WithClock(clk))
+	Set(&conds, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonInfrastructure), WithClock(clk))
+	if conds[0].Reason != string(v1.LoadBalancerReasonInfrastructure) {
+		t.Errorf("reason %s, want Infrastructure", conds[0].Reason)
+	}
+}

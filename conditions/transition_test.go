@@ -657,3 +657,50 @@ func TestTransitions_L3_FourCombinations(t *testing.T) {
 		}
 	}
 }
+
+// C5: a transition never writes a condition without lastTransitionTime,
+// even over conditions that had none (written by hand, never stored).
+func TestSucceeded_C5_StampsAMissingTime(t *testing.T) {
+	svc := lbService()
+	svc.Status.LoadBalancer.Ingress = ingress
+	svc.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionTrue, v1.LoadBalancerReasonServing),
+	}
+	tr, err := Succeeded(svc, ingress, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tr.Service.Status.Conditions {
+		if c.LastTransitionTime.IsZero() {
+			t.Errorf("%s has no lastTransitionTime (C5)", c.Type)
+		}
+	}
+}
+
+// A refused Service that carries a Degraded condition and now requires
+// that feature stays refused: only a serving load balancer degraded in a
+// newly required feature starts provisioning again (P6).
+func TestSpecUpdated_RefusedStaysRefused(t *testing.T) {
+	old := lbService(func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP })
+	old.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported),
+		cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, v1.LoadBalancerReasonSessionAffinityNotSupported),
+	}
+	for i := range old.Status.Conditions {
+		old.Status.Conditions[i].LastTransitionTime = wire(t0)
+	}
+	updated := old.DeepCopy()
+	updated.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+	tr, err := SpecUpdated(old, updated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing); c == nil || c.Reason != string(v1.LoadBalancerReasonUnsupported) {
+		t.Errorf("Serving %+v, want False/Unsupported kept", c)
+	}
+	if IsTrue(tr.Service.Status.Conditions, v1.LoadBalancerConditionProvisioning) {
+		t.Error("Provisioning turned True on a refused Service")
+	}
+}

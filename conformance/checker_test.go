@@ -892,3 +892,30 @@ func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
 	getCond(t, ignored, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(20)
 	wantFinding(t, check(served, asked, ignored), "R2", SeverityWarning, "metadata.annotations["+v1.RequiredFeaturesAnnotation+"]")
 }
+
+// L1: a first write of Provisioning=False/Complete and Serving=True with an
+// ingress ("already available") is one of L1's combinations.
+func TestCheck_L1_FirstWriteAlreadyAvailable(t *testing.T) {
+	created := newLB("web")
+	available := next(created)
+	setReady(available, 5)
+	noFinding(t, check(created, available), "L1")
+}
+
+// L4 is about the write that fills the ingress: one an older provider
+// filled before the first KEP-4631 write is not filled by it.
+func TestCheck_L4_IngressAlreadyThere(t *testing.T) {
+	legacy := newLB("web")
+	legacy.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	provisioning := next(legacy)
+	setProvisioning(provisioning, 5)
+	noFinding(t, check(legacy, provisioning), "L4")
+}
+
+// L6: a Service that never had Provisioning owes no bump for a spec change.
+func TestCheck_L6_NoConditionsNoObligation(t *testing.T) {
+	created := newLB("web")
+	changed := next(created)
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	noFinding(t, check(created, changed), "L6")
+}

@@ -1,0 +1,102 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// The provider's reconcile loop on the fake clientset: a Service it
+// serves is provisioned (L1) and then served with an address (L2, L4);
+// a Service of another class gets nothing (P1).
+func TestProvider_RunServesItsServices(t *testing.T) {
+	// The fake clientset serves no watch-list stream.
+	t.Setenv("KUBE_FEATURE_WatchListClient", "false")
+	pool, err := NewPool("198.18.0.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: conditions.Capabilities{
+		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
+		DefaultClass: true, KnownFeatures: v1.LoadBalancerFeatures(),
+	}})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	other := "example.com/other"
+	for name, class := range map[string]*string{"mine": nil, "theirs": &other} {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, LoadBalancerClass: class, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		if _, err := client.CoreV1().Services("ns").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		svc, err := client.CoreV1().Services("ns").Get(ctx, "mine", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
+			if !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) || !conditions.HasAddress(svc.Status.LoadBalancer.Ingress) {
+				t.Errorf("served without Provisioning=False and an address: %+v", svc.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not served after 20 s: %+v", svc.Status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	theirs, err := client.CoreV1().Services("ns").Get(ctx, "theirs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(theirs.Status.Conditions) > 0 || len(theirs.Status.LoadBalancer.Ingress) > 0 {
+		t.Errorf("P1: another class's Service got a status: %+v", theirs.Status)
+	}
+}
+
+// Ingress lists the ports of every protocol the provider serves, and with
+// MixedProtocols off only those of the first (P4's PortsNotSupported).
+func TestIngress_MixedProtocols(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "dns"}, Spec: corev1.ServiceSpec{
+		Ports: []corev1.ServicePort{{Port: 53, Protocol: corev1.ProtocolTCP}, {Port: 53, Protocol: corev1.ProtocolUDP}}}}
+	caps := conditions.Capabilities{Protocols: []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP}, MixedProtocols: true}
+	if in := Ingress(svc, caps); len(in) != 1 || len(in[0].Ports) != 2 {
+		t.Errorf("mixed protocols: %+v, want both ports", in)
+	}
+	caps.MixedProtocols = false
+	if in := Ingress(svc, caps); len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Errorf("no mixed protocols: %+v, want the TCP port only", in)
+	}
+}
