@@ -162,15 +162,9 @@ func settled(svc *v1.Service) bool {
 	case conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionServing):
 		return true
 	case conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing):
-		return hasAddress(svc)
+		return conditions.HasAddress(svc.Status.LoadBalancer.Ingress)
 	}
 	return false
-}
-
-func hasAddress(svc *v1.Service) bool {
-	return slices.ContainsFunc(svc.Status.LoadBalancer.Ingress, func(in corev1.LoadBalancerIngress) bool {
-		return in.IP != "" || in.Hostname != ""
-	})
 }
 
 // await waits for the first conditions within L8's deadline, then for the

@@ -120,16 +120,8 @@ func ServiceStatus(svc *v1.Service) (status.Status, string) {
 }
 
 // HasAddress reports whether an entry of status.loadBalancer.ingress has
-// an ip or a hostname (L4: an entry with neither is no address). False for
-// nil.
+// an ip or a hostname (L4: an entry with neither is no address), as
+// conditions.HasAddress does. False for nil.
 func HasAddress(svc *v1.Service) bool {
-	if svc == nil {
-		return false
-	}
-	for _, in := range svc.Status.LoadBalancer.Ingress {
-		if in.IP != "" || in.Hostname != "" {
-			return true
-		}
-	}
-	return false
+	return svc != nil && conditions.HasAddress(svc.Status.LoadBalancer.Ingress)
 }
