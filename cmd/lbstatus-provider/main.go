@@ -172,7 +172,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6), ClaimForeignClasses (P1), AcceptUnknownFeatures (R2), KeepConditionsOnTypeChange (L9), IgnoreLoadBalancerIP (P3)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease, for several replicas")
 	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease; default: the kubeconfig's")
-	fs.StringVar(&f.leaseName, "leader-election-id", "lbstatus-provider", "name of the Lease")
+	fs.StringVar(&f.leaseName, "leader-election-id", "lbstatus-provider", "name of the Lease; providers of different classes need different ones")
 	fs.StringVar(&f.healthAddr, "health-addr", ":8081", "address of /healthz and /readyz; empty: none")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "address of /metrics; empty: none")
 	fs.Usage = func() {
