@@ -601,6 +601,33 @@ func TestDecode_YAMLLineBreaksAcrossReads(t *testing.T) {
 	}
 }
 
+// A YAML document whose text passes the limit only with its last lines is
+// over the limit, and skipped: it is not read without them.
+func TestDecode_YAMLObjectOverTheLimitByItsLastLine(t *testing.T) {
+	// Exactly the limit, and more than the object in JSON.
+	head := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n# " + strings.Repeat("c", 60) + "\n"
+	in := head + "spec: {type: LoadBalancer}\n---\nkind: Service\nmetadata: {name: next}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(len(head)))
+	if names(objs) != "next" || len(errs) != 1 || errs[0].Position.Line != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") {
+		t.Errorf("objects %q, errors %v; want only next, and a over the limit at line 1", names(objs), errs)
+	}
+	// At the limit, the document is read.
+	objs, errs = decodeAll(t, strings.NewReader(head), MaxObjectBytes(len(head)))
+	if names(objs) != "a" || len(errs) != 0 {
+		t.Errorf("at the limit: objects %q, errors %v; want a", names(objs), errs)
+	}
+}
+
+// A YAML document that is null is no object and no problem, as for kubectl,
+// which skips it; a YAML scalar of another kind is an error (above).
+func TestDecode_NullYAMLDocumentsAreNothing(t *testing.T) {
+	in := svcYAML("a") + "---\n~\n---\nnull\n---\n" + svcYAML("b")
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,b" || len(errs) != 0 {
+		t.Errorf("objects %q, errors %v; want a,b and no error", names(objs), errs)
+	}
+}
+
 // The YAML parser counts lines from the start of the text it is given;
 // messages name the input's lines instead, as positions do.
 func TestDecode_YAMLErrorsNameInputLines(t *testing.T) {
@@ -610,6 +637,9 @@ func TestDecode_YAMLErrorsNameInputLines(t *testing.T) {
 		"duplicate key": {doc + "kind: Service\nmetadata:\n  line 2: x\n  line 2: y\n", `unmarshal errors: line 13: key "line 2" already set in map`},
 		"item":          {doc + "kind: List\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n   x: 1\n", "yaml: line 14: did not find expected key"},
 		"List members":  {doc + "kind: List\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\nmetadata:\n  a: 1\n   b: 2\n", "the List's own members: malformed YAML: yaml: line 16: mapping values are not allowed"},
+		// The members resume on the line right after the items: that line
+		// is the first of their second stretch, not the items' last.
+		"members after items": {doc + "kind: List\nitems:\n- metadata: {name: a}\nkind: List\n", `the List's own members: duplicate key: yaml: unmarshal errors: line 13: key "kind" already set in map`},
 	} {
 		_, errs := decodeAll(t, strings.NewReader(tc.in))
 		if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
@@ -640,6 +670,17 @@ func TestDecode_ReadError(t *testing.T) {
 	_, errs := decodeAll(t, &failingReader{n: 1})
 	if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "disk on fire") {
 		t.Fatalf("errors %v", errs)
+	}
+	// In YAML too: the documents read to their end are handed out, then
+	// the error; the one it cuts short, which may mean another thing, is not.
+	objs, errs := decodeAll(t, io.MultiReader(strings.NewReader(svcYAML("a")+"---\n"+svcYAML("b")), iotest.ErrReader(errors.New("disk on fire"))))
+	if names(objs) != "a" || len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "disk on fire") {
+		t.Fatalf("YAML: objects %q, errors %v", names(objs), errs)
+	}
+	// Failing before a line is read, the error names no line.
+	_, errs = decodeAll(t, &failingReader{n: 0})
+	if len(errs) != 1 || !errs[0].Fatal || errs[0].Error() != "in: disk on fire" {
+		t.Fatalf("at once: errors %v, want \"in: disk on fire\"", errs)
 	}
 }
 

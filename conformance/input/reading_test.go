@@ -165,6 +165,10 @@ func TestRead_ListOrEventThatDoesNotDecode(t *testing.T) {
 	if len(objs) != 1000 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "metadata.name") {
 		t.Errorf("JSON List read item by item: %d objects, errors %v; want 1000 and one naming metadata.name", len(objs), errs)
 	}
+	// Its members are not where the List is: the problem names no byte.
+	if p := errs[0].Position; p.Offset != -1 || p.Line != 1 || p.Document != 1 {
+		t.Errorf("JSON List read item by item: problem of its members at %+v, want document 1, line 1, no byte", p)
+	}
 	// Its kind is known even past the limit of its members.
 	big = `{"metadata":{"annotations":{"pad":"` + strings.Repeat("p", 980) + `"}},"kind":"PodList","items":[{"metadata":{"name":"p"}}]}`
 	objs, errs = decodeAll(t, strings.NewReader(big), MaxObjectBytes(1024))
@@ -181,6 +185,7 @@ func TestRead_NestedContainers(t *testing.T) {
 		{"List in an array", `[{"kind":"ServiceList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}]`, "a,b", "items[0].items[1]"},
 		{"array in an array", "[[" + svcJSON("a") + "],[" + svcJSON("b") + "]]", "a,b", "items[1].items[0]"},
 		{"YAML sequence", "- " + svcJSON("a") + "\n- [" + svcJSON("b") + "]\n", "a,b", "items[1].items[0]"},
+		{"event in an event", `{"type":"ADDED","object":` + event("MODIFIED", "a") + `}`, "a", "object.object"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -272,6 +277,29 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	_, errs = decodeAll(t, strings.NewReader("kind: List\nitems:\n- kind: Service\n  kind: ConfigMap\n  metadata: {name: a}\n"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "duplicate") {
 		t.Errorf("duplicate key in an item: %v", errs)
+	}
+}
+
+// The limit applies to the members before the items as to any text: at
+// the limit they are all held, the List's kind is known and its items are
+// read; the members, "items:" line included, are then over the limit, and
+// reported.
+func TestRead_YAMLListMembersBeforeItemsAtTheLimit(t *testing.T) {
+	head := "kind: PodList\nmetadata:\n  annotations:\n    pad: \"" + strings.Repeat("p", 100) + "\"\n"
+	in := head + "items:\n- metadata: {name: a}\n- metadata: {name: b}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(len(head)))
+	if names(objs) != "Pod:a,Pod:b" || len(errs) != 1 || errs[0].Position.Line != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") {
+		t.Errorf("objects %q, errors %v; want Pod:a,Pod:b and the List's members over the limit", names(objs), errs)
+	}
+}
+
+// An entry less indented than the List's first one is not one of its items
+// (kubectl does not read such a document at all): it is never handed out.
+func TestRead_YAMLListDedentedEntryIsNotAnItem(t *testing.T) {
+	in := "kind: List\nitems:\n  - metadata: {name: a}\n- metadata: {name: evil}\n---\n" + svcYAML("next")
+	objs, _ := decodeAll(t, strings.NewReader(in))
+	if strings.Contains(names(objs), "evil") || !strings.HasSuffix(names(objs), "next") {
+		t.Errorf("objects %q: the dedented entry was read as an item", names(objs))
 	}
 }
 
@@ -459,6 +487,84 @@ func TestRead_NextContextLosesNothing(t *testing.T) {
 			t.Fatalf("object %q after %d objects, want %d (%d calls ended by their context)", obj.Ref.Name, next, next, ended)
 		}
 		next++
+	}
+}
+
+// NextContext with a context already done reads nothing, even an object
+// already decoded: an interrupted check reports what was read before the
+// interrupt, not more. The object is not lost: the next call hands it out.
+func TestRead_NextContextDoneReadsNothing(t *testing.T) {
+	d := NewDecoder(strings.NewReader(svcJSON("a")+svcJSON("b")), "in")
+	defer d.Close()
+	if obj, err := d.Next(); err != nil || obj.Ref.Name != "a" {
+		t.Fatalf("first: %+v, %v", obj.Ref, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 3 {
+		if obj, err := d.NextContext(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("with a done context: %+v, %v; want context.Canceled", obj.Ref, err)
+		}
+	}
+	if obj, err := d.Next(); err != nil || obj.Ref.Name != "b" {
+		t.Errorf("after: %+v, %v; want b", obj.Ref, err)
+	}
+}
+
+// A List read item by item whose items are not an array has no items: the
+// values of an object there are not handed out as items.
+func TestRead_StreamedListWithItemsNotAnArray(t *testing.T) {
+	pad := strings.Repeat(`"p":"`+strings.Repeat("p", 100)+`",`, 20)
+	in := `{"kind":"List","items":{"a":` + svcJSON("evil") + `},"metadata":{"annotations":{` + pad + `"q":""}}}` + svcJSON("next")
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(1024))
+	if names(objs) != "next" || len(errs) != 1 || errs[0].Fatal {
+		t.Errorf("objects %q, errors %v; want next and one problem", names(objs), errs)
+	}
+}
+
+// A watch is checked as it comes: an object whose end has been read is
+// handed out while the input stays open, in JSON and in YAML (where a
+// document ends at the next "---"). Under a reader that waits for more, Next
+// would never return.
+func TestRead_WatchIsReadAsItComes(t *testing.T) {
+	for name, tc := range map[string]struct{ first, second string }{
+		"JSON": {svcJSON("a"), svcJSON("b")},
+		"YAML": {svcYAML("a") + "---\n", svcYAML("b")},
+	} {
+		r, w := io.Pipe()
+		read := make(chan struct{})
+		go func() {
+			_, _ = io.WriteString(w, tc.first)
+			<-read // no more until the first object is handed out
+			_, _ = io.WriteString(w, tc.second)
+			_ = w.Close()
+		}()
+		objs := make([]string, 0, 2)
+		d := NewDecoder(r, "in")
+		for {
+			obj, err := d.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if objs = append(objs, obj.Ref.Name); len(objs) == 1 {
+				close(read)
+			}
+		}
+		d.Close()
+		if strings.Join(objs, ",") != "a,b" {
+			t.Errorf("%s: objects %q, want a,b", name, objs)
+		}
+	}
+}
+
+// A position at byte 0 of the input says so: the offset is known.
+func TestRead_PositionAtByteZero(t *testing.T) {
+	_, errs := decodeAll(t, strings.NewReader(`{"object":`+svcJSON("a")+`}`))
+	if want := "in:1 (document 1, byte 0): watch event without a type"; len(errs) != 1 || errs[0].Error() != want {
+		t.Errorf("errors %v, want %q", errs, want)
 	}
 }
 
