@@ -297,9 +297,13 @@ func TestRead_YAMLListMembersBeforeItemsAtTheLimit(t *testing.T) {
 // (kubectl does not read such a document at all): it is never handed out.
 func TestRead_YAMLListDedentedEntryIsNotAnItem(t *testing.T) {
 	in := "kind: List\nitems:\n  - metadata: {name: a}\n- metadata: {name: evil}\n---\n" + svcYAML("next")
-	objs, _ := decodeAll(t, strings.NewReader(in))
-	if strings.Contains(names(objs), "evil") || !strings.HasSuffix(names(objs), "next") {
-		t.Errorf("objects %q: the dedented entry was read as an item", names(objs))
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,next" {
+		t.Errorf("objects %q, want a and the next document's: the dedented entry is not an item", names(objs))
+	}
+	// kubectl refuses the document: it must not pass unnoticed.
+	if len(errs) != 1 || errs[0].Position.Line != 4 || errs[0].Field != "items" || !strings.Contains(errs[0].Error(), "indented less than the first") {
+		t.Errorf("errors %v, want one at line 4 saying the entry is indented less than the first", errs)
 	}
 }
 
@@ -674,6 +678,26 @@ func TestRead_YAMLLinesLongerThanTheBuffer(t *testing.T) {
 		for _, e := range errs {
 			if msg := e.Error(); !strings.Contains(msg, "larger than the limit") && !strings.Contains(msg, "white space over the limit where the first entry is expected") {
 				t.Errorf("%s, over the limit: error %v, want the object skipped for its size", tc.name, e)
+			}
+		}
+	}
+}
+
+// Section 8: a name given twice is found before anything else is decided,
+// also in a List too large to read whole, when it comes before the items:
+// none is handed out, as when the List is read whole. (A name given twice
+// after the items cannot be known before they are handed out.)
+func TestRead_StreamedListDuplicateBeforeItems(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 20) + svcJSON("last")
+	for name, in := range map[string]string{
+		"kind twice":    `{"kind":"ConfigMapList","kind":"List","items":[` + items + `]}`,
+		"metadata.name": `{"kind":"List","metadata":{"name":"a","name":"b"},"items":[` + items + `]}`,
+		"wrong type":    `{"kind":"List","metadata":{"name":5},"items":[` + items + `]}`,
+	} {
+		for _, limit := range []int{1024, DefaultMaxObjectBytes} { // streamed, and read whole
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+			if len(objs) != 0 || len(errs) != 1 {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want none and one problem", name, limit, names(objs), errs)
 			}
 		}
 	}

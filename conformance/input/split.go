@@ -218,26 +218,37 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
+	membersPos := start
+	membersPos.Offset = -1 // the members' problems are not where they are
 	members, kind, items, over := []byte("{"), "", false, false
+	var early *DecodeError // a problem of the members before the items
 	for err == nil && s.dec.PeekKind() != '}' {
 		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
 		if name, pos, err = s.read(false); err != nil {
 			break
 		}
+		before := len(members)
 		if len(members) > 1 {
 			members = append(members, ',')
 		}
-		members = append(members, name...)
-		name, _ = jsontext.AppendUnquote(nil, name)
-		if string(name) == "items" && s.dec.PeekKind() == '[' {
+		members = append(members, name...) // before name is overwritten by reading on
+		unquoted, _ := jsontext.AppendUnquote(nil, name)
+		isItems := string(unquoted) == "items" && s.dec.PeekKind() == '['
+		if isItems && !items {
+			// A name given twice (or a value of the wrong type) before the
+			// items makes the List unreadable before any item is handed
+			// out, as when it is read whole.
+			early = checkMembers(append(bytes.Clone(members[:before]), '}'), membersPos)
+		}
+		if isItems {
 			members = append(members, ":[]"...)
-			pos, err = s.array(listKind(kind), items, yield) // second items: a duplicate name
+			pos, err = s.array(listKind(kind), items || early != nil, yield) // second items: a duplicate name
 			items = true
 			continue
 		}
 		var v []byte
 		v, pos, err = s.read(false)
-		if string(name) == "kind" && kindOf(v) == '"' { // the last one, as when read whole
+		if string(unquoted) == "kind" && kindOf(v) == '"' { // the last one, as when read whole
 			kind = unquote(v)
 		}
 		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
@@ -256,9 +267,10 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		return pos, err
 	case !items || over:
 		de = tooBig(start, s.limit)
+	case early != nil:
+		de = early
 	default:
-		start.Offset = -1 // not where the members are
-		de = checkMembers(append(members, '}'), start)
+		de = checkMembers(append(members, '}'), membersPos)
 	}
 	if de != nil && !yield(job{err: de}) {
 		return pos, errStop
@@ -550,6 +562,11 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 				s.cur.pos.Item = "items[" + strconv.Itoa(s.item-1) + "]"
 				s.emit(line)
 			}
+			return
+		case entry && col < s.indent:
+			// YAML ends the entries there, and then refuses the line.
+			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("malformed YAML: an entry indented less than the first; the rest of the List is not read")})
+			s.indent, s.drop = col, true
 			return
 		case s.indent < 0 && col > 0: // "items:" holds something else
 			err := errors.New("not a list; the List is not read")
