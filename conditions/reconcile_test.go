@@ -277,6 +277,64 @@ func TestReconcile_L9_P1_Cleanup(t *testing.T) {
 	}
 }
 
+// L9 after a restart: a provider that no longer knows what it acted on
+// (acted nil) still removes its conditions and ingress from a Service that
+// stopped being a LoadBalancer while it was down.
+func TestReconcile_L9_CleanupAfterRestart(t *testing.T) {
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(), caps, nil, ready)
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	after, r := reconciled(t, svc, caps, nil, LoadBalancer{})
+	if r.Apply == nil || HasKEPConditions(after.Status.Conditions) || len(after.Status.LoadBalancer.Ingress) > 0 {
+		t.Fatalf("cleanup with acted nil: write %v, %s, ingress %v; want the conditions and the ingress removed",
+			r.Apply != nil, combination(after.Status.Conditions), after.Status.LoadBalancer.Ingress)
+	}
+}
+
+// L9: an ingress the provider wrote before it wrote any condition (a
+// version that predates the KEP) goes too when the Service stops being a
+// LoadBalancer.
+func TestReconcile_L9_IngressWithoutConditions(t *testing.T) {
+	caps := fullCapabilities()
+	acted := coreLB()
+	acted.Status.LoadBalancer.Ingress = ingress
+	svc := acted.DeepCopy()
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	after, r := reconciled(t, svc, caps, acted, LoadBalancer{})
+	if r.Apply == nil || len(after.Status.LoadBalancer.Ingress) > 0 {
+		t.Fatalf("cleanup of an ingress without conditions: write %v, ingress %v; want the ingress removed", r.Apply != nil, after.Status.LoadBalancer.Ingress)
+	}
+}
+
+// R1: a refusal says why in Serving's message, the decision's own words
+// (which ShouldSkip logs), not a default.
+func TestReconcile_R1_RefusalSaysWhy(t *testing.T) {
+	caps := fullCapabilities()
+	caps.SessionAffinity = false
+	svc, r := reconciled(t, coreLB(clientIP, func(s *v1.Service) {
+		s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"}
+	}), caps, nil, ready)
+	want := r.Decision.Message()
+	if r.Decision.Action != ActionRefuse || want == "" {
+		t.Fatalf("decision %+v, want a refusal with a message", r.Decision)
+	}
+	if got := Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message; got != want {
+		t.Errorf("Serving's message %q, want the decision's %q", got, want)
+	}
+}
+
+// L7: KeepServing is ignored for an absent load balancer: with none,
+// nothing serves, and Serving goes False.
+func TestReconcile_L7_AbsentDoesNotKeepServing(t *testing.T) {
+	caps := fullCapabilities()
+	svc, _ := reconciled(t, coreLB(), caps, nil, ready)
+	acted := svc.DeepCopy()
+	after, _ := reconciled(t, svc, caps, acted, LoadBalancer{State: LoadBalancerAbsent, KeepServing: KeepServing})
+	if got, want := combination(after.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; got != want {
+		t.Errorf("load balancer absent, KeepServing given: %s, want %s", got, want)
+	}
+}
+
 func TestReconcile_Errors(t *testing.T) {
 	caps := fullCapabilities()
 	for name, f := range map[string]func() error{

@@ -43,6 +43,16 @@ func noAddress(svc *v1.Service) *v1.Service {
 	return svc
 }
 
+// laterAddress gives svc an ingress whose first entry has no address and
+// whose second has a hostname: an address all the same (L4).
+func laterAddress(svc *v1.Service) *v1.Service {
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{
+		{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}},
+		{Hostname: "lb.example.com"},
+	}
+	return svc
+}
+
 var (
 	pTrue    = cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, v1.LoadBalancerReasonProvisioning)
 	pFalse   = cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, v1.LoadBalancerReasonComplete)
@@ -65,6 +75,8 @@ func TestEvaluate(t *testing.T) {
 		rule    string
 	}{
 		{"T4 nil service", nil, "", ResultPending, "T4"},
+		{"T4 nil service keeps the feature under test", nil, v1.LoadBalancerFeatureSessionAffinity, ResultPending, "T4"},
+		{"T4 Unsupported on a Serving that is not False (T1 needs False)", withStatus(false, pFalse, cond(v1.LoadBalancerConditionServing, metav1.ConditionUnknown, v1.LoadBalancerReasonUnsupported)), "", ResultPending, "T4"},
 		{"T4 no conditions (L8 is Wait's)", withStatus(true), "", ResultPending, "T4"},
 		{"T4 provisioning", withStatus(false, pTrue, sProv), "", ResultPending, "T4"},
 		{"T4 reprovisioning while serving", withStatus(true, pTrue, sTrue), "", ResultPending, "T4"},
@@ -80,6 +92,7 @@ func TestEvaluate(t *testing.T) {
 		{"T1 C4 PortsError names Ports", withStatus(true, pFalse, sTrue, portsErr), ports, ResultSkip, "T1"},
 		{"T2 Infrastructure", withStatus(false, pFalse, sInfra), "", ResultFail, "T2"},
 		{"T3 serving", withStatus(true, pFalse, sTrue), "", ResultReady, "T3"},
+		{"T3 L4 an address in a later ingress entry", laterAddress(withStatus(false, pFalse, sTrue)), "", ResultReady, "T3"},
 		{"T3 degraded in another feature", withStatus(true, pFalse, sTrue, dSA), lbIP, ResultReady, "T3"},
 		{"T3 Multiple without the feature", withStatus(true, pFalse, sTrue, dMulti), lbIP, ResultReady, "T3"},
 		{"T3 degraded but no feature under test", withStatus(true, pFalse, sTrue, dMulti), "", ResultReady, "T3"},
@@ -113,5 +126,14 @@ func TestResult_IsFinal(t *testing.T) {
 	}
 	if s := (Verdict{Result: ResultSkip, Rule: "T1", Reason: "why"}).String(); s != "Skip (T1): why" {
 		t.Errorf("String = %q", s)
+	}
+}
+
+// T2 is no skip: a provider that failed in its infrastructure fails the
+// test, ShouldSkip does not hide it (T1, T5).
+func TestShouldSkip_T2_FailIsNotASkip(t *testing.T) {
+	svc := withStatus(false, pFalse, sInfra)
+	if skip, why := ShouldSkip(svc, ""); skip || why == "" {
+		t.Errorf("ShouldSkip on an infrastructure failure = %v, %q; want no skip, with the verdict's reason", skip, why)
 	}
 }

@@ -597,3 +597,165 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return out
 }
+
+// Wait judges only the Service it was asked for, also through a client
+// (the fake, an adapter) that does not honour the field selector.
+func TestWait_OnlyTheNamedService(t *testing.T) {
+	other := coreService(func(s *v1.Service) {
+		s.Name = "other"
+		s.Status.Conditions = []metav1.Condition{pFalse, sTrue}
+		s.Status.LoadBalancer.Ingress = ingress
+	})
+	cs := fake.NewClientset(other, coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "")
+	waitWatch(1)
+	if v := nextObservation(t, observed); v.Result != ResultPending {
+		t.Fatalf("first observation %v, want web's Pending", v)
+	}
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady || r.svc == nil || r.svc.Name != "web" {
+		t.Fatalf("Wait = %v, %v on %v; want web Ready", r.verdict, r.err, r.svc)
+	}
+}
+
+// L8 with WithDeadlinesFromCreation: an update of a Service that is
+// already a LoadBalancer does not move the deadlines; only the creation or
+// a conversion does.
+func TestWait_L8_UpdateDoesNotMoveTheDeadlines(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0) }))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(20 * time.Second)
+	svc, err := cs.CoreV1().Services("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Labels = map[string]string{"touched": "yes"}
+	if _, err := cs.CoreV1().Services("default").Update(context.Background(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nextObservation(t, observed)
+	clk.Step(10 * time.Second)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "the service's creation") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 30 s after the creation", r.verdict, r.err)
+	}
+}
+
+// L8 with WithDeadlinesFromCreation: a Service without a creationTimestamp
+// (as a fake clientset makes it) has its deadlines from the start of the
+// wait, not from the zero time.
+func TestWait_L8_NoCreationTimestamp(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	nextObservation(t, observed)
+	provide(t, cs)(Succeeded(lbService(), ingress, nil))
+	if r := result(t, done); r.err != nil || r.verdict.Result != ResultReady {
+		t.Fatalf("Wait = %v, %v; want Ready", r.verdict, r.err)
+	}
+}
+
+// L8 with WithDeadlinesFromCreation: a creationTimestamp in the future is
+// clock skew; the deadlines run from the start of the wait, as they say.
+func TestWait_L8_CreatedInTheFuture(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(time.Hour)) }))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "the start of the wait") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 30 s after the start of the wait", r.verdict, r.err)
+	}
+}
+
+// L8 with WithDeadlinesFromCreation: a Service still provisioning whose
+// provision deadline has passed by the time Wait sees it, or passes at
+// that very instant, fails at once, without a timer (and so without the
+// clock moving).
+func TestWait_L8_ProvisionDeadlinePassedAtTheStart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		age     time.Duration
+		seen    bool
+		wantErr error
+	}{
+		{"provisioning for 20 minutes", 20 * time.Minute, true, ErrProvisionTimeout},
+		{"provisioning for exactly 15 minutes", DefaultProvisionTimeout, true, ErrProvisionTimeout},
+		{"no conditions for exactly 30 s", DefaultConditionsTimeout, false, ErrNoKEPProvider},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := testingclock.NewFakeClock(t0)
+			cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-tc.age)) }))
+			if tc.seen {
+				provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+			}
+			// Wait may end on the list alone, before it starts a watch.
+			done, _ := startWait(t, context.Background(), cs, "", WithClock(clk), WithDeadlinesFromCreation())
+			if r := result(t, done); !errors.Is(r.err, tc.wantErr) || r.verdict.Rule != "T2" {
+				t.Fatalf("Wait = %v, %v; want Fail by T2 with %v", r.verdict, r.err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// L8: with a provision deadline shorter than the conditions deadline, a
+// Service that never had conditions still fails for want of a KEP-aware
+// provider, not for a slow one.
+func TestWait_L8_ShortProvisionTimeoutWithoutConditions(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithConditionsTimeout(time.Minute), WithProvisionTimeout(10*time.Second))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(10 * time.Second)
+	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider", r.verdict, r.err)
+	}
+}
+
+// A FailError names the Service, with its namespace when Wait saw it and
+// without when it saw none.
+func TestWait_T2_FailErrorNamesTheService(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		objects   []runtime.Object
+		namespace string
+		prefix    string
+	}{
+		{"seen", []runtime.Object{coreService()}, "default", "service default/web: "},
+		{"never seen", nil, "", "service web: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := testingclock.NewFakeClock(t0)
+			cs := fake.NewClientset(tc.objects...)
+			waitWatch := watching(t, cs)
+			done, observed := startWait(t, context.Background(), cs, "", WithClock(clk))
+			waitWatch(1)
+			if tc.objects != nil {
+				nextObservation(t, observed)
+			}
+			waitForTimers(t, clk, 2)
+			clk.Step(DefaultConditionsTimeout)
+			r := result(t, done)
+			var fe *FailError
+			if !errors.As(r.err, &fe) {
+				t.Fatalf("err = %v, want a *FailError", r.err)
+			}
+			if fe.Namespace != tc.namespace || fe.Name != "web" || fe.Error() != tc.prefix+r.verdict.String() {
+				t.Errorf("FailError %q/%q says %q, want %s/web and %q", fe.Namespace, fe.Name, fe.Error(), tc.namespace, tc.prefix+r.verdict.String())
+			}
+		})
+	}
+}
