@@ -97,3 +97,38 @@ func TestFaults_LiftingFailRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestFaults_AnnotationValues: a delay of zero is one (provisioning at
+// once), a negative one is ignored, and values are read with the spaces
+// around them trimmed, as the fail annotation is.
+func TestFaults_AnnotationValues(t *testing.T) {
+	p := New(nil, Options{Faults: true})
+	for _, tc := range []struct {
+		delay, stop string
+		want        faults
+	}{
+		{"0s", "false", faults{delay: 0, hasDelay: true}},
+		{" 2s ", " true ", faults{delay: 2 * time.Second, hasDelay: true, stopWriting: true}},
+		{"-1s", "yes", faults{}},
+	} {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{DelayAnnotation: tc.delay, StopWritingAnnotation: tc.stop}}}
+		if got := p.faultsOf(svc); got.delay != tc.want.delay || got.hasDelay != tc.want.hasDelay || got.stopWriting != tc.want.stopWriting {
+			t.Errorf("delay %q, stop-writing %q: %+v, want %+v", tc.delay, tc.stop, got, tc.want)
+		}
+	}
+}
+
+// TestFaults_DegradeAlreadyDegraded: a fault naming a feature the
+// capabilities already degrade lists it once, as the Degraded condition's
+// helpers demand (a feature listed twice is refused, and the provider
+// would write nothing).
+func TestFaults_DegradeAlreadyDegraded(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: corev1.ServiceSpec{
+		Type: corev1.ServiceTypeLoadBalancer, SessionAffinity: corev1.ServiceAffinityClientIP,
+		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
+	}}
+	affinity := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+	if got := degraded(svc, conditions.Decision{Degraded: affinity}, faults{degrade: affinity}); !slices.Equal(got, affinity) {
+		t.Errorf("degraded %v, want SessionAffinity once", got)
+	}
+}

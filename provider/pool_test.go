@@ -20,9 +20,15 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 )
 
@@ -137,4 +143,152 @@ func TestProvider_AddressesFollowTheSpec(t *testing.T) {
 	step("fd00::1", "198.18.0.2")
 	svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol}
 	step("fd00::1")
+}
+
+// TestPool_RequestedAddressOfItsFamily: a requested address of another
+// family than the one asked for is refused, even when the pool holds it.
+func TestPool_RequestedAddressOfItsFamily(t *testing.T) {
+	p, err := NewPool("198.18.0.0/29", "fd00:1b::/125")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := p.Allocate("ns/a", corev1.IPv4Protocol, "fd00:1b::2"); err == nil {
+		t.Errorf("an IPv6 address handed out as the IPv4 one: %v", a)
+	}
+	if p.InUse() != 0 {
+		t.Errorf("InUse %d after a refused request, want 0", p.InUse())
+	}
+}
+
+// TestPool_KeyAsksAgain: a key asking again for the address it holds gets
+// it, however the request spells it, and still holds one address; a key
+// claiming again what it holds is granted it.
+func TestPool_KeyAsksAgain(t *testing.T) {
+	p, err := NewPool("fd00:1b::/125")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fd00:1b::5", "FD00:1B:0::5"} {
+		if a, err := p.Allocate("ns/a", corev1.IPv6Protocol, want); err != nil || a.String() != "fd00:1b::5" {
+			t.Errorf("request for %s: %v, %v; want fd00:1b::5", want, a, err)
+		}
+	}
+	if !p.Claim("ns/a", "fd00:1b::5") {
+		t.Error("a key's claim of the address it holds refused")
+	}
+	if p.InUse() != 1 {
+		t.Errorf("InUse %d, want 1", p.InUse())
+	}
+}
+
+// TestPool_ReleasedKeyHoldsNothing: after Release, the key's old address
+// is someone else's, and the key asking again gets a new one: an address
+// is never handed out twice.
+func TestPool_ReleasedKeyHoldsNothing(t *testing.T) {
+	p, err := NewPool("198.18.0.0/29")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Allocate("ns/a", corev1.IPv4Protocol, "")
+	p.Release("ns/a")
+	b, err := p.Allocate("ns/b", corev1.IPv4Protocol, "")
+	if err != nil || b != a {
+		t.Fatalf("ns/b got %v, %v; want the freed %v", b, err, a)
+	}
+	if again, err := p.Allocate("ns/a", corev1.IPv4Protocol, ""); err != nil || again == b {
+		t.Errorf("ns/a asking again got %v, %v; want an address other than ns/b's %v", again, err, b)
+	}
+}
+
+// TestProvider_AddressesHonorLoadBalancerIPOnlyWhenCapable (P3): the
+// requested loadBalancerIP is handed out only when the capabilities honor
+// it and no injected bug ignores it; otherwise the Service gets a free
+// address, and another Service may ask for the one it requested. A
+// dual-stack Service gets its requested address in that address's family
+// and a free one in the other.
+func TestProvider_AddressesHonorLoadBalancerIPOnlyWhenCapable(t *testing.T) {
+	v4 := []corev1.IPFamily{corev1.IPv4Protocol}
+	for _, tc := range []struct {
+		name     string
+		caps     conditions.Capabilities
+		bugs     Bugs
+		families []corev1.IPFamily
+		want     []string
+	}{
+		{"capable", conditions.Capabilities{IPFamilies: v4, LoadBalancerIP: true}, Bugs{}, v4, []string{"198.18.0.5"}},
+		{"not capable", conditions.Capabilities{IPFamilies: v4}, Bugs{}, v4, []string{"198.18.0.1"}},
+		{"ignored by a bug", conditions.Capabilities{IPFamilies: v4, LoadBalancerIP: true}, Bugs{IgnoreLoadBalancerIP: true}, v4, []string{"198.18.0.1"}},
+		{"dual-stack", conditions.Capabilities{IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}, DualStack: true, LoadBalancerIP: true}, Bugs{},
+			[]corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}, []string{"fd00::1", "198.18.0.5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, err := NewPool("198.18.0.0/29", "fd00::/125")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &Provider{opts: Options{Pool: pool, Capabilities: tc.caps, Bugs: tc.bugs}}
+			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.5", IPFamilies: tc.families}}
+			addrs, err := p.addresses("ns/a", svc)
+			var got []string
+			for _, a := range addrs {
+				got = append(got, a.String())
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("addresses %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProvider_RecoverClaimsServedAddresses: a provider starting again
+// claims the addresses in the status of the Services it serves, the oldest
+// Service first when two show one address; not those of a Service of
+// another class, nor of one not serving.
+func TestProvider_RecoverClaimsServedAddresses(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/29")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Provider{opts: Options{Pool: pool, Capabilities: conditions.Capabilities{
+		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
+		DefaultClass: true, KnownFeatures: v1.LoadBalancerFeatures(),
+	}}}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	service := func(name string, age time.Duration, class *string, serving metav1.ConditionStatus, ip string) *corev1.Service {
+		reason := string(v1.LoadBalancerReasonInfrastructure)
+		if serving == metav1.ConditionTrue {
+			reason = "Serving"
+		}
+		return &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, CreationTimestamp: metav1.NewTime(base.Add(-age))},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerClass: class,
+				Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}},
+			Status: corev1.ServiceStatus{
+				LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: ip}}},
+				Conditions: []metav1.Condition{
+					{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete"},
+					{Type: string(v1.LoadBalancerConditionServing), Status: serving, Reason: reason},
+				},
+			},
+		}
+	}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, svc := range []*corev1.Service{
+		// Listed newest first: recover must sort.
+		service("young", time.Hour, nil, metav1.ConditionTrue, "198.18.0.1"),
+		service("old", 2*time.Hour, nil, metav1.ConditionTrue, "198.18.0.1"),
+		service("theirs", 3*time.Hour, ptr.To("example.com/other"), metav1.ConditionTrue, "198.18.0.2"),
+		service("failed", 3*time.Hour, nil, metav1.ConditionFalse, "198.18.0.3"),
+	} {
+		if err := indexer.Add(svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.recover(corelisters.NewServiceLister(indexer))
+	if a, err := pool.Allocate("ns/old", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.1" {
+		t.Errorf("old got %v, %v; want the 198.18.0.1 its status shows", a, err)
+	}
+	if pool.InUse() != 1 {
+		t.Errorf("InUse %d after recovery, want 1: only old's address", pool.InUse())
+	}
 }

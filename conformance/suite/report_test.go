@@ -207,3 +207,62 @@ func TestReportWrite_YAMLKeepsFieldOrder(t *testing.T) {
 		t.Errorf("read back %+v, %v; want %+v", back.Implementation, err, r.Implementation)
 	}
 }
+
+// TestSupport_Section9_UntestedSaysWhy: a feature whose required half did
+// not run is Untested, and its evidence says why.
+func TestSupport_Section9_UntestedSaysWhy(t *testing.T) {
+	feature := Test{Name: "Feature/Ports", Feature: v1.LoadBalancerFeaturePorts}
+	got := support(feature, TestReport{Result: TestPassed}, outcome{asked: servedDegraded, requiredSkipped: "no required features"})
+	if got.Support != SupportUntested || got.Evidence != "Feature/Ports: no required features" {
+		t.Errorf("support = %+v, want Untested with evidence %q", got, "Feature/Ports: no required features")
+	}
+}
+
+// TestSummarize_CountsEachResult: each result has its own count in the
+// statistics.
+func TestSummarize_CountsEachResult(t *testing.T) {
+	r := &Report{}
+	for _, res := range []TestResult{TestPassed, TestSkipped, TestSkipped, TestNotRun, TestNotRun, TestNotRun} {
+		r.Tests = append(r.Tests, TestReport{Result: res})
+	}
+	r.summarize()
+	if want := (Statistics{Passed: 1, Skipped: 2, NotRun: 3}); r.Statistics != want {
+		t.Errorf("statistics %+v, want %+v", r.Statistics, want)
+	}
+}
+
+// TestReport_Lookups: Test and Feature find by name, nil when absent and
+// on a nil Report.
+func TestReport_Lookups(t *testing.T) {
+	r := &Report{
+		Tests:    []TestReport{{Name: "Basic"}, {Name: "Recreate"}},
+		Features: []FeatureReport{{Name: v1.LoadBalancerFeaturePorts}, {Name: v1.LoadBalancerFeatureSessionAffinity, Support: SupportDegraded}},
+	}
+	if got := r.Test("Recreate"); got == nil || got.Name != "Recreate" {
+		t.Errorf("Test(Recreate) = %+v", got)
+	}
+	if got := r.Feature(v1.LoadBalancerFeatureSessionAffinity); got == nil || got.Support != SupportDegraded {
+		t.Errorf("Feature(SessionAffinity) = %+v", got)
+	}
+	if r.Test("Nope") != nil || r.Feature(v1.LoadBalancerFeatureIPFamilies) != nil {
+		t.Error("a missing test or feature found")
+	}
+	var none *Report
+	if none.Test("Basic") != nil || none.Feature(v1.LoadBalancerFeaturePorts) != nil {
+		t.Error("a nil Report found something")
+	}
+}
+
+// TestReportWrite_JSONEndsWithNewline: the JSON report is a text file,
+// ending with a newline like the YAML one.
+func TestReportWrite_JSONEndsWithNewline(t *testing.T) {
+	for _, f := range []Format{FormatJSON, FormatYAML} {
+		var buf bytes.Buffer
+		if err := (&Report{Kind: ReportKind}).Write(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); !strings.HasSuffix(out, "\n") || strings.HasSuffix(out, "\n\n") {
+			t.Errorf("%s report does not end with one newline: %q", f, out[max(len(out)-20, 0):])
+		}
+	}
+}

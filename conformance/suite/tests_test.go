@@ -18,6 +18,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -119,5 +120,271 @@ func TestBasic_ProvisioningComplete(t *testing.T) {
 				t.Errorf("Basic %s (%s), want failed for Provisioning=False/Done", basic.Result, basic.Reason)
 			}
 		})
+	}
+}
+
+// lbService is a LoadBalancer Service named name with the given status
+// conditions (type=status/reason) and ingress IPs.
+func lbService(name string, conds []string, ips ...string) *v1.Service {
+	svc := &v1.Service{}
+	svc.Name, svc.Namespace = name, "t"
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	for _, c := range conds {
+		typ, rest, _ := strings.Cut(c, "=")
+		status, reason, _ := strings.Cut(rest, "/")
+		svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: "m"})
+	}
+	for _, ip := range ips {
+		svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: ip})
+	}
+	return svc
+}
+
+// TestAwait_L1_L2_L4_WhatEndsEachWait: the first wait of a test (L1, L8)
+// ends on Serving or Provisioning only, and a Service is settled (L2) when
+// Provisioning is False and Serving False, or True with an address (L4):
+// a Service still provisioning, or served without an address, is not.
+func TestAwait_L1_L2_L4_WhatEndsEachWait(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		svc                    *v1.Service
+		acknowledged, finished bool
+	}{
+		{"not there", nil, false, false},
+		{"no conditions", lbService("s", nil), false, false},
+		{"only Degraded", lbService("s", []string{"LoadBalancerDegraded=True/SessionAffinityNotSupported"}), false, false},
+		{"provisioning", lbService("s", []string{"LoadBalancerProvisioning=True/Provisioning"}), true, false},
+		{"provisioning again while serving", lbService("s", []string{"LoadBalancerProvisioning=True/Provisioning", "LoadBalancerServing=True/Serving"}, "192.0.2.1"), true, false},
+		{"Serving alone", lbService("s", []string{"LoadBalancerServing=True/Serving"}, "192.0.2.1"), true, false},
+		{"served", lbService("s", []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving"}, "192.0.2.1"), true, true},
+		{"served without an address", lbService("s", []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving"}), true, false},
+		{"refused", lbService("s", []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported"}), true, true},
+		{"failed", lbService("s", []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Infrastructure"}), true, true},
+		{"Serving unknown", lbService("s", []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=Unknown/Unknown"}), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hasConditions(tc.svc); got != tc.acknowledged {
+				t.Errorf("hasConditions = %v, want %v", got, tc.acknowledged)
+			}
+			if got := settled(tc.svc); got != tc.finished {
+				t.Errorf("settled = %v, want %v", got, tc.finished)
+			}
+		})
+	}
+}
+
+// TestClassify_T2: Serving=False/Unsupported is a refusal, any other
+// False an infrastructure failure that fails the test (T2); a Service
+// served is degraded in f only when Degraded names f's reason.
+func TestClassify_T2(t *testing.T) {
+	settledAs := func(serving string, degraded ...string) *v1.Service {
+		conds := []string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=" + serving}
+		if len(degraded) > 0 {
+			conds = append(conds, "LoadBalancerDegraded=True/"+degraded[0])
+		}
+		return lbService("s", conds, "192.0.2.1")
+	}
+	affinity := v1.LoadBalancerFeatureSessionAffinity
+	for _, tc := range []struct {
+		name    string
+		svc     *v1.Service
+		f       v1.LoadBalancerFeature
+		want    served
+		wantErr bool
+	}{
+		{"refused", settledAs("False/Unsupported"), affinity, servedRefused, false},
+		{"failed", settledAs("False/Infrastructure"), affinity, servedNone, true},
+		{"served", settledAs("True/Serving"), affinity, servedPlain, false},
+		{"degraded in f", settledAs("True/Serving", "SessionAffinityNotSupported"), affinity, servedDegraded, false},
+		{"degraded in another feature", settledAs("True/Serving", "LoadBalancerIPNotSupported"), affinity, servedPlain, false},
+		{"no feature asked", settledAs("True/Serving", "SessionAffinityNotSupported"), "", servedPlain, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := classify(tc.svc, tc.f)
+			if got != tc.want || (err != nil) != tc.wantErr {
+				t.Errorf("classify = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "T2") {
+				t.Errorf("error %q does not name T2", err)
+			}
+		})
+	}
+}
+
+// TestHonored_P3: a loadBalancerIP served without degradation must be
+// among the ingress addresses; one served degraded, or another feature,
+// shows nothing a status can check.
+func TestHonored_P3(t *testing.T) {
+	at := func(ips ...string) *v1.Service {
+		svc := lbService("asks", nil, ips...)
+		svc.Spec.LoadBalancerIP = "198.18.255.100"
+		return svc
+	}
+	lbIP := v1.LoadBalancerFeatureLoadBalancerIP
+	for _, tc := range []struct {
+		name    string
+		svc     *v1.Service
+		f       v1.LoadBalancerFeature
+		how     served
+		wantErr bool
+	}{
+		{"at the requested address", at("192.0.2.1", "198.18.255.100"), lbIP, servedPlain, false},
+		{"elsewhere", at("192.0.2.1"), lbIP, servedPlain, true},
+		{"elsewhere, degraded", at("192.0.2.1"), lbIP, servedDegraded, false},
+		{"elsewhere, refused", at(), lbIP, servedRefused, false},
+		{"another feature", at("192.0.2.1"), v1.LoadBalancerFeatureSessionAffinity, servedPlain, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := honored(tc.svc, tc.f, tc.how)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("honored = %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "P3") {
+				t.Errorf("error %q does not name P3", err)
+			}
+		})
+	}
+}
+
+// TestExplain_DeadlinesAndViolations: a wait's deadline becomes the test's
+// message, naming the rule; a violation stays errViolation, so the report
+// names the checker's rule; a run stopped by the caller keeps the
+// context's error, so the test is reported as not run, not failed.
+func TestExplain_DeadlinesAndViolations(t *testing.T) {
+	live := &testRun{ctx: t.Context()}
+	if err := live.explain(context.DeadlineExceeded, "late (L8)"); err == nil || err.Error() != "late (L8)" {
+		t.Errorf("deadline: %v, want the message", err)
+	}
+	if err := live.explain(errViolation, "late (L8)"); err != errViolation {
+		t.Errorf("violation: %v, want errViolation", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 0)
+	defer cancel()
+	<-ctx.Done()
+	stopped := &testRun{ctx: ctx}
+	if err := stopped.explain(ctx.Err(), "late (L8)"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("stopped run: %v, want the context's error", err)
+	}
+}
+
+// fakeProvider runs, until ctx ends, a provider on client's fake cluster
+// that writes status(svc) on each Service created, when status returns
+// true.
+func fakeProvider(ctx context.Context, t *testing.T, client *fake.Clientset, status func(svc *corev1.Service) bool) {
+	w, err := client.CoreV1().Services("").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for ev := range w.ResultChan() {
+			svc, ok := ev.Object.(*corev1.Service)
+			if !ok || ev.Type != watch.Added {
+				continue
+			}
+			if svc = svc.DeepCopy(); status(svc) {
+				_, _ = client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+			}
+		}
+	}()
+}
+
+// TestBasic_T1_RefusedIsSkipped: a provider that refuses a Service with
+// one TCP port is not tested by Basic: the test is skipped (T1), not
+// passed on a refusal that ends provisioning as Complete.
+func TestBasic_T1_RefusedIsSkipped(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		now := metav1.NewTime(time.Now().Truncate(time.Second))
+		svc.Status.Conditions = []metav1.Condition{
+			{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: "Complete", Message: "done", LastTransitionTime: now},
+			{Type: "LoadBalancerServing", Status: metav1.ConditionFalse, Reason: "Unsupported", Message: "no TCP here", LastTransitionTime: now},
+		}
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if basic := report.Test("Basic"); basic.Result != TestSkipped || !strings.Contains(basic.Reason, "T1") {
+		t.Errorf("Basic %s (%s), want skipped for T1", basic.Result, basic.Reason)
+	}
+}
+
+// TestForeignClass_P1_IngressAlone: a provider that writes an ingress
+// address, without any condition, on a Service of a class it does not
+// handle breaks P1 too: ForeignClass fails.
+func TestForeignClass_P1_IngressAlone(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine", SettlePeriod: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("ForeignClass"); got.Result != TestFailed || !strings.Contains(got.Reason, "P1") {
+		t.Errorf("ForeignClass %s (%s), want failed for P1", got.Result, got.Reason)
+	}
+}
+
+// TestFeature_IPFamilies_SingleStackClusterSkips: a cluster that cannot
+// create a dual-stack Service leaves Feature/IPFamilies skipped, not failed
+// against the provider.
+func TestFeature_IPFamilies_SingleStackClusterSkips(t *testing.T) {
+	client := fakeCluster(t)
+	client.PrependReactor("create", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		svc := a.(k8stesting.CreateAction).GetObject().(*corev1.Service)
+		if len(svc.Spec.IPFamilies) > 1 {
+			return true, nil, apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "ipFamilies"), svc.Spec.IPFamilies, "this cluster is single-stack")})
+		}
+		return false, nil, nil
+	})
+	report, err := Run(t.Context(), client, Options{Run: []string{"Feature/IPFamilies"}, ConditionsTimeout: time.Second, ProvisionTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("Feature/IPFamilies"); got.Result != TestSkipped || !strings.Contains(got.Reason, "dual-stack") {
+		t.Errorf("Feature/IPFamilies %s (%s), want skipped: the cluster is single-stack", got.Result, got.Reason)
+	}
+}
+
+// TestFeature_NoRequiredFeatures_ClaimsNoSupport: with NoRequiredFeatures
+// declared, no Service requires the feature, so a feature served when
+// asked is Untested, never Supported, and the evidence says why.
+func TestFeature_NoRequiredFeatures_ClaimsNoSupport(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var required atomic.Int32
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		if _, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok {
+			required.Add(1)
+		}
+		now := metav1.NewTime(time.Now().Truncate(time.Second))
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = []metav1.Condition{
+			{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: "Complete", Message: "done", LastTransitionTime: now},
+			{Type: "LoadBalancerServing", Status: metav1.ConditionTrue, Reason: "Serving", Message: "serving", LastTransitionTime: now},
+		}
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Feature/SessionAffinity"}, NoRequiredFeatures: true, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("Feature/SessionAffinity"); got.Result != TestPassed {
+		t.Fatalf("Feature/SessionAffinity %s (%s), want passed", got.Result, got.Reason)
+	}
+	if f := report.Feature(v1.LoadBalancerFeatureSessionAffinity); f.Support != SupportUntested || !strings.Contains(f.Evidence, v1.RequiredFeaturesAnnotation) {
+		t.Errorf("SessionAffinity %+v, want Untested, saying the provider reads no required features", f)
+	}
+	if n := required.Load(); n > 0 {
+		t.Errorf("%d Services required the feature, want none", n)
 	}
 }

@@ -18,14 +18,19 @@ package suite
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // A state the provider writes and takes back at once is still judged: a
@@ -61,5 +66,139 @@ func TestTracker_HoldSeesEveryObservation(t *testing.T) {
 	tr.observe(undone, false)
 	if bad := <-done; bad == nil || bad.ResourceVersion != "2" {
 		t.Fatalf("hold returned %v, want the write of resourceVersion 2", bad)
+	}
+}
+
+// observed is a LoadBalancer Service of namespace t as the tracker's watch
+// would deliver it; served gives it Serving=True, Provisioning=False and,
+// with ip, an ingress address.
+func observed(name, rv string, served bool, ip string) *corev1.Service {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: name, UID: types.UID("u-" + name), ResourceVersion: rv}}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	if served {
+		now := metav1.Now()
+		svc.Status.Conditions = []metav1.Condition{
+			{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: "Complete", Message: "m", LastTransitionTime: now},
+			{Type: "LoadBalancerServing", Status: metav1.ConditionTrue, Reason: "Serving", Message: "m", LastTransitionTime: now},
+		}
+	}
+	if ip != "" {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
+	}
+	return svc
+}
+
+// ended returns a context that has already ended: a wait then judges what
+// it has and returns without blocking.
+func ended(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	return ctx
+}
+
+// A wait judges from the latest observation on: a state the Service left
+// before the wait began does not end it (await after SpecChange's update
+// must not return the status from before).
+func TestTracker_WaitStartsAtTheLatestObservation(t *testing.T) {
+	tr := newTracker()
+	tr.observe(observed("change", "1", true, "192.0.2.1"), false)
+	tr.observe(observed("change", "2", false, ""), false)
+	got, err := tr.wait(ended(t), "change", time.Minute, func(s *v1.Service) bool { return s != nil && settled(s) })
+	if err == nil || got == nil || got.ResourceVersion != "2" {
+		t.Fatalf("wait = %v, %v; want the context's error and the latest observation, resourceVersion 2", got, err)
+	}
+	tr.observe(observed("change", "3", true, "192.0.2.1"), false)
+	if got, err := tr.wait(ended(t), "change", time.Minute, settled); err != nil || got.ResourceVersion != "3" {
+		t.Errorf("wait = %v, %v; want resourceVersion 3", got, err)
+	}
+}
+
+// A deletion is observed as "not there" (a nil Service), which Recreate's
+// wait for the old object to go looks for, and the report marks the
+// Service's last state as deleted; a Service never seen is not there
+// either, but one present is.
+func TestTracker_DeletionIsNotThere(t *testing.T) {
+	gone := func(s *v1.Service) bool { return s == nil }
+	tr := newTracker()
+	if got, err := tr.wait(ended(t), "never", time.Minute, gone); err != nil || got != nil {
+		t.Errorf("a Service never seen: %v, %v; want not there", got, err)
+	}
+	tr.observe(observed("again", "1", false, ""), false)
+	if got, err := tr.wait(ended(t), "again", time.Minute, gone); err == nil {
+		t.Errorf("a Service present: %v, %v; want the wait to go on", got, err)
+	}
+	tr.observe(observed("again", "1", false, ""), true)
+	if got, err := tr.wait(ended(t), "again", time.Minute, gone); err != nil || got != nil {
+		t.Errorf("a Service deleted: %v, %v; want not there", got, err)
+	}
+	findings, last := tr.finish()
+	if len(last) != 1 || !last[0].Deleted {
+		t.Errorf("last observed %+v, want again marked deleted", last)
+	}
+	// The deletion ended the checker's trace: its end-of-trace finding
+	// says so.
+	if len(findings) != 1 || !strings.Contains(findings[0].Message, "deleted") {
+		t.Errorf("findings %+v, want one saying the Service was deleted", findings)
+	}
+}
+
+// Every observation goes through the checker (section 8): a violation is
+// kept for the report and ends every wait and hold of the test at once,
+// with errViolation, so that the test fails for the rule it broke (the
+// ended context shows the wait gives up for the violation before it
+// would for its context).
+func TestTracker_ViolationEndsWaits(t *testing.T) {
+	tr := newTracker()
+	tr.observe(observed("basic", "1", false, ""), false)
+	tr.observe(observed("basic", "2", true, ""), false) // Serving=True without an address (L4)
+	findings, _ := tr.finish()
+	if !slices.ContainsFunc(findings, func(f conformance.Finding) bool {
+		return f.Rule == "L4" && f.Severity == conformance.SeverityViolation
+	}) {
+		t.Errorf("findings %+v, want the L4 violation", findings)
+	}
+	never := func(*v1.Service) bool { return false }
+	if _, err := tr.wait(ended(t), "basic", time.Minute, never); !errors.Is(err, errViolation) {
+		t.Errorf("wait: %v, want errViolation", err)
+	}
+	if _, err := tr.hold(ended(t), "other", time.Minute, never); !errors.Is(err, errViolation) {
+		t.Errorf("hold: %v, want errViolation", err)
+	}
+}
+
+// The report's findings leave out the checker's verdict notices, and hold
+// the end-of-trace ones; the last observations are sorted by name.
+func TestTracker_FindingsAndLastObserved(t *testing.T) {
+	tr := newTracker()
+	tr.observe(observed("served", "1", false, ""), false)
+	tr.observe(observed("served", "2", true, "192.0.2.1"), false)
+	tr.observe(observed("bare", "1", false, ""), false)
+	findings, last := tr.finish()
+	for _, f := range findings {
+		if f.Verdict != nil {
+			t.Errorf("a verdict notice in the findings: %+v", f)
+		}
+	}
+	if !slices.ContainsFunc(findings, func(f conformance.Finding) bool { return f.Rule == "R3" && f.Object.Name == "bare" }) {
+		t.Errorf("findings %+v, want the end-of-trace R3 notice on bare", findings)
+	}
+	if len(last) != 2 || last[0].Name != "bare" || last[1].Name != "served" || last[1].ResourceVersion != "2" {
+		t.Errorf("last observed %+v, want bare then served at resourceVersion 2", last)
+	}
+}
+
+// A hold whose period passes found nothing; one cut short by the caller's
+// context is an error, not a clean pass of ForeignClass.
+func TestTracker_HoldEndedByTheCaller(t *testing.T) {
+	tr := newTracker()
+	never := func(*v1.Service) bool { return false }
+	ctx, cancel := context.WithTimeout(t.Context(), 0)
+	defer cancel()
+	<-ctx.Done()
+	if bad, err := tr.hold(ctx, "foreign", time.Minute, never); err == nil {
+		t.Errorf("hold on an ended context: %v, nil; want its error", bad)
+	}
+	if bad, err := tr.hold(t.Context(), "foreign", 0, never); err != nil || bad != nil {
+		t.Errorf("hold whose period passed: %v, %v; want nil, nil", bad, err)
 	}
 }
