@@ -20,10 +20,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 func TestCollector(t *testing.T) {
@@ -279,5 +283,176 @@ func TestCollector_SkippedAndErrorsAreBounded(t *testing.T) {
 	}
 	if len(r.Errors) != 5 || r.ErrorsOmitted != 10000-5 || r.Summary.InputErrors != 10000 {
 		t.Errorf("errors: %d kept, %d omitted, %d counted", len(r.Errors), r.ErrorsOmitted, r.Summary.InputErrors)
+	}
+}
+
+// rows lists the rows of r, one a line.
+func rows(r Report) string {
+	var b strings.Builder
+	for _, sr := range r.Services {
+		fmt.Fprintf(&b, "  %s/%s uid %q: %d observations, deleted %v, counts %+v\n", sr.Namespace, sr.Name, sr.UID, sr.Observations, sr.Deleted, sr.Counts)
+	}
+	return b.String()
+}
+
+// observeAllObjects feeds objects to c and col, then Finish's findings.
+func observeAllObjects(c *Checker, col *Collector, objs ...Object) Report {
+	for _, obj := range objs {
+		col.Observe(obj, c.ObserveObject(obj))
+	}
+	col.Findings(c.Finish())
+	return col.Report()
+}
+
+// A Service created again without a DELETED event: what the checker owes
+// at the end of the old one's trace (here R3, for a Service that never had
+// conditions) is recorded, and counted, on the old one's row.
+func TestCollector_EndOfRecreatedTraceOnTheOldRow(t *testing.T) {
+	legacy := newLB("web") // no conditions: R3 at the end of its trace
+	again := ready("web", 20)
+	again.UID, again.ResourceVersion = "uid-web-2", "2"
+	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
+	if len(r.Services) != 2 {
+		t.Fatalf("%d rows, want 2", len(r.Services))
+	}
+	if old, now := r.Services[0], r.Services[1]; len(withRule(old.Findings, "R3")) != 1 || len(withRule(now.Findings, "R3")) != 0 {
+		t.Errorf("old row:\n%snew row:\n%swant R3 on the old row only", dump(old.Findings), dump(now.Findings))
+	}
+	if rc := r.Summary.Rules["R3"]; rc == nil || rc.Notices != 1 {
+		t.Errorf("summary counts R3 as %+v, want one notice", rc)
+	}
+}
+
+// The new Service's own findings stay on its row, even when its
+// resourceVersion is the old one's (inputs from two clusters, say).
+func TestCollector_RecreatedWithTheSameResourceVersion(t *testing.T) {
+	again := ready("web", 20)
+	again.UID = "uid-web-2"
+	again.Status.LoadBalancer.Ingress = nil // L4
+	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: ready("web", 10)}, Object{Kind: "Service", Service: again})
+	if len(r.Services) != 2 {
+		t.Fatalf("%d rows, want 2", len(r.Services))
+	}
+	if old, now := r.Services[0], r.Services[1]; old.Counts.Violations != 0 || now.Counts.Violations != 1 {
+		t.Errorf("old row %+v, new row %+v; want the new Service's L4 on its own row", old, now)
+	}
+}
+
+// A Service first read without a uid (a manifest) and then with one is one
+// Service, as it is one trace for the checker: one row.
+func TestCollector_UIDAddedIsTheSameService(t *testing.T) {
+	manifest := ready("web", 10)
+	manifest.UID = ""
+	live := next(manifest)
+	live.UID = "uid-web"
+	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: manifest}, Object{Kind: "Service", Service: live})
+	if len(r.Services) != 1 || r.Services[0].Observations != 2 || r.Services[0].UID != "uid-web" || r.Services[0].Deleted {
+		t.Errorf("rows:\n%swant one of two observations with uid-web", rows(r))
+	}
+}
+
+// A row shows the last observation: its type ("ClusterIP" when unset), its
+// class, cleared with the field, its ingress (an entry's ip before its
+// hostname), and no verdict once it is no longer a LoadBalancer.
+func TestCollector_RowShowsTheLastObservation(t *testing.T) {
+	lb := ready("web", 10)
+	lb.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	lb.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1", Hostname: "web.example.com"}, {Hostname: "alt.example.com"}}
+	c, col := NewChecker(), NewCollector()
+	obj := Object{Kind: "Service", Service: lb}
+	col.Observe(obj, c.ObserveObject(obj))
+	sr := col.Report().Services[0]
+	if sr.Class != "example.com/lb" || !slices.Equal(sr.Ingress, []string{"192.0.2.1", "alt.example.com"}) || sr.Verdict == nil {
+		t.Errorf("LoadBalancer row: class %q, ingress %v, verdict %v", sr.Class, sr.Ingress, sr.Verdict)
+	}
+
+	converted := next(lb)
+	converted.Spec.Type = ""
+	converted.Spec.LoadBalancerClass = nil
+	converted.Spec.Ports[0].NodePort = 0
+	converted.Status = v1.ServiceStatus{}
+	obj = Object{Kind: "Service", Service: converted}
+	col.Observe(obj, c.ObserveObject(obj))
+	sr = col.Report().Services[0]
+	if sr.Type != "ClusterIP" || sr.Class != "" || len(sr.Ingress) != 0 || sr.Verdict != nil {
+		t.Errorf("converted row: type %q, class %q, ingress %v, verdict %v; want ClusterIP, no class, no ingress, no verdict", sr.Type, sr.Class, sr.Ingress, sr.Verdict)
+	}
+}
+
+// Services are sorted by namespace first, then name; the rows of one name
+// in the order its Services were created, however many.
+func TestCollector_ReportOrder(t *testing.T) {
+	c, col := NewChecker(), NewCollector()
+	var objs []Object
+	for _, nn := range [][2]string{{"b", "a"}, {"a", "b"}} {
+		svc := ready(nn[1], 10)
+		svc.Namespace = nn[0]
+		objs = append(objs, Object{Kind: "Service", Service: svc})
+	}
+	var want []string
+	for i := range 20 {
+		svc := ready("c", 10)
+		svc.Namespace = "a"
+		svc.UID = types.UID(fmt.Sprintf("uid-%02d", i))
+		svc.ResourceVersion = fmt.Sprint(i + 1)
+		objs = append(objs, Object{Kind: "Service", Service: svc})
+		want = append(want, "a/c/"+string(svc.UID))
+	}
+	want = append([]string{"a/b/uid-b"}, want...)
+	want = append(want, "b/a/uid-a")
+	var got []string
+	for _, sr := range observeAllObjects(c, col, objs...).Services {
+		got = append(got, sr.Namespace+"/"+sr.Name+"/"+sr.UID)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n%v\nwant\n%v", got, want)
+	}
+}
+
+// KeepFindings(0) keeps no finding and no input problem, and counts them
+// all; only a negative number keeps all.
+func TestCollector_KeepNone(t *testing.T) {
+	col := NewCollector(KeepFindings(0))
+	ref := ObjectRef{Kind: "Service", Name: "web"}
+	col.Findings([]Finding{{Rule: "L4", Severity: SeverityViolation, Object: ref}, {Rule: "C3", Severity: SeverityWarning, Object: ref}})
+	col.Findings([]Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ObjectRef{Kind: "ConfigMap", Name: "cm"}}})
+	col.Error(errors.New("bad"))
+	r := col.Report()
+	if web := r.Services[0]; len(web.Findings) != 0 || web.Omitted != 2 || web.Counts.Violations != 1 || web.Counts.Warnings != 1 {
+		t.Errorf("web keeps %v, omitted %d, counts %+v", web.Findings, web.Omitted, web.Counts)
+	}
+	if len(r.Other) != 0 || r.OtherOmitted != 1 || len(r.Errors) != 0 || r.ErrorsOmitted != 1 {
+		t.Errorf("other %v (%d omitted), errors %v (%d omitted)", r.Other, r.OtherOmitted, r.Errors, r.ErrorsOmitted)
+	}
+}
+
+// An object that is not a Service, passed without findings, is counted
+// under its own kind; with SummaryOnly, skipped kinds are not kept either.
+func TestCollector_SkippedWithoutFindings(t *testing.T) {
+	col := NewCollector()
+	col.Observe(Object{Kind: "ConfigMap"}, nil)
+	if r := col.Report(); !slices.Equal(r.SkippedKinds, []KindCount{{"ConfigMap", 1}}) || r.Summary.Skipped != 1 {
+		t.Errorf("skipped kinds %v, skipped %d", r.SkippedKinds, r.Summary.Skipped)
+	}
+
+	col = NewCollector(SummaryOnly(true))
+	c := NewChecker()
+	obj := Object{Kind: "ConfigMap"}
+	col.Observe(obj, c.ObserveObject(obj))
+	if r := col.Report(); len(r.SkippedKinds) != 0 || r.Summary.Skipped != 1 {
+		t.Errorf("summary only: skipped kinds %v, skipped %d", r.SkippedKinds, r.Summary.Skipped)
+	}
+}
+
+// A row made by findings alone, then deleted, is no longer deleted once
+// its Service is observed: Deleted is about the last event.
+func TestCollector_ObservedAfterDeletionOfARowWithoutObservations(t *testing.T) {
+	col := NewCollector()
+	web := ready("web", 10)
+	col.Findings([]Finding{{Rule: "L6", Severity: SeverityWarning, Object: ObjectRef{Kind: "Service", Namespace: web.Namespace, Name: web.Name}}})
+	col.Observe(Object{Kind: "Service", Service: web, Deleted: true}, nil)
+	col.Observe(Object{Kind: "Service", Service: web}, nil)
+	if r := col.Report(); len(r.Services) != 1 || r.Services[0].Deleted || r.Services[0].Observations != 1 {
+		t.Errorf("rows:\n%swant one observed row, not deleted", rows(r))
 	}
 }
