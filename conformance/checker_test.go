@@ -919,3 +919,28 @@ func TestCheck_L6_NoConditionsNoObligation(t *testing.T) {
 	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
 	noFinding(t, check(created, changed), "L6")
 }
+
+// C7 is per uid: an observation without one (a manifest given with a live
+// trace) says nothing of which Service it is, so a later uid is compared
+// with the one before it, and the checker and the report agree on how
+// many Services there were.
+func TestCheck_C7_ObservationWithoutUIDKeepsTheTrace(t *testing.T) {
+	first := ready("web", 10)
+	first.UID = "uid-A"
+	manifest := next(first)
+	manifest.UID = ""
+	again := ready("web", 5) // written earlier: a C7 violation were it the same Service
+	again.UID = "uid-B"
+	c, col := NewChecker(), NewCollector()
+	var last []Finding
+	for _, s := range []*v1.Service{first, manifest, again} {
+		obj := Object{Kind: "Service", Service: s}
+		last = c.ObserveObject(obj)
+		col.Observe(obj, last)
+	}
+	noFinding(t, last, "C7")
+	r := col.Report()
+	if len(r.Services) != 2 || r.Services[0].UID == r.Services[1].UID {
+		t.Errorf("report rows:\n%s\nwant two, uid-A's and uid-B's", rows(r))
+	}
+}

@@ -92,9 +92,9 @@ type ServiceReport struct {
 	Class string `json:"loadBalancerClass,omitempty"`
 	// Observations is how many times the Service was observed.
 	Observations int `json:"observations"`
-	// UID is metadata.uid of the last observation; empty when unset, as
-	// in manifests. A Service created again under the name (a new uid)
-	// has a ServiceReport of its own.
+	// UID is the last metadata.uid observed; empty when no observation
+	// had one, as in manifests. A Service created again under the name (a
+	// new uid) has a ServiceReport of its own.
 	UID string `json:"uid,omitempty"`
 	// Deleted reports that the Service's last event was its deletion (a
 	// DELETED watch event), or that a new Service of the name followed

@@ -101,7 +101,7 @@ type obligation struct {
 
 // serviceState is the checker's memory of one Service.
 type serviceState struct {
-	uid        uint64 // hash of metadata.uid; 0 when unset
+	uid        uint64 // hash of the last metadata.uid observed; 0 for none
 	rv         string
 	conds      [numSlots]condState
 	ingressSum uint64
@@ -145,7 +145,9 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	}
 
 	st.specAhead = o.specAhead
-	st.uid = c.uidSum(svc)
+	if uid := c.uidSum(svc); uid != 0 {
+		st.uid = uid // an observation without one (a manifest) says nothing of it
+	}
 	st.rv = svc.ResourceVersion
 	st.conds = *cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
