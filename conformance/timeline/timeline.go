@@ -263,7 +263,9 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	// A new object's conditions are its own, not a change of the old
 	// one's: nothing in its first observation is a bump (L6).
 	fresh := s.prev == nil
-	s.uid = string(svc.UID)
+	if svc.UID != "" {
+		s.uid = string(svc.UID) // an observation without one (a manifest) says nothing of it
+	}
 	s.Observations++
 	s.LastVersion = svc.ResourceVersion
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {

@@ -316,6 +316,24 @@ func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
 	}
 }
 
+// TestTimeline_NewUIDAfterObservationWithoutOne: an observation without a
+// uid (a manifest given with a live trace) does not hide that the next uid
+// is a new Service's, as in the checker.
+func TestTimeline_NewUIDAfterObservationWithoutOne(t *testing.T) {
+	tl := New()
+	old := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	old.UID = "u1"
+	manifest := lbService("x", "", metav1.ConditionTrue, time.Unix(0, 0))
+	again := lbService("x", "2", metav1.ConditionTrue, time.Unix(60, 0))
+	again.UID = "u2"
+	for _, svc := range []*v1.Service{old, manifest, again} {
+		tl.ObserveObject(conformance.Object{Service: svc}, nil)
+	}
+	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{2}) {
+		t.Errorf("deletions %v, want [2]: u2 follows u1", s.Deletions)
+	}
+}
+
 // TestTimeline_Gap: a gap is marked after the Service's last observation,
 // once however often it is named, and shown in the text; a Service never
 // observed gets none.
