@@ -213,9 +213,11 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // large reads, member by member, the document at start that the tokenizer
 // refused to read whole. A List's items are handed out one by one, each
 // under the limit, however many, as items of the kind its members before
-// them give. Its other members are kept, up to the limit, and decoded at
-// the end as if the List were read whole, for their problems. A document
-// that is not a List is skipped and reported.
+// them give. Its other members are kept, up to the limit, and decoded as
+// if the List were read whole, for their problems: those before the items
+// when the items begin, so that a problem there (a name given twice) drops
+// the items, and otherwise all of them at the end. A document that is not
+// a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
@@ -242,7 +244,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		}
 		if isItems {
 			members = append(members, ":[]"...)
-			pos, err = s.array(listKind(kind), items || early != nil, yield) // second items: a duplicate name
+			pos, err = s.array(listKind(kind), items || early != nil, yield) // dropped when a second items, or after a problem
 			items = true
 			continue
 		}
