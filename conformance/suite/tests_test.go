@@ -88,26 +88,15 @@ func TestBasic_ProvisioningComplete(t *testing.T) {
 			client := fakeCluster(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			w, err := client.CoreV1().Services("").Watch(ctx, metav1.ListOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			go func() { // a provider that serves in one write
-				for ev := range w.ResultChan() {
-					svc, ok := ev.Object.(*corev1.Service)
-					if !ok || ev.Type != watch.Added {
-						continue
-					}
-					now := metav1.NewTime(time.Now().Truncate(time.Second))
-					svc = svc.DeepCopy()
-					svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
-					svc.Status.Conditions = []metav1.Condition{
-						{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: reason, Message: "done", LastTransitionTime: now},
-						{Type: "LoadBalancerServing", Status: metav1.ConditionTrue, Reason: "Serving", Message: "serving", LastTransitionTime: now},
-					}
-					_, _ = client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool { // serves in one write
+				now := metav1.NewTime(time.Now().Truncate(time.Second))
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = []metav1.Condition{
+					{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: reason, Message: "done", LastTransitionTime: now},
+					{Type: "LoadBalancerServing", Status: metav1.ConditionTrue, Reason: "Serving", Message: "serving", LastTransitionTime: now},
 				}
-			}()
+				return true
+			})
 			report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)
