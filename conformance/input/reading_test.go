@@ -702,3 +702,37 @@ func TestRead_StreamedListDuplicateBeforeItems(t *testing.T) {
 		}
 	}
 }
+
+// endless is an input that never ends: the same Service, again and again.
+type endless struct{ svc []byte }
+
+func (e endless) Read(p []byte) (int, error) {
+	n := 0
+	for n+len(e.svc) <= len(p) {
+		n += copy(p[n:], e.svc)
+	}
+	return n, nil
+}
+
+// Close stops a Decoder not read to its end: a check interrupted on an
+// input that never ends (a pipe, /dev/zero) leaves no goroutine reading it.
+// Its splitter closes the queue of batches when it returns; without Close
+// it would read forever.
+func TestRead_CloseStopsTheReading(t *testing.T) {
+	d := NewDecoder(endless{[]byte(svcJSON("a"))}, "in", Workers(2))
+	if obj, err := d.Next(); err != nil || obj.Ref.Name != "a" {
+		t.Fatalf("first: %+v, %v", obj.Ref, err)
+	}
+	d.Close()
+	done := make(chan struct{})
+	go func() {
+		for range d.pending { // the batches queued: drained so that none blocks
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Decoder still reads its input 10 s after Close")
+	}
+}
