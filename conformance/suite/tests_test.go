@@ -118,15 +118,23 @@ func lbService(name string, conds []string, ips ...string) *v1.Service {
 	svc := &v1.Service{}
 	svc.Name, svc.Namespace = name, "t"
 	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
-	for _, c := range conds {
-		typ, rest, _ := strings.Cut(c, "=")
-		status, reason, _ := strings.Cut(rest, "/")
-		svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: "m"})
-	}
+	svc.Status.Conditions = conditionsAt(time.Time{}, conds...)
 	for _, ip := range ips {
 		svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: ip})
 	}
 	return svc
+}
+
+// conditionsAt returns the conditions written as type=status/reason, each
+// with lastTransitionTime at.
+func conditionsAt(at time.Time, conds ...string) []metav1.Condition {
+	var out []metav1.Condition
+	for _, c := range conds {
+		typ, rest, _ := strings.Cut(c, "=")
+		status, reason, _ := strings.Cut(rest, "/")
+		out = append(out, metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: "m", LastTransitionTime: metav1.NewTime(at)})
+	}
+	return out
 }
 
 // TestAwait_L1_L2_L4_WhatEndsEachWait: the first wait of a test (L1, L8)
@@ -375,5 +383,32 @@ func TestFeature_NoRequiredFeatures_ClaimsNoSupport(t *testing.T) {
 	}
 	if n := required.Load(); n > 0 {
 		t.Errorf("%d Services required the feature, want none", n)
+	}
+}
+
+// TestBasic_L8_ConditionsAfterTheirDeadline: a provider whose first
+// conditions come after L8's deadline for them fails Basic (L1, L8), even
+// though it serves well within the provisioning deadline: a client has
+// given up on it by then.
+func TestBasic_L8_ConditionsAfterTheirDeadline(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		select { // far beyond the conditions' deadline below
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return false
+		}
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: time.Millisecond, ProvisionTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if basic := report.Test("Basic"); basic.Result != TestFailed || !strings.Contains(basic.Reason, "L8") {
+		t.Errorf("Basic %s (%s), want failed: no conditions within L8's deadline", basic.Result, basic.Reason)
 	}
 }
