@@ -412,3 +412,44 @@ func TestBasic_L8_ConditionsAfterTheirDeadline(t *testing.T) {
 		t.Errorf("Basic %s (%s), want failed: no conditions within L8's deadline", basic.Result, basic.Reason)
 	}
 }
+
+// TestFeature_P3_AskedLoadBalancerIP: the Service that asks for a
+// loadBalancerIP without requiring it is held to P3 as well: served
+// without a LoadBalancerIPNotSupported degradation, it must be served at
+// the address it asked for, whatever the provider did with the Service
+// that requires one (refused here, which is allowed).
+func TestFeature_P3_AskedLoadBalancerIP(t *testing.T) {
+	for _, tc := range []struct {
+		name, at string
+		want     TestResult
+	}{
+		{"at the requested address", DefaultLoadBalancerIP, TestPassed},
+		{"elsewhere", "192.0.2.10", TestFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				now := time.Now().Truncate(time.Second)
+				if _, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok {
+					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
+					return true
+				}
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: tc.at}}
+				svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Feature/LoadBalancerIP"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := report.Test("Feature/LoadBalancerIP")
+			// A failure names the Service that asked, and P3.
+			named := strings.HasPrefix(got.Reason, "asks ") && strings.Contains(got.Reason, "(P3)")
+			if got.Result != tc.want || (tc.want == TestFailed && !named) {
+				t.Errorf("Feature/LoadBalancerIP %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
+	}
+}
