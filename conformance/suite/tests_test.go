@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -268,6 +269,15 @@ func TestExplain_DeadlinesAndViolations(t *testing.T) {
 // that writes status(svc) on each Service created, when status returns
 // true.
 func fakeProvider(ctx context.Context, t *testing.T, client *fake.Clientset, status func(svc *corev1.Service) bool) {
+	fakeReconciler(ctx, t, client, func(ev watch.EventType, svc *corev1.Service) bool {
+		return ev == watch.Added && status(svc)
+	})
+}
+
+// fakeReconciler is fakeProvider for a provider that also answers changes:
+// it calls status on each Service added or modified, its own writes
+// included, in the order of the watch, from one goroutine.
+func fakeReconciler(ctx context.Context, t *testing.T, client *fake.Clientset, status func(ev watch.EventType, svc *corev1.Service) bool) {
 	w, err := client.CoreV1().Services("").Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -275,10 +285,10 @@ func fakeProvider(ctx context.Context, t *testing.T, client *fake.Clientset, sta
 	go func() {
 		for ev := range w.ResultChan() {
 			svc, ok := ev.Object.(*corev1.Service)
-			if !ok || ev.Type != watch.Added {
+			if !ok || (ev.Type != watch.Added && ev.Type != watch.Modified) {
 				continue
 			}
-			if svc = svc.DeepCopy(); status(svc) {
+			if svc = svc.DeepCopy(); status(ev.Type, svc) {
 				_, _ = client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
 			}
 		}
@@ -449,6 +459,67 @@ func TestFeature_P3_AskedLoadBalancerIP(t *testing.T) {
 			named := strings.HasPrefix(got.Reason, "asks ") && strings.Contains(got.Reason, "(P3)")
 			if got.Result != tc.want || (tc.want == TestFailed && !named) {
 				t.Errorf("Feature/LoadBalancerIP %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// TestSpecChange_L6_L2: SpecChange passes a provider that acknowledges the
+// added port by bumping Provisioning (L6) and then settles again, and
+// fails one that acknowledges it but never settles again (L2). A Service
+// the provider refused never served, so there is no change after Serving
+// to test: SpecChange is skipped (T1), not passed on a refusal that
+// acknowledges the port.
+func TestSpecChange_L6_L2(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		refuse, settle bool
+		want           TestResult
+		reason         string
+	}{
+		{"reprovisions and settles", false, true, TestPassed, ""},
+		{"never settles again", false, false, TestFailed, "after its spec changed (L2)"},
+		{"refused", true, false, TestSkipped, "T1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var created time.Time
+			acknowledged := false
+			fakeReconciler(ctx, t, client, func(ev watch.EventType, svc *corev1.Service) bool {
+				// Each write a second after the last: lastTransitionTime
+				// has whole seconds (G5).
+				switch {
+				case ev == watch.Added && tc.refuse:
+					created = time.Now().Truncate(time.Second)
+					svc.Status.Conditions = conditionsAt(created, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
+				case ev == watch.Added:
+					created = time.Now().Truncate(time.Second)
+					svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+					svc.Status.Conditions = conditionsAt(created, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				case len(svc.Spec.Ports) > 1 && !acknowledged && tc.refuse:
+					acknowledged = true
+					svc.Status.Conditions = append(conditionsAt(created.Add(time.Second), "LoadBalancerProvisioning=False/Complete"),
+						conditionsAt(created, "LoadBalancerServing=False/Unsupported")...)
+				case len(svc.Spec.Ports) > 1 && !acknowledged:
+					acknowledged = true
+					svc.Status.Conditions = append(conditionsAt(created.Add(time.Second), "LoadBalancerProvisioning=True/Provisioning"),
+						conditionsAt(created, "LoadBalancerServing=True/Serving")...)
+				case tc.settle && meta.IsStatusConditionTrue(svc.Status.Conditions, "LoadBalancerProvisioning"):
+					svc.Status.Conditions = append(conditionsAt(created.Add(2*time.Second), "LoadBalancerProvisioning=False/Complete"),
+						conditionsAt(created, "LoadBalancerServing=True/Serving")...)
+				default:
+					return false
+				}
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"SpecChange"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Test("SpecChange"); got.Result != tc.want || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("SpecChange %s (%s), want %s (%s) %v", got.Result, got.Reason, tc.want, tc.reason, got.Findings)
 			}
 		})
 	}
