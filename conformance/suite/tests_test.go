@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
@@ -51,6 +53,14 @@ func fakeCluster(t *testing.T) *fake.Clientset {
 		if ns.Name == "" { // the fake does not generate names
 			ns.Name = fmt.Sprintf("%s%d", ns.GenerateName, n.Add(1))
 		}
+		return false, nil, nil
+	})
+	// Nor uids and creation times, which Recreate compares; the wire has
+	// whole seconds.
+	client.PrependReactor("create", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		svc := a.(k8stesting.CreateAction).GetObject().(*corev1.Service)
+		svc.UID = types.UID(fmt.Sprintf("uid-%d", n.Add(1)))
+		svc.CreationTimestamp = metav1.NewTime(time.Now().Truncate(time.Second))
 		return false, nil, nil
 	})
 	return client
@@ -520,6 +530,68 @@ func TestSpecChange_L6_L2(t *testing.T) {
 			}
 			if got := report.Test("SpecChange"); got.Result != tc.want || !strings.Contains(got.Reason, tc.reason) {
 				t.Errorf("SpecChange %s (%s), want %s (%s) %v", got.Result, got.Reason, tc.want, tc.reason, got.Findings)
+			}
+		})
+	}
+}
+
+// TestRecreate_C6_C7: Recreate passes a provider that gives the Service
+// created again conditions of its own, also when its cleanup holds up the
+// old object's deletion, as the load-balancer-cleanup finalizer does: the
+// test creates the Service again only once the old one is gone, which a
+// server would otherwise refuse as already existing. It fails a provider
+// that copies the old object's conditions onto the new one (C6, C7 per
+// uid).
+func TestRecreate_C6_C7(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		slowCleanup, stale bool
+		want               TestResult
+		reason             string
+	}{
+		{"fresh conditions", false, false, TestPassed, ""},
+		{"slow cleanup", true, false, TestPassed, ""},
+		{"stale copy", false, true, TestFailed, "stale copy of the old object's (C6, C7)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tc.slowCleanup {
+				// The old object goes 1.2s after its deletion, later
+				// than Recreate's pause to the next whole second can
+				// end: only waiting for the deletion gets past it.
+				var held atomic.Bool
+				client.PrependReactor("delete", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					if held.Swap(true) {
+						return false, nil, nil
+					}
+					d := a.(k8stesting.DeleteAction)
+					time.AfterFunc(1200*time.Millisecond, func() {
+						if ctx.Err() == nil {
+							_ = client.Tracker().Delete(d.GetResource(), d.GetNamespace(), d.GetName())
+						}
+					})
+					return true, nil, nil
+				})
+			}
+			var first []metav1.Condition // the provider's first write, which a stale copy repeats
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				if tc.stale && first != nil {
+					svc.Status.Conditions = slices.Clone(first)
+					return true
+				}
+				svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				first = slices.Clone(svc.Status.Conditions)
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Recreate"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Test("Recreate"); got.Result != tc.want || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("Recreate %s (%s), want %s (%s)", got.Result, got.Reason, tc.want, tc.reason)
 			}
 		})
 	}
