@@ -26,12 +26,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -87,6 +89,62 @@ func TestProvider_AnotherClassStartsAndLeavesTheStatusAlone(t *testing.T) {
 		svc := getService(t, client, ns, "web")
 		if !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) || len(svc.Status.LoadBalancer.Ingress) == 0 {
 			t.Fatalf("P1: a provider of %s started and web (of %s) lost its status: %+v", classB, classA, svc.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestProvider_UpgradeReleasesTheOldFieldManager: a provider of a class
+// upgraded from a version that wrote under DefaultFieldManager takes over
+// what it still writes and lets the rest go. Served degraded in
+// SessionAffinity by the old version, web is served fully by the new one:
+// its Degraded condition goes, which under the old manager's co-ownership
+// it would not (P6 would then hold a degradation that ended), and the old
+// manager no longer owns any of the status.
+func TestProvider_UpgradeReleasesTheOldFieldManager(t *testing.T) {
+	client := clientset(t, "lbstatus-integration")
+	ns := namespace(t)
+	class := suiteClass(t)
+	old := providerOptions(fullCapabilities(class), provider.Bugs{})
+	old.FieldManager = provider.DefaultFieldManager
+	old.Capabilities.SessionAffinity = false
+	stop := startProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), old))
+	createLoadBalancer(t, client, ns, "web", func(svc *corev1.Service) {
+		svc.Spec.LoadBalancerClass = ptr.To(class)
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	})
+	createLoadBalancer(t, client, ns, "api", func(svc *corev1.Service) {
+		svc.Spec.LoadBalancerClass = ptr.To(class)
+	})
+	if svc := settle(t, client, ns, "web"); !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionDegraded) {
+		t.Fatalf("the old version did not serve web degraded: %+v", svc.Status)
+	}
+	before := settle(t, client, ns, "api")
+	stop()
+
+	upgraded := providerOptions(fullCapabilities(class), provider.Bugs{})
+	upgraded.FieldManager = "" // FieldManagerFor the class
+	runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), upgraded))
+	oldOwns := func(svc *corev1.Service) bool {
+		return slices.ContainsFunc(svc.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
+			return m.Manager == provider.DefaultFieldManager && m.Subresource == "status"
+		})
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		web, api := getService(t, client, ns, "web"), getService(t, client, ns, "api")
+		degraded := conditions.Get(web.Status.Conditions, v1.LoadBalancerConditionDegraded)
+		if !oldOwns(web) && !oldOwns(api) && degraded == nil && conditions.IsTrue(web.Status.Conditions, v1.LoadBalancerConditionServing) {
+			// api's status had nothing to change: taken over as it was,
+			// but for the restart's L6 bump.
+			if !conditions.IsTrue(api.Status.Conditions, v1.LoadBalancerConditionServing) || !equality.Semantic.DeepEqual(before.Status.LoadBalancer, api.Status.LoadBalancer) {
+				t.Errorf("api's status changed in the upgrade:\n before %+v\n after  %+v", before.Status, api.Status)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the upgrade: web's Degraded %+v; the old manager owns the status of web: %v, of api: %v; want no Degraded, served, and no old manager",
+				degraded, oldOwns(web), oldOwns(api))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

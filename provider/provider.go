@@ -58,6 +58,8 @@ const DefaultFieldManager = "lbstatus-reference-provider"
 // managers: a provider removes what it wrote on a Service it does not
 // serve (L9, P1) by applying an empty status, which under a shared field
 // manager would remove the other provider's conditions and ingress too.
+// Earlier versions wrote every class under DefaultFieldManager: a provider
+// of classes takes such a status over on its first write (see release).
 func FieldManagerFor(caps conditions.Capabilities) string {
 	if len(caps.Classes) == 0 {
 		return DefaultFieldManager
@@ -460,6 +462,16 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
+		// An upgrade from a version that wrote every class under
+		// DefaultFieldManager: the write took over what the status
+		// still means; the old manager lets go of the rest. The first
+		// reconcile after a restart writes (acted is nil), so this
+		// happens then, once per Service.
+		if decision.Action != conditions.ActionIgnore && p.manager != DefaultFieldManager && ownsStatus(svc, DefaultFieldManager) {
+			if err := p.release(ctx, svc, DefaultFieldManager); err != nil {
+				return 0, err
+			}
+		}
 	}
 	if decision.Action == conditions.ActionIgnore {
 		// Let go: acted on while ignored, so that a later write by
@@ -601,6 +613,34 @@ func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1
 	if err != nil {
 		return fmt.Errorf("apply status of %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
+	return nil
+}
+
+// ownsStatus reports whether manager has applied to svc's status.
+func ownsStatus(svc *corev1.Service, manager string) bool {
+	return slices.ContainsFunc(svc.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
+		return m.Manager == manager && m.Subresource == "status" && m.Operation == metav1.ManagedFieldsOperationApply
+	})
+}
+
+// release removes manager's ownership of svc's status by applying nothing
+// under it (not even an empty status, which would stay owned): the fields
+// only it owns go, the rest stay with their other owners, and manager
+// leaves the managed fields. A provider of classes written by a version
+// that wrote every class under DefaultFieldManager calls it for the
+// Services it serves, right after its own write has taken over what it
+// still means: else a condition it no longer writes (a Degraded that
+// ended) would stay, owned by the old manager. A Service of its classes is
+// no other provider's (P1), so what the old manager owns there was written
+// by this provider's earlier version.
+func (p *Provider) release(ctx context.Context, svc *corev1.Service, manager string) error {
+	apply := corev1ac.Service(svc.Name, svc.Namespace)
+	if _, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: manager}); err != nil {
+		return fmt.Errorf("release the status of %s/%s written under %s: %w", svc.Namespace, svc.Name, manager, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.Writes++
 	return nil
 }
 
