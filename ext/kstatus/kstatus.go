@@ -77,11 +77,14 @@ func (r *StatusReader) ReadStatusForObject(ctx context.Context, reader engine.Cl
 }
 
 // Compute is kstatus's status.Compute for Services: a LoadBalancer Service
-// (not being deleted) is judged by its KEP-4631 conditions; anything else,
-// including a nil object, goes to status.Compute. An object that does not
-// convert to a Service is an error.
+// (not being deleted) is judged by its KEP-4631 conditions; any other
+// object goes to status.Compute. A nil object, and an object that does
+// not convert to a Service, are errors.
 func Compute(u *unstructured.Unstructured) (*status.Result, error) {
-	if u == nil || u.GroupVersionKind().GroupKind() != serviceKind || u.GetDeletionTimestamp() != nil {
+	if u == nil {
+		return nil, errors.New("compute the status of a nil object")
+	}
+	if u.GroupVersionKind().GroupKind() != serviceKind || u.GetDeletionTimestamp() != nil {
 		return status.Compute(u)
 	}
 	typ, _, _ := unstructured.NestedString(u.Object, "spec", "type")
@@ -103,10 +106,7 @@ func ServiceStatus(svc *v1.Service) (status.Status, string) {
 	v := conditions.Evaluate(svc, "")
 	msg := v.Rule + ": " + v.Reason
 	switch v.Result {
-	case conditions.ResultReady:
-		if !HasAddress(svc) {
-			return status.InProgressStatus, "T4: LoadBalancerServing is True but no ingress entry has an ip or a hostname (L4)"
-		}
+	case conditions.ResultReady: // T3 has an address (L4)
 		return status.CurrentStatus, msg
 	case conditions.ResultSkip, conditions.ResultFail:
 		return status.FailedStatus, msg

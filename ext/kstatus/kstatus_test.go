@@ -159,6 +159,10 @@ func TestCompute_OtherServicesAsStock(t *testing.T) {
 	if _, err := Compute(lbServiceWithBadPorts()); err == nil {
 		t.Error("a Service that does not convert gave no error")
 	}
+	// Stock status.Compute panics on nil; ours says so.
+	if res, err := Compute(nil); err == nil {
+		t.Errorf("a nil object gave %+v and no error", res)
+	}
 }
 
 func lbServiceWithBadPorts() *unstructured.Unstructured {
