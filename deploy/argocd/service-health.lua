@@ -65,7 +65,13 @@ if serving ~= nil and serving.status == "True" and provisioningFalse then
     hs.message = "T3: the load balancer serves the latest spec of the service"
   else
     hs.status = "Progressing"
-    hs.message = "T4: LoadBalancerServing is True but no ingress entry has an ip or a hostname (L4)"
+    local ingress = nil
+    if obj.status.loadBalancer ~= nil then ingress = obj.status.loadBalancer.ingress end
+    if ingress == nil or #ingress == 0 then
+      hs.message = "T4: Serving is True but status.loadBalancer.ingress is empty (L4)"
+    else
+      hs.message = "T4: Serving is True but no entry of status.loadBalancer.ingress has an ip or a hostname (L4)"
+    end
   end
   return hs
 end
