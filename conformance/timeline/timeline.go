@@ -135,10 +135,12 @@ type Service struct {
 	DroppedFindings int
 	// Deletions are the steps at which a DELETED watch event ended the
 	// Service; the next observation starts a new Service of the same name.
+	// The latest MaxPoints are kept.
 	Deletions []int
 	// Gaps are the steps after which the source saw nothing of the
 	// Service for a while (a watch that had to list again, see Gap): what
-	// it went through until the next observation is not known.
+	// it went through until the next observation is not known. The latest
+	// MaxPoints are kept.
 	Gaps []int
 
 	// prev is the previous observation reduced to what spec changes are
@@ -230,11 +232,18 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 		for _, f := range found {
 			t.pin(f, false)
 		}
-		s.Deletions = append(s.Deletions, s.Observations)
-		s.prev = nil
+		t.ended(s)
 		return
 	}
 	t.Observe(obj.Service, found)
+}
+
+// ended records that s ended after its latest observation: the next one
+// starts a new Service of the same name.
+func (t *Timeline) ended(s *Service) {
+	s.Deletions = append(s.Deletions, s.Observations)
+	s.Deletions, _ = trim(t.maxPoints, s.Deletions, 0)
+	s.prev = nil
 }
 
 // Observe records one observation of a Service and the findings the
@@ -257,8 +266,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
 		// Created again without a deletion in the input: the old one
 		// ended after its last observation.
-		s.Deletions = append(s.Deletions, s.Observations)
-		s.prev = nil
+		t.ended(s)
 	}
 	// A new object's conditions are its own, not a change of the old
 	// one's: nothing in its first observation is a bump (L6).

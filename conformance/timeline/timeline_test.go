@@ -19,9 +19,11 @@ package timeline
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -281,6 +284,25 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 	s := tl.Services()[0]
 	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
 		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
+	}
+}
+
+// TestTimeline_MaxPointsBoundsDeletions: a Service deleted and created
+// again many times, by DELETED events and by new uids, keeps the latest
+// MaxPoints deletions, so that its memory stays bounded like its lanes'.
+func TestTimeline_MaxPointsBoundsDeletions(t *testing.T) {
+	tl := New(MaxPoints(3))
+	for i := range 50 {
+		svc := lbService("x", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(int64(i), 0))
+		svc.UID = types.UID(fmt.Sprint("u", i))
+		tl.ObserveObject(conformance.Object{Service: svc}, nil)
+		if i%2 == 0 {
+			tl.ObserveObject(conformance.Object{Service: svc, Deleted: true}, nil)
+		}
+	}
+	// Every observation but the last ended: 49 deletions, at steps 1..49.
+	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{47, 48, 49}) {
+		t.Errorf("deletions %v, want the latest three, [47 48 49]", s.Deletions)
 	}
 }
 
