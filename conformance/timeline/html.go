@@ -249,6 +249,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourSkip, "verdict Skip"},
 		{ColourUnknown, "status Unknown"},
 		{ColourAbsent, "condition not set; no verdict (not a LoadBalancer Service)"},
+		{ColourUnseen, "not known: earlier events were not kept"},
 		{ColourSpec, "load-balancer-relevant spec change (G3)"},
 	}
 	return pageTemplate.Execute(w, v)

@@ -19,6 +19,7 @@ package timeline
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -314,5 +315,36 @@ func TestWriteHTML_MaxServices(t *testing.T) {
 		if strings.Contains(page.String(), note) != tc.note {
 			t.Errorf("MaxServices %d: the page says %q: %v, want %v", tc.max, note, !tc.note, tc.note)
 		}
+	}
+}
+
+// TestWriteHTML_LegendNamesEveryColour: every colour a lane is drawn in,
+// the slots before the first kept point (MaxPoints) included, is in the
+// legend.
+func TestWriteHTML_LegendNamesEveryColour(t *testing.T) {
+	tl := New(MaxPoints(2))
+	for i := range 6 {
+		status := metav1.ConditionTrue
+		if i%2 == 1 {
+			status = metav1.ConditionFalse
+		}
+		tl.Observe(lbService("flap", strconv.Itoa(i+1), status, time.Unix(int64(i), 0)), nil)
+	}
+	_, doc := renderHTML(t, Page{Title: "flap", Services: tl.Services()})
+	legend := map[string]bool{}
+	for _, n := range findAll(doc, func(n *html.Node) bool { return hasClass(n, "swatch") }) {
+		style, _ := attr(n, "style")
+		legend[strings.TrimSpace(strings.TrimPrefix(style, "background:"))] = true
+	}
+	fills := map[string]bool{}
+	for _, n := range findAll(doc, func(n *html.Node) bool { return hasClass(n, "segment") }) {
+		fill, _ := attr(n, "fill")
+		fills[fill] = true
+		if !legend[fill] {
+			t.Errorf("a segment is drawn in %s, which the legend %v does not name", fill, legend)
+		}
+	}
+	if !fills[ColourUnseen] {
+		t.Errorf("no segment in %s (%v): the flapping Service should have slots before its first kept point", ColourUnseen, fills)
 	}
 }
