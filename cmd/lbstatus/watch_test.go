@@ -435,7 +435,7 @@ func TestWatch_Kubeconfig(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
 
 	kubeconfig := writeKubeconfig(t, srv.URL)
 
@@ -745,7 +745,7 @@ func TestWatch_KubeconfigExpired(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
 	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
 	waitFor(t, stdout, "gap        resourceVersions after 10 up to 20 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version: 10 (15))); 1 Service changed in it: default/web")
 	if code := stop(); code != exitOK {
