@@ -413,3 +413,149 @@ func TestWriteText_EscapesInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeline_MaxPointsZeroIsDefault: MaxPoints(0) and a negative value
+// keep the default number of events, not none.
+func TestTimeline_MaxPointsZeroIsDefault(t *testing.T) {
+	for _, m := range []MaxPoints{0, -1} {
+		tl := New(m)
+		for i := range 3 {
+			tl.Observe(lbService("x", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(int64(i), 0)), nil)
+		}
+		if serving := tl.Services()[0].Lanes[1]; len(serving.Points) != 3 || serving.Dropped != 0 {
+			t.Errorf("MaxPoints(%d): Serving keeps %d points, dropped %d; want 3 and 0", m, len(serving.Points), serving.Dropped)
+		}
+	}
+}
+
+// TestTimeline_RelevantAnnotations: a change of an annotation named by
+// RelevantAnnotations is a spec change (G3); one of another annotation is
+// not.
+func TestTimeline_RelevantAnnotations(t *testing.T) {
+	const key = "lb.example.com/size"
+	for _, tc := range []struct {
+		opts []Option
+		want int
+	}{
+		{nil, 0},
+		{[]Option{RelevantAnnotations{key}}, 1},
+	} {
+		tl := New(tc.opts...)
+		a := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+		a.Annotations = map[string]string{key: "small"}
+		b := lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0))
+		b.Annotations = map[string]string{key: "large"}
+		tl.Observe(a, nil)
+		tl.Observe(b, nil)
+		if got := tl.Services()[0].SpecChanges; len(got) != tc.want {
+			t.Errorf("options %v: spec changes %+v, want %d", tc.opts, got, tc.want)
+		}
+	}
+}
+
+// TestTimeline_DeletionOfUnknownService: a DELETED event for a Service
+// never observed, and its findings, are ignored.
+func TestTimeline_DeletionOfUnknownService(t *testing.T) {
+	tl := New()
+	ghost := lbService("ghost", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	owed := conformance.Finding{Rule: "L6", Severity: conformance.SeverityWarning, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "ghost"}}
+	tl.ObserveObject(conformance.Object{Service: ghost, Deleted: true}, []conformance.Finding{owed})
+	if got := tl.Services(); got != nil {
+		t.Errorf("Services() = %v, want nil", got)
+	}
+}
+
+// TestTimeline_FirstUIDAfterManifest: a manifest without a uid, then the
+// live object with one, is the same Service, not a deletion.
+func TestTimeline_FirstUIDAfterManifest(t *testing.T) {
+	tl := New()
+	manifest := lbService("x", "", metav1.ConditionTrue, time.Unix(0, 0))
+	live := lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0))
+	live.UID = "u1"
+	tl.Observe(manifest, nil)
+	tl.Observe(live, nil)
+	if s := tl.Services()[0]; len(s.Deletions) != 0 {
+		t.Errorf("deletions %v, want none: the first uid seen ends nothing", s.Deletions)
+	}
+}
+
+// TestTimeline_ObjectChangedInPlace: a caller that changes the object it
+// gave and observes it again still gets the spec change (G3): the
+// Timeline keeps its own copy of the previous spec.
+func TestTimeline_ObjectChangedInPlace(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	tl.Observe(svc, nil)
+	svc.ResourceVersion, svc.Spec.Ports[0].Port = "2", 8080
+	tl.Observe(svc, nil)
+	if got := tl.Services()[0].SpecChanges; len(got) != 1 || got[0].Step != 2 {
+		t.Errorf("spec changes %+v, want one at step 2", got)
+	}
+}
+
+// TestTimeline_MaxPointsBoundsSpecChangesAndGaps: spec changes and gaps
+// keep the latest MaxPoints; dropped spec changes are counted and said.
+func TestTimeline_MaxPointsBoundsSpecChangesAndGaps(t *testing.T) {
+	tl := New(MaxPoints(3))
+	for i := range 10 {
+		svc := lbService("x", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(0, 0))
+		svc.Spec.Ports = []corev1.ServicePort{{Port: int32(80 + i), Protocol: corev1.ProtocolTCP}}
+		tl.Observe(svc, nil)
+		tl.Gap("ns", "x")
+	}
+	s := tl.Services()[0]
+	var steps []int
+	for _, c := range s.SpecChanges {
+		steps = append(steps, c.Step)
+	}
+	if !cmp.Equal(steps, []int{8, 9, 10}) || s.DroppedSpecChanges != 6 {
+		t.Errorf("spec changes at %v, dropped %d; want [8 9 10] and 6", steps, s.DroppedSpecChanges)
+	}
+	if !cmp.Equal(s.Gaps, []int{8, 9, 10}) {
+		t.Errorf("gaps %v, want the latest three, [8 9 10]", s.Gaps)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "6 earlier events not kept") {
+		t.Errorf("the text does not count the dropped spec changes:\n%s", buf.String())
+	}
+}
+
+// TestTimeline_FindingKinds: a finding without a kind is about a Service
+// and pinned; one about another kind of object of the same name is not.
+func TestTimeline_FindingKinds(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.Observe(svc, []conformance.Finding{
+		{Rule: "C6", Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Namespace: "ns", Name: "x"}},
+		{Rule: "C7", Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Kind: "EndpointSlice", Namespace: "ns", Name: "x"}},
+	})
+	var rules []string
+	for _, p := range tl.Services()[0].Findings {
+		rules = append(rules, string(p.Finding.Rule))
+	}
+	if !cmp.Equal(rules, []string{"C6"}) {
+		t.Errorf("pinned %v, want [C6]", rules)
+	}
+}
+
+// TestTimeline_ServicesSortedByNamespaceThenName: Services come sorted by
+// namespace first, then name.
+func TestTimeline_ServicesSortedByNamespaceThenName(t *testing.T) {
+	tl := New()
+	for _, ref := range [][2]string{{"b", "a"}, {"a", "z"}, {"a", "b"}} {
+		svc := lbService(ref[1], "1", metav1.ConditionTrue, time.Unix(0, 0))
+		svc.Namespace = ref[0]
+		tl.Observe(svc, nil)
+	}
+	var got []string
+	for _, s := range tl.Services() {
+		got = append(got, s.Ref())
+	}
+	if want := []string{"a/b", "a/z", "b/a"}; !cmp.Equal(got, want) {
+		t.Errorf("Services() = %v, want %v", got, want)
+	}
+}
