@@ -391,12 +391,15 @@ func TestWriteText_WriterError(t *testing.T) {
 	}
 }
 
-// TestWriteText_EscapesInput: a reason, a name or a message that would
+// TestWriteText_EscapesInput: a reason, a name, a resourceVersion or a message that would
 // drive the terminal is printed escaped.
 func TestWriteText_EscapesInput(t *testing.T) {
 	svc := lbService("evil\x1b[2J", "1", metav1.ConditionTrue, time.Unix(0, 0))
 	svc.Status.Conditions[0].Reason = "Serving\x1b]0;title\x07"
+	first := svc.DeepCopy()
+	first.ResourceVersion = "0\x1b[0m"
 	tl := New()
+	tl.Observe(first, nil)
 	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "bad \u202e text",
 		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: svc.Name}}})
 	var buf bytes.Buffer
@@ -407,7 +410,7 @@ func TestWriteText_EscapesInput(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\u202e") {
 		t.Errorf("control characters reach the terminal:\n%q", out)
 	}
-	for _, want := range []string{`evil\x1b[2J`, `Serving\x1b]0;title\a`, `\u202e`} {
+	for _, want := range []string{`evil\x1b[2J`, `Serving\x1b]0;title\a`, `\u202e`, `resourceVersion 0\x1b[0m to 1`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
@@ -557,5 +560,62 @@ func TestTimeline_ServicesSortedByNamespaceThenName(t *testing.T) {
 	}
 	if want := []string{"a/b", "a/z", "b/a"}; !cmp.Equal(got, want) {
 		t.Errorf("Services() = %v, want %v", got, want)
+	}
+}
+
+// TestWriteText_EdgesGolden: the text timeline of Services that exercise
+// its corners: a single observation and a condition without a reason
+// (one), a manifest without a resourceVersion then the live object, with
+// a finding on an observation where no lane changed (manifest), a
+// deletion (gone), and one event and one finding not kept (trimmed).
+func TestWriteText_EdgesGolden(t *testing.T) {
+	tl := New(MaxPoints(2))
+	one := lbService("one", "7", metav1.ConditionTrue, time.Unix(0, 0))
+	one.Status.Conditions[0].Reason = ""
+	tl.Observe(one, nil)
+
+	tl.Observe(lbService("manifest", "", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("manifest", "5", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("manifest", "6", metav1.ConditionTrue, time.Unix(0, 0)), []conformance.Finding{{
+		Rule: "C6", Severity: conformance.SeverityViolation, Message: "a finding",
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "manifest", ResourceVersion: "6"},
+	}})
+
+	gone := lbService("gone", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.ObserveObject(conformance.Object{Service: gone}, nil)
+	tl.ObserveObject(conformance.Object{Service: gone, Deleted: true}, nil)
+
+	for i, status := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue} {
+		rv := strconv.Itoa(10 + i)
+		tl.Observe(lbService("trimmed", rv, status, time.Unix(int64(i), 0)), []conformance.Finding{{
+			Rule: "C6", Severity: conformance.SeverityWarning, Message: "finding " + rv,
+			Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "trimmed", ResourceVersion: rv},
+		}})
+	}
+
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "edges.txt", buf.Bytes())
+}
+
+// onceFailWriter fails its first write and takes every later one.
+type onceFailWriter struct{ failed bool }
+
+func (w *onceFailWriter) Write(p []byte) (int, error) {
+	if !w.failed {
+		w.failed = true
+		return 0, os.ErrClosed
+	}
+	return len(p), nil
+}
+
+// TestWriteText_FirstErrorSticks: a writer that fails once and then
+// recovers still gets the error back, and nothing after it is written.
+func TestWriteText_FirstErrorSticks(t *testing.T) {
+	tl := build(t, "testdata/l6-miss.json")
+	if err := WriteText(&onceFailWriter{}, tl.Services()); err == nil {
+		t.Error("WriteText to a writer that failed once returned nil")
 	}
 }
