@@ -348,3 +348,51 @@ func TestWriteHTML_LegendNamesEveryColour(t *testing.T) {
 		t.Errorf("no segment in %s (%v): the flapping Service should have slots before its first kept point", ColourUnseen, fills)
 	}
 }
+
+// TestWriteHTML_EdgesGolden: the page of the corners (edges): unknown
+// slots before the first kept point, absent conditions, an acknowledging
+// bump, marks for a deletion and a gap, end findings stacked past a row
+// of pins, and the tooltips that say it all in words.
+func TestWriteHTML_EdgesGolden(t *testing.T) {
+	page, _ := renderHTML(t, Page{Title: "edges", Services: edges().Services()})
+	golden(t, "edges.html", []byte(page))
+}
+
+// TestWriteHTML_MaxServicesViolationOutranksLaterWarning: a Service with
+// a violation is drawn before one with only a warning, even when a
+// warning follows its violation.
+func TestWriteHTML_MaxServicesViolationOutranksLaterWarning(t *testing.T) {
+	tl := New()
+	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
+		for _, sev := range sevs {
+			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
+		}
+		return out
+	}
+	tl.Observe(lbService("a-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), f("a-warned", conformance.SeverityWarning))
+	tl.Observe(lbService("b-broken", "2", metav1.ConditionTrue, time.Unix(0, 0)), f("b-broken", conformance.SeverityViolation, conformance.SeverityWarning))
+	page, _ := renderHTML(t, Page{Services: tl.Services(), MaxServices: 1})
+	if !strings.Contains(page, `data-service="ns/b-broken"`) || strings.Contains(page, `data-service="ns/a-warned"`) {
+		t.Errorf("MaxServices 1 does not draw the Service with the violation:\n%s", page)
+	}
+}
+
+// TestWriteHTML_ServiceWithoutObservations: a Service a caller builds by
+// hand, with lanes but no points, is drawn as one slot of absent
+// conditions, not a panic.
+func TestWriteHTML_ServiceWithoutObservations(t *testing.T) {
+	s := &Service{Namespace: "ns", Name: "bare"}
+	for _, name := range Lanes {
+		s.Lanes = append(s.Lanes, &Lane{Name: name})
+	}
+	_, doc := renderHTML(t, Page{Services: []*Service{s}})
+	segments := findAll(doc, func(n *html.Node) bool { return hasClass(n, "segment") })
+	if len(segments) != len(Lanes) {
+		t.Fatalf("%d segments, want one per lane", len(segments))
+	}
+	for _, n := range segments {
+		if fill, _ := attr(n, "fill"); fill != ColourAbsent {
+			t.Errorf("segment drawn in %s, want %s (not set)", fill, ColourAbsent)
+		}
+	}
+}

@@ -563,13 +563,15 @@ func TestTimeline_ServicesSortedByNamespaceThenName(t *testing.T) {
 	}
 }
 
-// TestWriteText_EdgesGolden: the text timeline of Services that exercise
-// its corners: a single observation and a condition without a reason
-// (one), a manifest without a resourceVersion then the live object, with
-// a finding on an observation where no lane changed (manifest), a
-// deletion (gone), and one event and one finding not kept (trimmed).
-func TestWriteText_EdgesGolden(t *testing.T) {
-	tl := New(MaxPoints(2))
+// edges builds a Timeline of Services that exercise the renderers'
+// corners: a single observation and a condition without a reason (one), a
+// manifest without a resourceVersion then the live object, with a finding
+// on an observation where no lane changed (manifest), a deletion (gone),
+// one event and one finding not kept (trimmed), and a spec change the
+// provider acknowledges, a gap, and findings at the end more than a slot
+// holds in a row (acked).
+func edges() *Timeline {
+	tl := New(MaxPoints(4))
 	one := lbService("one", "7", metav1.ConditionTrue, time.Unix(0, 0))
 	one.Status.Conditions[0].Reason = ""
 	tl.Observe(one, nil)
@@ -585,7 +587,7 @@ func TestWriteText_EdgesGolden(t *testing.T) {
 	tl.ObserveObject(conformance.Object{Service: gone}, nil)
 	tl.ObserveObject(conformance.Object{Service: gone, Deleted: true}, nil)
 
-	for i, status := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue} {
+	for i, status := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue} {
 		rv := strconv.Itoa(10 + i)
 		tl.Observe(lbService("trimmed", rv, status, time.Unix(int64(i), 0)), []conformance.Finding{{
 			Rule: "C6", Severity: conformance.SeverityWarning, Message: "finding " + rv,
@@ -593,8 +595,34 @@ func TestWriteText_EdgesGolden(t *testing.T) {
 		}})
 	}
 
+	acked := lbService("acked", "20", metav1.ConditionTrue, time.Unix(0, 0))
+	acked.Status.Conditions[0].Message = "ready"
+	tl.Observe(acked, nil)
+	acked = acked.DeepCopy()
+	acked.ResourceVersion, acked.Spec.Ports = "21", []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	tl.Observe(acked, nil)
+	acked = acked.DeepCopy()
+	acked.ResourceVersion, acked.Status.Conditions[0].LastTransitionTime = "22", metav1.NewTime(time.Unix(60, 0))
+	tl.Observe(acked, nil)
+	acked = acked.DeepCopy()
+	acked.ResourceVersion = "23"
+	acked.Status.Conditions = append(acked.Status.Conditions, metav1.Condition{
+		Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionUnknown, Reason: "Probing"})
+	tl.Observe(acked, nil)
+	tl.Gap("ns", "acked")
+	var owed []conformance.Finding
+	for _, rule := range []conformance.RuleID{"L1", "L2", "L3", "L4"} {
+		owed = append(owed, conformance.Finding{Rule: rule, Severity: conformance.SeverityNotice, Field: "status", Message: "owed",
+			Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "acked"}})
+	}
+	tl.Findings(owed)
+	return tl
+}
+
+// TestWriteText_EdgesGolden: the text timeline of the corners (edges).
+func TestWriteText_EdgesGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteText(&buf, tl.Services()); err != nil {
+	if err := WriteText(&buf, edges().Services()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "edges.txt", buf.Bytes())
