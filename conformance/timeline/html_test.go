@@ -211,6 +211,7 @@ func TestWriteHTML_EscapesControls(t *testing.T) {
 	const bad = "x\x1b[2J\u202e\nQQ"
 	svc := lbService(bad, "1"+bad, metav1.ConditionTrue, time.Unix(0, 0))
 	svc.Namespace = bad
+	svc.Status.Conditions[0].Status = bad
 	svc.Status.Conditions[0].Reason, svc.Status.Conditions[0].Message = bad, bad
 	svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: bad, Status: bad})
 	tl := New()
@@ -394,5 +395,52 @@ func TestWriteHTML_ServiceWithoutObservations(t *testing.T) {
 		if fill, _ := attr(n, "fill"); fill != ColourAbsent {
 			t.Errorf("segment drawn in %s, want %s (not set)", fill, ColourAbsent)
 		}
+	}
+}
+
+// TestStateColour: a lane's colour says what its state means for the
+// Service: False is good news for Provisioning, Degraded and PortsError,
+// bad news for Serving; the verdicts have a colour each.
+func TestStateColour(t *testing.T) {
+	for _, tc := range []struct{ lane, status, want string }{
+		{"LoadBalancerServing", "True", ColourGood},
+		{"LoadBalancerServing", "False", ColourBad},
+		{"LoadBalancerServing", "Unknown", ColourUnknown},
+		{"LoadBalancerServing", "", ColourAbsent},
+		{"LoadBalancerProvisioning", "False", ColourGood},
+		{"LoadBalancerProvisioning", "True", ColourBusy},
+		{"LoadBalancerDegraded", "False", ColourGood},
+		{"LoadBalancerDegraded", "True", ColourBusy},
+		{"LoadBalancerPortsError", "False", ColourGood},
+		{"LoadBalancerPortsError", "True", ColourBusy},
+		{LaneVerdict, "Ready", ColourGood},
+		{LaneVerdict, "Pending", ColourBusy},
+		{LaneVerdict, "Fail", ColourBad},
+		{LaneVerdict, "Skip", ColourSkip},
+		{LaneVerdict, "Other", ColourUnknown},
+		{LaneVerdict, "", ColourAbsent},
+	} {
+		if got := StateColour(tc.lane, tc.status); got != tc.want {
+			t.Errorf("StateColour(%s, %q) = %s, want %s", tc.lane, tc.status, got, tc.want)
+		}
+	}
+}
+
+// TestLayout_LabelOnlyWhereItFits: a segment's status is written on it
+// only where it fits; its tooltip has it anyway.
+func TestLayout_LabelOnlyWhereItFits(t *testing.T) {
+	tl := New()
+	for i, status := range []metav1.ConditionStatus{"Unexpected", "Unexpected", "True", "Unexpected"} {
+		svc := lbService("x", strconv.Itoa(i+1), status, time.Unix(0, 0))
+		svc.Spec.Ports = []corev1.ServicePort{{Port: int32(80 + i), Protocol: corev1.ProtocolTCP}} // a row per observation
+		tl.Observe(svc, nil)
+	}
+	var shown []bool
+	for _, seg := range layout(tl.Services()[0]).Lanes[1].Segments {
+		shown = append(shown, seg.ShowLabel)
+	}
+	// Serving: "Unexpected" over two slots, "True" over one, "Unexpected" over one.
+	if want := []bool{true, true, false}; !cmp.Equal(shown, want) {
+		t.Errorf("labels shown %v, want %v", shown, want)
 	}
 }
