@@ -444,3 +444,48 @@ func TestLayout_LabelOnlyWhereItFits(t *testing.T) {
 		t.Errorf("labels shown %v, want %v", shown, want)
 	}
 }
+
+// text returns the text of n and its descendants.
+func text(n *html.Node) string {
+	var b strings.Builder
+	for _, t := range findAll(n, func(n *html.Node) bool { return n.Type == html.TextNode }) {
+		b.WriteString(t.Data)
+	}
+	return b.String()
+}
+
+// TestWriteHTML_Head: the totals end in PASS without a violation, in the
+// caller's word when given; input errors are counted and listed; a
+// caller's table shows its caption, header and every row.
+func TestWriteHTML_Head(t *testing.T) {
+	summary := conformance.Summary{Services: 1, Observations: 2, InputErrors: 1}
+	summary.Findings.Warnings = 1
+	for _, tc := range []struct{ result, want string }{{"", "PASS"}, {"ERROR", "ERROR"}} {
+		_, doc := renderHTML(t, Page{Summary: &summary, Result: tc.result,
+			Errors: []string{"trace.json: line 3: not JSON"},
+			Tables: []Table{{Caption: "Suite", Header: []string{"case", "result"}, Rows: [][]string{{"Provision", "pass"}, {"SpecChange", "fail"}}}},
+		})
+		head := findAll(doc, func(n *html.Node) bool { return hasClass(n, "summary") })
+		if len(head) != 1 {
+			t.Fatalf("%d summaries, want 1", len(head))
+		}
+		got := strings.Join(strings.Fields(text(head[0])), " ")
+		if want := "2 observations of 1 Service; 0 violations, 1 warning, 0 notices; 1 input error. " + tc.want; got != want {
+			t.Errorf("summary %q, want %q", got, want)
+		}
+		if errs := findAll(doc, func(n *html.Node) bool { return hasClass(n, "errors") }); len(errs) != 1 || text(errs[0]) != "trace.json: line 3: not JSON" {
+			t.Errorf("input errors not listed: %d lists", len(errs))
+		}
+		tables := findAll(doc, func(n *html.Node) bool { return hasClass(n, "extra") })
+		if len(tables) != 1 {
+			t.Fatalf("%d extra tables, want 1", len(tables))
+		}
+		var cells []string
+		for _, c := range findAll(tables[0], func(n *html.Node) bool { return n.Data == "caption" || n.Data == "th" || n.Data == "td" }) {
+			cells = append(cells, text(c))
+		}
+		if want := []string{"Suite", "case", "result", "Provision", "pass", "SpecChange", "fail"}; !cmp.Equal(cells, want) {
+			t.Errorf("table cells %v, want %v", cells, want)
+		}
+	}
+}
