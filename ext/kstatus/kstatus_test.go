@@ -26,9 +26,11 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/polling/engine"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/cli-utils/pkg/object"
 )
@@ -205,5 +207,71 @@ func TestStatusReader_NilMapperIsAnError(t *testing.T) {
 	rs, err = NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, lbService(map[string]any{}))
 	if err != nil || rs.Status != status.InProgressStatus {
 		t.Fatalf("ReadStatusForObject with no mapper: %+v, %v; want InProgress", rs, err)
+	}
+}
+
+// TestCompute_LegacyOnlyWithoutEitherCondition: the R3 fallback (Current
+// on an address alone) is for a provider that writes neither Serving nor
+// Provisioning; one that writes only one of them is judged by section 6
+// and is still InProgress.
+func TestCompute_LegacyOnlyWithoutEitherCondition(t *testing.T) {
+	ingress := map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}
+	for name, cond := range map[string]map[string]any{
+		"only Serving":      servingConditions()[0].(map[string]any),
+		"only Provisioning": servingConditions()[1].(map[string]any),
+	} {
+		res, err := Compute(lbService(map[string]any{"conditions": []any{cond}, "loadBalancer": ingress}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != status.InProgressStatus {
+			t.Errorf("%s with an address: %s %q, want InProgress", name, res.Status, res.Message)
+		}
+	}
+}
+
+// TestCompute_ServiceOfAnotherGroup: a kind named Service outside the core
+// group is not a Service; stock kstatus judges it.
+func TestCompute_ServiceOfAnotherGroup(t *testing.T) {
+	u := lbService(map[string]any{})
+	u.SetAPIVersion("example.com/v1")
+	res, err := Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.CurrentStatus {
+		t.Errorf("example.com Service: %s %q, want stock kstatus's Current", res.Status, res.Message)
+	}
+}
+
+// TestServiceStatus_Nil: a nil Service is InProgress and has no address.
+func TestServiceStatus_Nil(t *testing.T) {
+	if st, _ := ServiceStatus(nil); st != status.InProgressStatus {
+		t.Errorf("ServiceStatus(nil) = %s, want InProgress", st)
+	}
+	if HasAddress(nil) {
+		t.Error("HasAddress(nil) = true")
+	}
+}
+
+// noClusterReader is a cluster reader that must not be used.
+type noClusterReader struct{ engine.ClusterReader }
+
+// TestStatusReader_NeedsMapperAndReader: a missing mapper or a missing
+// cluster reader is reported in the status, each on its own, without a
+// call to the other.
+func TestStatusReader_NeedsMapperAndReader(t *testing.T) {
+	id := object.ObjMetadata{Namespace: "n", Name: "s", GroupKind: schema.GroupKind{Kind: "Service"}}
+	for name, tc := range map[string]struct {
+		mapper meta.RESTMapper
+		reader engine.ClusterReader
+	}{
+		"no mapper": {nil, noClusterReader{}},
+		"no reader": {meta.NewDefaultRESTMapper(nil), nil},
+	} {
+		rs, err := NewStatusReader(tc.mapper).ReadStatus(context.Background(), tc.reader, id)
+		if err != nil || rs == nil || rs.Error == nil || rs.Status != status.UnknownStatus {
+			t.Errorf("%s: %+v, %v; want Unknown with an error", name, rs, err)
+		}
 	}
 }
