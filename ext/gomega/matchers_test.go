@@ -92,6 +92,11 @@ func TestMatchers(t *testing.T) {
 		{"BeDegradedIn/not listed", BeDegradedIn(v1.LoadBalancerFeatureIPFamilies), degradedMultiple, false},
 		{"BeDegradedIn/deprecated PortsError (C4)", BeDegradedIn(v1.LoadBalancerFeaturePorts), legacyPortsError, true},
 		{"BeDegradedIn/unknown feature", BeDegradedIn("Teleport"), degradedMultiple, false},
+		{"BeServing/ready from a function returning an lbstatus pointer", BeServing(), func() *v1.Service { return v1.FromCore(ready) }, true},
+		{"BeServing/untyped nil", BeServing(), nil, false},
+		{"BeRefused/nil", BeRefused(), (*corev1.Service)(nil), false},
+		{"BeRefused/Serving=False for another reason", BeRefused(), provisioning, false},
+		{"BeDegradedIn/nil", BeDegradedIn(v1.LoadBalancerFeaturePorts), (*v1.Service)(nil), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.matcher.Match(tc.actual)
@@ -139,4 +144,45 @@ func TestMatchers_WrongTypeIsAnError(t *testing.T) {
 			t.Errorf("Match(string): %v, want an error naming the type", err)
 		}
 	}
+}
+
+// TestMatchers_MessagesDescribeWhatWasSeen: the messages say what was
+// expected, for which feature, and what the Service showed: every
+// KEP-4631 condition (the deprecated PortsError too, C4), none when there
+// are none, the ingress addresses by ip or hostname, and a nil Service.
+func TestMatchers_MessagesDescribeWhatWasSeen(t *testing.T) {
+	check := func(what, msg string, wants ...string) {
+		t.Helper()
+		for _, want := range wants {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s lacks %q:\n%s", what, want, msg)
+			}
+		}
+	}
+	v := HaveVerdict(conditions.ResultPending)
+	_, _ = v.Match(provisioning)
+	check("HaveVerdict's negated message", v.NegatedFailureMessage(provisioning), "expected no verdict Pending, got", "LoadBalancerServing=False/Provisioning")
+
+	f := HaveVerdictFor(v1.LoadBalancerFeatureSessionAffinity, conditions.ResultReady)
+	_, _ = f.Match(legacyPortsError)
+	check("HaveVerdictFor's message", f.FailureMessage(legacyPortsError), "verdict Ready for a test of SessionAffinity", "LoadBalancerPortsError=True/PortsError", "ingress: [192.0.2.1]")
+
+	bare := svcWith(false)
+	bare.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}
+	_, _ = v.Match(bare)
+	check("a Service without conditions", v.FailureMessage(bare), "conditions seen: none of KEP-4631", "ingress: [lb.example]")
+
+	_, _ = v.Match(nil)
+	check("a nil Service", v.FailureMessage(nil), "no Service (nil)")
+
+	r := BeRefused()
+	_, _ = r.Match(refused)
+	check("BeRefused's negated message", r.NegatedFailureMessage(refused), "not to refuse", "R1", "LoadBalancerServing=False/Unsupported \"no UDP\"")
+
+	d := BeDegradedIn(v1.LoadBalancerFeatureIPFamilies)
+	_, _ = d.Match(degradedMultiple)
+	check("BeDegradedIn's message", d.FailureMessage(degradedMultiple), "expected the load balancer to be degraded in IPFamilies (P4: LoadBalancerDegraded=True naming IPFamiliesNotSupported)", "LoadBalancerDegraded=True/Multiple")
+	u := BeDegradedIn("Teleport")
+	_, _ = u.Match(degradedMultiple)
+	check("BeDegradedIn's message for an unknown feature", u.FailureMessage(degradedMultiple), "Teleport, which is not a feature this version knows")
 }
