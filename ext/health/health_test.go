@@ -135,9 +135,9 @@ func services(obj map[string]any) []map[string]any {
 }
 
 // variants returns s and the Services derived from it that the tools must
-// also agree on: without ingress, with an ingress entry that has no
-// address, with a hostname only, without conditions, and of type
-// ClusterIP.
+// also agree on: without ingress, with an empty ingress list, with an
+// ingress entry that has no address, with a hostname only, without
+// conditions, without status, and of type ClusterIP.
 func variants(s sample) []sample {
 	out := []sample{s}
 	edit := func(name string, f func(obj map[string]any)) {
@@ -146,6 +146,9 @@ func variants(s sample) []sample {
 		out = append(out, sample{s.origin + "/" + name, obj})
 	}
 	edit("no-ingress", func(o map[string]any) { unstructured.RemoveNestedField(o, "status", "loadBalancer") })
+	edit("empty-ingress-list", func(o map[string]any) {
+		_ = unstructured.SetNestedSlice(o, []any{}, "status", "loadBalancer", "ingress")
+	})
 	edit("empty-ingress-entry", func(o map[string]any) {
 		_ = unstructured.SetNestedSlice(o, []any{map[string]any{"ipMode": "VIP"}}, "status", "loadBalancer", "ingress")
 	})
@@ -153,46 +156,52 @@ func variants(s sample) []sample {
 		_ = unstructured.SetNestedSlice(o, []any{map[string]any{"hostname": "lb.example"}}, "status", "loadBalancer", "ingress")
 	})
 	edit("no-conditions", func(o map[string]any) { unstructured.RemoveNestedField(o, "status", "conditions") })
+	edit("no-status", func(o map[string]any) { unstructured.RemoveNestedField(o, "status") })
 	edit("cluster-ip", func(o map[string]any) { _ = unstructured.SetNestedField(o, "ClusterIP", "spec", "type") })
 	return out
 }
 
 // combinations returns a LoadBalancer Service for every combination of
-// Serving (absent or each reason of the table), Provisioning (absent, True,
-// False) and ingress (none, an entry without address, an ip).
+// Serving (absent, each reason of the table, Unknown, and a reason of
+// section 6 with the other status), Provisioning (absent, True, False,
+// Unknown), ingress (none, an entry without address, one with empty
+// strings, an ip) and condition messages (some or empty).
 func combinations() []sample {
-	servings := [][2]string{{}, {"True", "Serving"}, {"False", "Provisioning"}, {"False", "Unsupported"}, {"False", "Infrastructure"}, {"False", "QuotaExceeded"}}
-	provisionings := [][2]string{{}, {"True", "Provisioning"}, {"False", "Complete"}}
-	ingresses := [][]any{nil, {map[string]any{"ipMode": "VIP"}}, {map[string]any{"ip": "192.0.2.1"}}}
+	servings := [][2]string{{}, {"True", "Serving"}, {"False", "Provisioning"}, {"False", "Unsupported"}, {"False", "Infrastructure"}, {"False", "QuotaExceeded"},
+		{"Unknown", "Provisioning"}, {"True", "Unsupported"}, {"True", "Infrastructure"}}
+	provisionings := [][2]string{{}, {"True", "Provisioning"}, {"False", "Complete"}, {"Unknown", "Provisioning"}}
+	ingresses := [][]any{nil, {map[string]any{"ipMode": "VIP"}}, {map[string]any{"ip": "", "hostname": ""}}, {map[string]any{"ip": "192.0.2.1"}}}
 	var out []sample
 	for _, s := range servings {
 		for _, p := range provisionings {
 			for k, in := range ingresses {
-				var conds []any
-				for _, c := range []struct{ typ, status, reason string }{
-					{"LoadBalancerServing", s[0], s[1]}, {"LoadBalancerProvisioning", p[0], p[1]},
-				} {
-					if c.status != "" {
-						conds = append(conds, map[string]any{"type": c.typ, "status": c.status, "reason": c.reason,
-							"message": "details", "lastTransitionTime": "2026-01-01T00:00:00Z"})
+				for _, message := range []string{"details", ""} {
+					var conds []any
+					for _, c := range []struct{ typ, status, reason string }{
+						{"LoadBalancerServing", s[0], s[1]}, {"LoadBalancerProvisioning", p[0], p[1]},
+					} {
+						if c.status != "" {
+							conds = append(conds, map[string]any{"type": c.typ, "status": c.status, "reason": c.reason,
+								"message": message, "lastTransitionTime": "2026-01-01T00:00:00Z"})
+						}
 					}
+					st := map[string]any{}
+					if conds != nil {
+						st["conditions"] = conds
+					}
+					if in != nil {
+						st["loadBalancer"] = map[string]any{"ingress": in}
+					}
+					out = append(out, sample{
+						origin: fmt.Sprintf("serving=%v provisioning=%v ingress=%d message=%q", s, p, k, message),
+						obj: map[string]any{
+							"apiVersion": "v1", "kind": "Service",
+							"metadata": map[string]any{"name": "s", "namespace": "n"},
+							"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+							"status":   st,
+						},
+					})
 				}
-				st := map[string]any{}
-				if conds != nil {
-					st["conditions"] = conds
-				}
-				if in != nil {
-					st["loadBalancer"] = map[string]any{"ingress": in}
-				}
-				out = append(out, sample{
-					origin: fmt.Sprintf("serving=%v provisioning=%v ingress=%d", s, p, k),
-					obj: map[string]any{
-						"apiVersion": "v1", "kind": "Service",
-						"metadata": map[string]any{"name": "s", "namespace": "n"},
-						"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
-						"status":   st,
-					},
-				})
 			}
 		}
 	}
