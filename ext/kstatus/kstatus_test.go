@@ -272,6 +272,8 @@ func TestStatusReader_NeedsMapperAndReader(t *testing.T) {
 		rs, err := NewStatusReader(tc.mapper).ReadStatus(context.Background(), tc.reader, id)
 		if err != nil || rs == nil || rs.Error == nil || rs.Status != status.UnknownStatus {
 			t.Errorf("%s: %+v, %v; want Unknown with an error", name, rs, err)
+		} else if !strings.Contains(rs.Error.Error(), "needs a RESTMapper and a cluster reader") {
+			t.Errorf("%s: error %q does not say what the reader needs", name, rs.Error)
 		}
 	}
 }
