@@ -198,13 +198,14 @@ func TestTimeline_MaxPointsBoundsLanes(t *testing.T) {
 	}
 }
 
-// TestTimeline_EmptyAndForeign: nil Services, objects of other kinds and
-// findings about Services never observed leave a Timeline empty, and the
+// TestTimeline_EmptyAndForeign: nil Services, objects of other kinds (and
+// their deletions) and findings about Services never observed leave a Timeline empty, and the
 // text renderer says so.
 func TestTimeline_EmptyAndForeign(t *testing.T) {
 	tl := New(nil)
 	tl.Observe(nil, nil)
 	tl.ObserveObject(conformance.Object{Kind: "ConfigMap"}, nil)
+	tl.ObserveObject(conformance.Object{Kind: "ConfigMap", Deleted: true}, nil)
 	tl.Findings([]conformance.Finding{{Rule: "L6", Object: conformance.ObjectRef{Kind: "Service", Name: "ghost"}}})
 	if got := tl.Services(); got != nil {
 		t.Errorf("Services() = %v, want nil", got)
@@ -433,17 +434,21 @@ func TestTimeline_MaxPointsZeroIsDefault(t *testing.T) {
 
 // TestTimeline_RelevantAnnotations: a change of an annotation named by
 // RelevantAnnotations is a spec change (G3); one of another annotation is
-// not.
+// not. The Timeline keeps its own copy of the keys: the caller may reuse
+// its slice.
 func TestTimeline_RelevantAnnotations(t *testing.T) {
 	const key = "lb.example.com/size"
 	for _, tc := range []struct {
-		opts []Option
-		want int
-	}{
-		{nil, 0},
-		{[]Option{RelevantAnnotations{key}}, 1},
-	} {
-		tl := New(tc.opts...)
+		relevant bool
+		want     int
+	}{{false, 0}, {true, 1}} {
+		var opts []Option
+		keys := RelevantAnnotations{key}
+		if tc.relevant {
+			opts = append(opts, keys)
+		}
+		tl := New(opts...)
+		keys[0] = "other.example.com/key"
 		a := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
 		a.Annotations = map[string]string{key: "small"}
 		b := lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0))
@@ -451,7 +456,7 @@ func TestTimeline_RelevantAnnotations(t *testing.T) {
 		tl.Observe(a, nil)
 		tl.Observe(b, nil)
 		if got := tl.Services()[0].SpecChanges; len(got) != tc.want {
-			t.Errorf("options %v: spec changes %+v, want %d", tc.opts, got, tc.want)
+			t.Errorf("relevant %v: spec changes %+v, want %d", tc.relevant, got, tc.want)
 		}
 	}
 }
