@@ -165,12 +165,14 @@ func variants(s sample) []sample {
 // Serving (absent, each reason of the table, Unknown, and a reason of
 // section 6 with the other status), Provisioning (absent, True, False,
 // Unknown), ingress (none, an entry without address, one with empty
-// strings, an ip) and condition messages (some or empty).
+// strings, an ip, an address in the second entry only) and condition
+// messages (some or empty).
 func combinations() []sample {
 	servings := [][2]string{{}, {"True", "Serving"}, {"False", "Provisioning"}, {"False", "Unsupported"}, {"False", "Infrastructure"}, {"False", "QuotaExceeded"},
 		{"Unknown", "Provisioning"}, {"True", "Unsupported"}, {"True", "Infrastructure"}}
 	provisionings := [][2]string{{}, {"True", "Provisioning"}, {"False", "Complete"}, {"Unknown", "Provisioning"}}
-	ingresses := [][]any{nil, {map[string]any{"ipMode": "VIP"}}, {map[string]any{"ip": "", "hostname": ""}}, {map[string]any{"ip": "192.0.2.1"}}}
+	ingresses := [][]any{nil, {map[string]any{"ipMode": "VIP"}}, {map[string]any{"ip": "", "hostname": ""}}, {map[string]any{"ip": "192.0.2.1"}},
+		{map[string]any{"ipMode": "VIP"}, map[string]any{"hostname": "lb.example"}}}
 	var out []sample
 	for _, s := range servings {
 		for _, p := range provisionings {
