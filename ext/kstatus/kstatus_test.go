@@ -148,15 +148,17 @@ func TestCompute_Edges(t *testing.T) {
 }
 
 func TestCompute_OtherServicesAsStock(t *testing.T) {
-	u := lbService(map[string]any{})
-	_ = unstructured.SetNestedField(u.Object, "ClusterIP", "spec", "type")
-	res, err := Compute(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stock, _ := status.Compute(u)
-	if res.Status != stock.Status || res.Status != status.CurrentStatus {
-		t.Errorf("ClusterIP Service: %s, want stock kstatus's %s", res.Status, stock.Status)
+	for _, typ := range []string{"ClusterIP", "NodePort"} {
+		u := lbService(map[string]any{})
+		_ = unstructured.SetNestedField(u.Object, typ, "spec", "type")
+		res, err := Compute(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stock, _ := status.Compute(u)
+		if res.Status != stock.Status || res.Status != status.CurrentStatus {
+			t.Errorf("%s Service: %s, want stock kstatus's %s", typ, res.Status, stock.Status)
+		}
 	}
 	if _, err := Compute(lbServiceWithBadPorts()); err == nil {
 		t.Error("a Service that does not convert gave no error")
@@ -198,6 +200,9 @@ func TestCompute_DeletingServiceIsTerminating(t *testing.T) {
 	}
 }
 
+// TestStatusReader_NilMapperIsAnError: ReadStatus needs a mapper;
+// ReadStatusForObject does not, and judges a LoadBalancer Service by its
+// conditions where stock kstatus would not.
 func TestStatusReader_NilMapperIsAnError(t *testing.T) {
 	id := object.ObjMetadata{Namespace: "n", Name: "s", GroupKind: schema.GroupKind{Kind: "Service"}}
 	rs, err := NewStatusReader(nil).ReadStatus(context.Background(), nil, id)
@@ -207,6 +212,15 @@ func TestStatusReader_NilMapperIsAnError(t *testing.T) {
 	rs, err = NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, lbService(map[string]any{}))
 	if err != nil || rs.Status != status.InProgressStatus {
 		t.Fatalf("ReadStatusForObject with no mapper: %+v, %v; want InProgress", rs, err)
+	}
+	// Refused (T1) with an address: stock kstatus would say Current.
+	refused := lbService(map[string]any{
+		"conditions":   []any{map[string]any{"type": "LoadBalancerServing", "status": "False", "reason": "Unsupported", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}})
+	_ = unstructured.SetNestedField(refused.Object, "10.0.0.1", "spec", "clusterIP")
+	rs, err = NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, refused)
+	if err != nil || rs.Status != status.FailedStatus {
+		t.Fatalf("ReadStatusForObject of a refused Service: %+v, %v; want Failed (T1)", rs, err)
 	}
 }
 
