@@ -329,6 +329,14 @@ func TestSkippedKinds(t *testing.T) {
 	if got, want := skippedKinds(r), `Pod: 9, no kind: 5, Bad\x1bKind: 4, D: 3, E: 2, other kinds: 3`; got != want {
 		t.Errorf("skippedKinds = %q, want %q", got, want)
 	}
+	// Five kinds at most, however many the report counts one by one: the
+	// sixth and every one after it fall under "other kinds".
+	r = conformance.Report{SkippedKinds: []conformance.KindCount{
+		{Kind: "A", Count: 8}, {Kind: "B", Count: 7}, {Kind: "C", Count: 6}, {Kind: "D", Count: 5},
+		{Kind: "E", Count: 4}, {Kind: "F", Count: 3}, {Kind: "G", Count: 2}, {Kind: "H", Count: 1}}}
+	if got, want := skippedKinds(r), `A: 8, B: 7, C: 6, D: 5, E: 4, other kinds: 6`; got != want {
+		t.Errorf("eight kinds: skippedKinds = %q, want %q", got, want)
+	}
 }
 
 // A Helm chart found in a directory is one input error naming it and how

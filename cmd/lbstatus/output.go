@@ -155,7 +155,7 @@ func skippedKinds(r conformance.Report) string {
 	var parts []string
 	others := r.SkippedOtherKinds
 	for i, k := range r.SkippedKinds {
-		if i == 5 {
+		if i >= 5 {
 			others += k.Count
 			continue
 		}
