@@ -89,8 +89,10 @@ func TestRun_Usage(t *testing.T) {
 	if code, _, stderr := runCmd(t, "", "frobnicate"); code != exitInput || !strings.Contains(stderr, `unknown command "frobnicate"`) {
 		t.Errorf("unknown command: exit %d, stderr %q", code, stderr)
 	}
-	if code, stdout, _ := runCmd(t, "", "help"); code != exitOK || !strings.Contains(stdout, "lbstatus check") {
-		t.Errorf("help: exit %d", code)
+	for _, arg := range []string{"help", "-h", "--help"} {
+		if code, stdout, stderr := runCmd(t, "", arg); code != exitOK || !strings.Contains(stdout, "lbstatus check") || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", arg, code, stderr)
+		}
 	}
 }
 
@@ -783,6 +785,11 @@ func TestVersion(t *testing.T) {
 	want := "lbstatus v0.3.0\n  commit: 3e24cd4 (with uncommitted changes)\n  rules:  " + suite.SpecVersion + "\n  go:     " + runtime.Version() + "\n"
 	if got := versionText(info, true); got != want {
 		t.Errorf("versionText = %q, want %q", got, want)
+	}
+	// A build that recorded a modified tree but no revision names no commit.
+	info = &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.modified", Value: "true"}}}
+	if got := versionText(info, true); strings.Contains(got, "commit:") || !strings.HasPrefix(got, "lbstatus (devel)\n  rules:  ") {
+		t.Errorf("modified, without a revision: %q", got)
 	}
 	if got := versionText(nil, false); !strings.HasPrefix(got, "lbstatus (unknown)\n  rules:  ") {
 		t.Errorf("without build information: %q", got)
