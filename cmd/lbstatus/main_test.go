@@ -339,6 +339,12 @@ func TestSkippedKinds(t *testing.T) {
 	if got, want := skippedKinds(r), `A: 8, B: 7, C: 6, D: 5, E: 4, other kinds: 6`; got != want {
 		t.Errorf("eight kinds: skippedKinds = %q, want %q", got, want)
 	}
+	// One object of a sixth kind is still counted.
+	r.SkippedKinds = r.SkippedKinds[:6]
+	r.SkippedKinds[5].Count = 1
+	if got, want := skippedKinds(r), `A: 8, B: 7, C: 6, D: 5, E: 4, other kinds: 1`; got != want {
+		t.Errorf("six kinds: skippedKinds = %q, want %q", got, want)
+	}
 }
 
 // A Helm chart found in a directory is one input error naming it and how
@@ -798,5 +804,52 @@ func TestVersion(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, "", arg); code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "lbstatus ") || !strings.Contains(stdout, "  rules:  "+suite.SpecVersion) {
 			t.Errorf("lbstatus %s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
 		}
+	}
+}
+
+// An input's first line counts its input errors, one as well as many,
+// beside the Services that could be read.
+func TestCheck_InputLineCountsItsErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "mixed.json", noIngressJSON+`{"kind":"Service","apiVersion":"v1","metadata":{"name":"a","name":"b"}}`+"\n")
+	code, stdout, stderr := runCmd(t, "", "check", path)
+	if code != exitInput {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if want := "mixed.json: 1 observation of 1 Service, 1 input error\n"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if !strings.Contains(stderr, `duplicate member name "name"`) {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// --max-findings 0 lists no finding, but a Service with findings still
+// gets its heading and a line that counts them: the CHECK column is not
+// the only trace of a violation.
+func TestCheck_MaxFindingsZeroStillCounts(t *testing.T) {
+	code, stdout, _ := runCmd(t, noIngressJSON, "check", "--max-findings", "0")
+	if code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stdout, "\n    shop/no-ingress\n      ... and 1 more violation (use -o json for all)\n") {
+		t.Errorf("the finding over the cap is not counted under its Service:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "violation  L4") {
+		t.Errorf("a finding is listed despite --max-findings 0:\n%s", stdout)
+	}
+}
+
+// -v lists the findings about skipped objects up to --max-findings and
+// counts the rest, even when only one is left over.
+func TestCheck_VerboseCountsOneOmittedOtherFinding(t *testing.T) {
+	in := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-1"}}` + "\n" +
+		`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-2"}}` + "\n" + noIngressJSON
+	_, stdout, _ := runCmd(t, in, "check", "-v", "--max-findings", "1")
+	if !strings.Contains(stdout, "ConfigMap cm-1: skipped") || strings.Contains(stdout, "ConfigMap cm-2") {
+		t.Errorf("-v --max-findings 1: not the first skipped object alone:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "    ... and 1 more finding about other objects (use -o json for all)\n") {
+		t.Errorf("-v --max-findings 1: the second skipped object is not counted:\n%s", stdout)
 	}
 }
