@@ -816,8 +816,15 @@ func TestCheck_InputLineCountsItsErrors(t *testing.T) {
 	if code != exitInput {
 		t.Errorf("exit %d, want 2", code)
 	}
-	if want := "mixed.json: 1 observation of 1 Service, 1 input error\n"; !strings.Contains(stdout, want) {
-		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	for _, want := range []string{
+		"mixed.json: 1 observation of 1 Service, 1 input error\n",
+		// The summary says where the problem is told, and an input error
+		// outweighs the violation.
+		"\nERROR: 1 violation, 0 warnings, 1 notice, 1 input error (on standard error).\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 	if !strings.Contains(stderr, `duplicate member name "name"`) {
 		t.Errorf("stderr: %s", stderr)
@@ -838,6 +845,10 @@ func TestCheck_MaxFindingsZeroStillCounts(t *testing.T) {
 	if strings.Contains(stdout, "violation  L4") {
 		t.Errorf("a finding is listed despite --max-findings 0:\n%s", stdout)
 	}
+	// One Service is enough for the legend of the table's columns.
+	if !strings.Contains(stdout, "\nVERDICT is what a client or test concludes") || !strings.Contains(stdout, "\nCHECK counts what breaks") {
+		t.Errorf("the legend of VERDICT and CHECK is missing:\n%s", stdout)
+	}
 }
 
 // -v lists the findings about skipped objects up to --max-findings and
@@ -851,5 +862,8 @@ func TestCheck_VerboseCountsOneOmittedOtherFinding(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "    ... and 1 more finding about other objects (use -o json for all)\n") {
 		t.Errorf("-v --max-findings 1: the second skipped object is not counted:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "Checked 1 input: 1 observation of 1 Service; 2 other objects skipped.\n") {
+		t.Errorf("the summary does not count the skipped objects:\n%s", stdout)
 	}
 }
