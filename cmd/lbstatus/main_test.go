@@ -867,3 +867,55 @@ func TestCheck_VerboseCountsOneOmittedOtherFinding(t *testing.T) {
 		t.Errorf("the summary does not count the skipped objects:\n%s", stdout)
 	}
 }
+
+// The text table's columns: a condition without a reason is its status
+// alone, a deprecated LoadBalancerPortsError alone fills DEGRADED, and
+// CHECK and the totals count warnings (here C3, C4, and L9 for a ClusterIP
+// Service that keeps its conditions) apart from violations; INGRESS shows
+// the first address and how many more.
+func TestCheck_TableColumns(t *testing.T) {
+	code, stdout, _ := runCmd(t, "", "check", "testdata/columns.json")
+	if code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "shop/") && len(f) >= 8 {
+			rows[f[0]] = f
+		}
+	}
+	for name, want := range map[string]string{
+		"shop/leftover": "shop/leftover ClusterIP - True/Serving - - - 1 warning",
+		"shop/ports":    "shop/ports LoadBalancer False/Complete True PortsError:True/PortsUnsupported 192.0.2.1 +1 Ready 2 violations, 2 warnings",
+	} {
+		if got := strings.Join(rows[name], " "); got != want {
+			t.Errorf("row of %s:\n got %q\nwant %q", name, got, want)
+		}
+	}
+	for _, want := range []string{
+		"\nFAIL: 2 violations, 3 warnings, 1 notice.\n",
+		"\n  violations: C5 (1)  P5 (1)\n",
+		"\n  warnings:   C3 (1)  C4 (1)  L9 (1)\n",
+		"\n  notices:    T3 (1)\n",
+		"\nWhat these rules require: lbstatus explain C3 C4 C5 L9 P5\n",
+		// A finding names the line of the input it was made on.
+		"\n      warning    L9    status.conditions: the Service is of type ClusterIP, not LoadBalancer, yet still carries LoadBalancerServing; the provider removes them with the load balancer [line 1]\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// A check with notices only points at explain with an example, and one
+// with a single broken rule names it.
+func TestCheck_ExplainHint(t *testing.T) {
+	_, stdout, _ := runCmd(t, readyYAML, "check")
+	if !strings.HasSuffix(stdout, "\nWhat a rule requires: lbstatus explain RULE (for example \"lbstatus explain L4\").\n") {
+		t.Errorf("notices only:\n%s", stdout)
+	}
+	_, stdout, _ = runCmd(t, noIngressJSON, "check")
+	if !strings.HasSuffix(stdout, "\nWhat this rule requires: lbstatus explain L4\n") {
+		t.Errorf("one broken rule:\n%s", stdout)
+	}
+}
