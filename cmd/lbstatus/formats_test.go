@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // oddInputs returns the inputs the reader's and the checker's fuzz targets
@@ -256,5 +259,32 @@ func TestCheck_FormatsAgree(t *testing.T) {
 				t.Errorf("html: exit %d, want %d, %s and %d Services:\n%s", code, tc.code, tc.result, tc.services, out)
 			}
 		})
+	}
+}
+
+// -o json lists the first maxJSONErrors input problems and counts the
+// rest, so that a broken input cannot make the report unbounded.
+func TestJSONReporter_ErrorsCapped(t *testing.T) {
+	var b strings.Builder
+	j := newJSONReporter(&b)
+	for i := range maxJSONErrors + 1 {
+		j.inputError(fmt.Errorf("problem %d", i))
+	}
+	j.finish(conformance.Summary{InputErrors: maxJSONErrors + 1}, 1, false, false)
+	var got struct {
+		Errors  []string `json:"errors"`
+		Summary struct {
+			Result        string `json:"result"`
+			ErrorsOmitted int    `json:"errorsOmitted"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if len(got.Errors) != maxJSONErrors || got.Errors[maxJSONErrors-1] != fmt.Sprintf("problem %d", maxJSONErrors-1) {
+		t.Errorf("%d errors listed, want the first %d", len(got.Errors), maxJSONErrors)
+	}
+	if got.Summary.ErrorsOmitted != 1 || got.Summary.Result != "ERROR" {
+		t.Errorf("summary %+v, want 1 error omitted and ERROR", got.Summary)
 	}
 }
