@@ -288,3 +288,19 @@ func TestJSONReporter_ErrorsCapped(t *testing.T) {
 		t.Errorf("summary %+v, want 1 error omitted and ERROR", got.Summary)
 	}
 }
+
+// The JSON escaper turns DEL and a format character into \u escapes even
+// when a write splits the character's bytes, and leaves the rest as it is.
+func TestJSONEscaper(t *testing.T) {
+	var b bytes.Buffer
+	e := &jsonEscaper{w: &b}
+	rlo := "\u202e" // right-to-left override: three bytes
+	for _, part := range []string{`{"a":"x` + "\x7f", rlo[:1], rlo[1:2], rlo[2:] + `é"}`} {
+		if n, err := e.Write([]byte(part)); err != nil || n != len(part) {
+			t.Fatalf("Write(%q) = %d, %v", part, n, err)
+		}
+	}
+	if got, want := b.String(), `{"a":"x\u007f\u202eé"}`; got != want {
+		t.Errorf("escaped %q, want %q", got, want)
+	}
+}
