@@ -259,6 +259,10 @@ func TestDescribe_Selector(t *testing.T) {
 	if code != exitOK || out != "" || errOut != "lbstatus: no Services found in namespace shop matching app=api\n" {
 		t.Errorf("-l app=api: exit %d, stderr %q\n%s", code, errOut, out)
 	}
+	code, _, errOut = runDescribeFake(t, client, "-A", "-l", "app=api")
+	if code != exitOK || errOut != "lbstatus: no Services found in any namespace matching app=api\n" {
+		t.Errorf("-A -l app=api: exit %d, stderr %q", code, errOut)
+	}
 	for _, args := range [][]string{{"-n", "shop", "-l", "app=web", "web"}, {"-l", "app web"}} {
 		if code, out, errOut := runDescribeFake(t, client, args...); code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
@@ -411,6 +415,10 @@ func TestDescribe_BadUsage(t *testing.T) {
 		if code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
 		}
+	}
+	// An empty name is bad usage, not a request for a Service named "".
+	if _, _, errOut := runDescribeFake(t, client, "svc/"); errOut != "lbstatus: \"svc/\" is not a Service name\n" {
+		t.Errorf("svc/: stderr %q", errOut)
 	}
 }
 
