@@ -416,9 +416,12 @@ func TestDescribe_BadUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
 		}
 	}
-	// An empty name is bad usage, not a request for a Service named "".
-	if _, _, errOut := runDescribeFake(t, client, "svc/"); errOut != "lbstatus: \"svc/\" is not a Service name\n" {
-		t.Errorf("svc/: stderr %q", errOut)
+	// An empty name, or one with a slash, is bad usage, not a request for
+	// a Service that cannot exist.
+	for _, arg := range []string{"svc/", "svc/a/b"} {
+		if _, _, errOut := runDescribeFake(t, client, arg); errOut != "lbstatus: \""+arg+"\" is not a Service name\n" {
+			t.Errorf("%s: stderr %q", arg, errOut)
+		}
 	}
 }
 

@@ -83,4 +83,11 @@ func TestCheck_TerminalStdinSaysSo(t *testing.T) {
 			t.Errorf("standard input from %s: %q, want no word of a terminal", name, &stderr)
 		}
 	}
+
+	// A terminal on standard input is not read when a file is named: no
+	// word of it either.
+	stderr.Reset()
+	if code := run([]string{"check", write(t, t.TempDir(), "svc.yaml", readyYAML)}, tty, &bytes.Buffer{}, &stderr); code != exitOK || stderr.Len() != 0 {
+		t.Errorf("a file named, a terminal on standard input: exit %d, stderr %q", code, &stderr)
+	}
 }
