@@ -919,3 +919,19 @@ func TestCheck_ExplainHint(t *testing.T) {
 		t.Errorf("one broken rule:\n%s", stdout)
 	}
 }
+
+// A check interrupted before it read a Service reports the interrupt, not
+// a missing Service: what it did not read may hold some, so neither
+// --require-services nor the "no Service" line applies.
+func TestCheck_InterruptedBeforeAnyServiceIsNotMissing(t *testing.T) {
+	path := write(t, t.TempDir(), "svc.yaml", readyYAML)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code, stdout, stderr := runCmdContext(ctx, strings.NewReader(""), "check", "--require-services", path)
+	if code != exitInput || !strings.Contains(stdout, "\nINTERRUPTED: 0 violations, 0 warnings, 0 notices.\n") || strings.Contains(stdout, "require") {
+		t.Errorf("exit %d, want 2 and INTERRUPTED:\n%s", code, stdout)
+	}
+	if stderr != "" {
+		t.Errorf("stderr %q, want nothing", stderr)
+	}
+}
