@@ -487,3 +487,17 @@ func TestDescribe_EscapesInput(t *testing.T) {
 		t.Errorf("the escaped values are missing:\n%s", out)
 	}
 }
+
+// TestDescribe_OrderAcrossNamespaces: -A describes the Services by
+// namespace, then name, whatever order the names alone would give.
+func TestDescribe_OrderAcrossNamespaces(t *testing.T) {
+	client := fake.NewClientset(describeService("zeta", "api", corev1.ServiceTypeClusterIP), describeService("alpha", "web", corev1.ServiceTypeClusterIP))
+	code, out, errOut := runDescribeFake(t, client, "-A")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	alpha, zeta := strings.Index(out, "Namespace:                  alpha"), strings.Index(out, "Namespace:                  zeta")
+	if alpha < 0 || zeta < 0 || alpha > zeta {
+		t.Errorf("want alpha/web then zeta/api:\n%s", out)
+	}
+}
