@@ -26,6 +26,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -499,5 +500,17 @@ func TestDescribe_OrderAcrossNamespaces(t *testing.T) {
 	alpha, zeta := strings.Index(out, "Namespace:                  alpha"), strings.Index(out, "Namespace:                  zeta")
 	if alpha < 0 || zeta < 0 || alpha > zeta {
 		t.Errorf("want alpha/web then zeta/api:\n%s", out)
+	}
+}
+
+// TestDescribe_ClientIPWithoutConfig: ClientIP affinity without a
+// sessionAffinityConfig (the apiserver defaults one, a manifest may lack
+// it) is shown without a timeout.
+func TestDescribe_ClientIPWithoutConfig(t *testing.T) {
+	svc := describeService("shop", "sticky", corev1.ServiceTypeClusterIP)
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	code, out, errOut := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "sticky")
+	if code != exitOK || errOut != "" || !regexp.MustCompile(`(?m)^  Session affinity: +ClientIP$`).MatchString(out) {
+		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }

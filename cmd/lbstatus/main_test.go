@@ -946,3 +946,17 @@ func TestCheck_RequireServicesSatisfied(t *testing.T) {
 		}
 	}
 }
+
+// An https:// PATH is fetched too: here from a server whose certificate
+// no one trusts, which is an input error naming the URL, not a file that
+// is not there.
+func TestCheck_HTTPSURLIsFetched(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, readyYAML)
+	}))
+	defer srv.Close()
+	code, _, stderr := runCmd(t, "", "check", srv.URL+"/svc.yaml")
+	if code != exitInput || !strings.Contains(stderr, srv.URL+"/svc.yaml") || !strings.Contains(stderr, "certificate") || strings.Contains(stderr, "no such file") {
+		t.Errorf("exit %d, stderr %q; want the URL fetched and its certificate refused", code, stderr)
+	}
+}
