@@ -514,3 +514,31 @@ func TestDescribe_ClientIPWithoutConfig(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }
+
+// TestDescribe_SpecLines: the G3 lines shown only when set say what they
+// hold; node ports not allocated, a traffic distribution, and an empty
+// list of required features in the annotation.
+func TestDescribe_SpecLines(t *testing.T) {
+	svc := describeService("shop", "lean", corev1.ServiceTypeLoadBalancer)
+	svc.Spec.AllocateLoadBalancerNodePorts = ptr.To(false)
+	svc.Spec.TrafficDistribution = ptr.To("PreferClose")
+	svc.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: ""}
+	code, out, errOut := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lean")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		`(?m)^  Node ports: +not allocated \(allocateLoadBalancerNodePorts false\)$`,
+		`(?m)^  Traffic distribution: +PreferClose$`,
+		`(?m)^Required features: +<none> \(from the annotation ` + regexp.QuoteMeta(v1.RequiredFeaturesAnnotation) + `\)$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("no line matches %s:\n%s", want, out)
+		}
+	}
+	// Allocated node ports, the default, are not a line of their own.
+	svc.Spec.AllocateLoadBalancerNodePorts = ptr.To(true)
+	if _, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lean"); strings.Contains(out, "Node ports:") {
+		t.Errorf("allocateLoadBalancerNodePorts true is shown:\n%s", out)
+	}
+}

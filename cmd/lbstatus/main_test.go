@@ -960,3 +960,14 @@ func TestCheck_HTTPSURLIsFetched(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want the URL fetched and its certificate refused", code, stderr)
 	}
 }
+
+// A directory's manifests are found whatever the case of their extension.
+func TestCheck_DirectoryExtensionCase(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "WEB.YAML", readyYAML)
+	write(t, dir, "notes.TXT", "not a manifest")
+	code, stdout, stderr := runCmd(t, "", "check", dir)
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, "WEB.YAML: 1 observation of 1 Service") || strings.Contains(stdout, "notes.TXT") {
+		t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
