@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -540,5 +541,35 @@ func TestDescribe_SpecLines(t *testing.T) {
 	svc.Spec.AllocateLoadBalancerNodePorts = ptr.To(true)
 	if _, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lean"); strings.Contains(out, "Node ports:") {
 		t.Errorf("allocateLoadBalancerNodePorts true is shown:\n%s", out)
+	}
+}
+
+// TestDescribe_RecentEvents: describe shows the latest maxDescribeEvents
+// Events, oldest first, says how many earlier ones it left out, and how
+// often a repeated Event happened.
+func TestDescribe_RecentEvents(t *testing.T) {
+	objs := []runtime.Object{describeService("shop", "busy", corev1.ServiceTypeClusterIP)}
+	for i := range maxDescribeEvents + 1 {
+		objs = append(objs, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: fmt.Sprintf("busy.%d", i)},
+			InvolvedObject: corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "busy", UID: "uid-busy"},
+			Type:           "Normal", Reason: fmt.Sprintf("Step%d", i), Message: "step", Count: int32(1 + i%2),
+			LastTimestamp: ago(time.Duration(100-i) * time.Minute), Source: corev1.EventSource{Component: "example-lb-controller"},
+		})
+	}
+	code, out, errOut := runDescribeFake(t, fake.NewClientset(objs...), "-n", "shop", "busy")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "\nEvents:\n  (1 earlier not shown)\n") || strings.Contains(out, "Step0 ") {
+		t.Errorf("the oldest Event is not left out and counted:\n%s", out)
+	}
+	step1, step10 := strings.Index(out, "Step1 "), strings.Index(out, "Step10 ")
+	if step1 < 0 || step10 < step1 {
+		t.Errorf("want Step1 to Step10, oldest first:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^  Normal +Step3 +97m \(x2\) +example-lb-controller +step$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  Normal +Step2 +98m +example-lb-controller +step$`).MatchString(out) {
+		t.Errorf("repeats are not counted, or single Events are:\n%s", out)
 	}
 }
