@@ -857,3 +857,19 @@ func TestWatch_UnreachableOrRejected(t *testing.T) {
 		}
 	}
 }
+
+// A gap line names ten Services at most and counts the rest.
+func TestWatchGap_TextNamesTenServices(t *testing.T) {
+	var names []string
+	for i := range 11 {
+		names = append(names, fmt.Sprintf("shop/s%02d", i))
+	}
+	g := &watchGap{From: "10", To: "20", Reason: "expired", Changed: 11, Services: names}
+	if got := g.text(); !strings.Contains(got, "11 Services changed in it: shop/s00, ") || !strings.Contains(got, "shop/s09 and 1 more; states") || strings.Contains(got, "shop/s10") {
+		t.Errorf("eleven Services: %q", got)
+	}
+	g.Services, g.Changed = names[:10], 10
+	if got := g.text(); !strings.Contains(got, "shop/s09; states written") || strings.Contains(got, "more") {
+		t.Errorf("ten Services: %q", got)
+	}
+}
