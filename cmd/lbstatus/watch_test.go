@@ -873,3 +873,17 @@ func TestWatchGap_TextNamesTenServices(t *testing.T) {
 		t.Errorf("ten Services: %q", got)
 	}
 }
+
+// Observations without a resourceVersion cannot be told apart: each is
+// checked, none is taken for one delivered again.
+func TestWatch_NoResourceVersionCheckedEachTime(t *testing.T) {
+	src := replaySource{{svc: pending("web", "")}, {svc: servingWithoutIngress("web", "")}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }})
+	waitFor(t, stdout, "violation  L4")
+	if code := stop(); code != exitViolation {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if out := stdout.String(); !strings.Contains(out, "Watched 2 observations of 1 Service.") {
+		t.Errorf("want both observations checked:\n%s", out)
+	}
+}
