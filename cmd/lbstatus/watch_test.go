@@ -887,3 +887,20 @@ func TestWatch_NoResourceVersionCheckedEachTime(t *testing.T) {
 		t.Errorf("want both observations checked:\n%s", out)
 	}
 }
+
+// A watch that ends with 410 Gone, the older spelling of an expired
+// resourceVersion, lists again like one that ends with Expired: a gap,
+// with the server's message in its reason.
+func TestWatch_GoneIsAGap(t *testing.T) {
+	cluster := newFakeCluster(service("web", "10", nil))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, "verdict Pending")
+	cluster.set("20", service("web", "20", nil))
+	w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: "the history is gone"})
+	cluster.nextWatcher(t)
+	waitFor(t, stdout, "gap        resourceVersions after 10 up to 20 were not observed (the watch's resourceVersion expired (410 Gone: the history is gone)); 1 Service changed in it: default/web")
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+}
