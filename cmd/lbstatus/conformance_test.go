@@ -73,6 +73,13 @@ func TestConformance_List(t *testing.T) {
 		!strings.HasPrefix(lines[1], "Feature/IPFamilies ") || !strings.HasSuffix(lines[7], "C6, C7") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr.String(), stdout.String())
 	}
+	// Both report formats are accepted, yaml and json alike.
+	for _, format := range []string{"yaml", "json"} {
+		stderr.Reset()
+		if code := run([]string{"conformance", "--list", "-o", format}, nil, &bytes.Buffer{}, &stderr); code != exitOK || stderr.Len() != 0 {
+			t.Errorf("-o %s --list: exit %d, stderr %q", format, code, stderr.String())
+		}
+	}
 }
 
 // TestProgressLine: a test's reason may quote what the provider wrote, and
