@@ -230,3 +230,19 @@ func TestWatch_TimelineNeedsText(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// -o html says on its page why a check ended in ERROR or INTERRUPTED
+// without a finding: no Service where one is required, or an interrupt.
+func TestCheck_HTMLSaysWhyNotPassed(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+	code, stdout, _ := runCmd(t, cm, "check", "-o", "html", "--require-services")
+	if code != exitInput || !strings.Contains(stdout, "no Service was read, and --require-services requires one") {
+		t.Errorf("no Service, required: exit %d, the page does not say why", code)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code, stdout, _ = runCmdContext(ctx, strings.NewReader(readyYAML), "check", "-o", "html")
+	if code != exitInput || !strings.Contains(stdout, "the check was interrupted") {
+		t.Errorf("interrupted: exit %d, the page does not say so", code)
+	}
+}
