@@ -920,15 +920,16 @@ func TestCheck_ExplainHint(t *testing.T) {
 	}
 }
 
-// A check interrupted before it read a Service reports the interrupt, not
-// a missing Service: what it did not read may hold some, so neither
-// --require-services nor the "no Service" line applies.
+// A check interrupted before its first input reads none of them, and
+// reports the interrupt, not a missing Service: what it did not read may
+// hold some, so neither --require-services nor the "no Service" line
+// applies.
 func TestCheck_InterruptedBeforeAnyServiceIsNotMissing(t *testing.T) {
 	path := write(t, t.TempDir(), "svc.yaml", readyYAML)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	code, stdout, stderr := runCmdContext(ctx, strings.NewReader(""), "check", "--require-services", path)
-	if code != exitInput || !strings.Contains(stdout, "\nINTERRUPTED: 0 violations, 0 warnings, 0 notices.\n") || strings.Contains(stdout, "--require-services") {
+	if code != exitInput || !strings.HasPrefix(stdout, "Checked 0 inputs:") || !strings.Contains(stdout, "\nINTERRUPTED: 0 violations, 0 warnings, 0 notices.\n") || strings.Contains(stdout, "--require-services") {
 		t.Errorf("exit %d, want 2 and INTERRUPTED:\n%s", code, stdout)
 	}
 	if stderr != "" {
