@@ -851,6 +851,20 @@ func TestCheck_MaxFindingsZeroStillCounts(t *testing.T) {
 	}
 }
 
+// Without -v, a notice over --max-findings is counted too (here R3's on a
+// LoadBalancer Service no provider has handled), while the verdict notice,
+// which the VERDICT column shows, is not.
+func TestCheck_MaxFindingsCountsNoticesWithoutVerbose(t *testing.T) {
+	in := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"new","namespace":"shop"},"spec":{"type":"LoadBalancer"}}`
+	code, stdout, _ := runCmd(t, in, "check", "--max-findings", "0")
+	if code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if !strings.Contains(stdout, "\n    shop/new\n      ... and 1 more notice (use -o json for all)\n") {
+		t.Errorf("the R3 notice over the cap is not counted, or the verdict notice is:\n%s", stdout)
+	}
+}
+
 // -v lists the findings about skipped objects up to --max-findings and
 // counts the rest, even when only one is left over.
 func TestCheck_VerboseCountsOneOmittedOtherFinding(t *testing.T) {

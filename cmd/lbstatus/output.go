@@ -123,7 +123,7 @@ func (t *textReporter) input(name string, r conformance.Report) {
 				lines = append(lines, "      "+findingLine(f, false))
 			}
 		}
-		more := moreLine(sr.Counts, listed, t.verbose, sr.Verdict != nil)
+		more := moreLine(sr, listed)
 		if len(lines) == 0 && more == "" {
 			continue
 		}
@@ -178,17 +178,21 @@ func (t *textReporter) listed(f conformance.Finding) bool {
 }
 
 // moreLine says what was counted for a Service but not listed, per
-// severity: "2 more violations, 1 more warning"; empty when nothing.
-// Verdict notices do not count as missing unless verbose, since the
-// VERDICT column shows them.
-func moreLine(counts, listed conformance.SeverityCounts, verbose, hasVerdict bool) string {
+// severity: "2 more violations, 1 more warning"; empty when nothing. Every
+// finding kept is listed, so what is missing is what the Collector did not
+// keep: sr.Omitted, of which the violations and warnings are those counted
+// but not listed, and the rest are notices. Without -v the Collector keeps
+// no verdict notices, nor counts them in Omitted: the VERDICT column
+// shows them.
+func moreLine(sr *conformance.ServiceReport, listed conformance.SeverityCounts) string {
+	missing := conformance.SeverityCounts{
+		Violations: sr.Counts.Violations - listed.Violations,
+		Warnings:   sr.Counts.Warnings - listed.Warnings,
+	}
+	missing.Notices = sr.Omitted - missing.Violations - missing.Warnings
 	var parts []string
 	for _, sev := range conformance.Severities {
-		n := count(&counts, sev) - count(&listed, sev)
-		if sev == conformance.SeverityNotice && !verbose {
-			break
-		}
-		if n > 0 {
+		if n := count(&missing, sev); n > 0 {
 			parts = append(parts, plural(n, "more "+string(sev)))
 		}
 	}
