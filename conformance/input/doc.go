@@ -23,8 +23,9 @@ limitations under the License.
 // specification, "Reading inputs"). Each value is decoded once, with
 // github.com/go-json-experiment/json, so that a name given twice at any
 // depth (compared unescaped) makes the object an input error before its
-// kind is decided, and member order means nothing: an event's type may
-// follow its object. Names match case-sensitively and unknown members are
+// kind is decided (in a List, the item: its other items are read, whether
+// the List is read whole or item by item), and member order means nothing:
+// an event's type may follow its object. Names match case-sensitively and unknown members are
 // ignored, as in kube-apiserver. A BOOKMARK event is not an observation; an
 // ERROR event is an input error.
 //

@@ -228,7 +228,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		return fail("not a JSON object")
 	}
 	var w wire
-	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
+	if err := unmarshalWire(raw, &w); err != nil {
 		de, p := objectError(raw, pos, err)
 		ownKind, ownAPIVersion := de.Object.Kind, unquote(p.APIVersion) // objectError unquoted the kind
 		kind, apiVersion := resolveKind(ownKind, ownAPIVersion, containerKind)
@@ -258,6 +258,38 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		obj.Service = w.service()
 	}
 	return append(out, result{obj: obj})
+}
+
+// unmarshalWire decodes raw into w. A name given twice or invalid UTF-8 in
+// an item of a List costs that item alone, as when the List is read item by
+// item: the List's own members are then decoded with the items blanked out
+// (lines and offsets kept), and its items are left to decodeElements.
+func unmarshalWire(raw []byte, w *wire) error {
+	err := json.Unmarshal(raw, w, unmarshalOptions)
+	var syn *jsontext.SyntacticError
+	if !errors.As(err, &syn) {
+		return err
+	}
+	if p := strings.Split(string(syn.JSONPointer), "/"); len(p) < 3 || p[1] != "items" || strings.Trim(p[2], "0123456789") != "" {
+		return err
+	}
+	var l wire
+	if json.Unmarshal(raw, &l, unmarshalOptions, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil || kindOf(l.Items.v) != '[' {
+		return err
+	}
+	blank := bytes.Clone(raw)
+	start := l.Items.off + int64(leadingDelims(raw[l.Items.off:]))
+	for i := start + 1; i < start+int64(len(l.Items.v))-1; i++ {
+		if blank[i] != '\n' {
+			blank[i] = ' '
+		}
+	}
+	*w = wire{}
+	if err := json.Unmarshal(blank, w, unmarshalOptions); err != nil {
+		return err
+	}
+	w.Items = l.Items
+	return nil
 }
 
 // decodeEvent decodes a watch event, its members in any order.
@@ -301,8 +333,8 @@ func isEvent(kind string, typeOrObject bool, containerKind string) bool {
 // already read whole: the items of a List, or an array nested in a document
 // or at the top of a YAML one, whose elements are items too.
 func decodeElements(raw []byte, pos Position, containerKind string, limit, depth int, out []result) []result {
-	var elems []located
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	var elems []located // each checked alone, by decodeValue
+	if err := json.Unmarshal(raw, &elems, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return append(out, result{err: &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}})
 	}
 	for i, e := range elems {

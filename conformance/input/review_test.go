@@ -1,0 +1,45 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"strings"
+	"testing"
+)
+
+// A name given twice, or invalid UTF-8, in one item of a JSON List makes
+// that item unreadable, not the List: the List's other Services are read
+// the same whether it is read whole or item by item (over the limit), as
+// when an item has a member of the wrong type; and an array nested in a
+// document is an array even when one of its elements is unreadable.
+func TestRead_UnreadableItemCostsTheItemAlone(t *testing.T) {
+	for name, tc := range map[string]struct{ in, item string }{
+		"name twice":   {`{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b","n\u0061me":"c"}},` + svcJSON("d") + `]}`, "items[1]"},
+		"invalid utf8": {`{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b` + "\xff" + `"}},` + svcJSON("d") + `]}`, "items[1]"},
+		"nested array": {`[[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b","name":"c"}},` + svcJSON("d") + `]]`, "items[0].items[1]"},
+	} {
+		for _, limit := range []int{DefaultMaxObjectBytes, 200} { // read whole, and item by item
+			if name == "nested array" && limit == 200 {
+				continue // an array in an array over the limit is skipped whole
+			}
+			objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(limit))
+			if names(objs) != "a,d" || len(errs) != 1 || errs[0].Position.Item != tc.item {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want a,d and one error at %s", name, limit, names(objs), errs, tc.item)
+			}
+		}
+	}
+}
