@@ -164,10 +164,13 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		}
 		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
-			if j.cut {
+			// A key given twice is found once the item has parsed: where
+			// the next one starts is known.
+			bad := j.cut && !strings.HasPrefix(err.Error(), "duplicate key")
+			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: j.cut})
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: bad})
 		}
 		raw = bytes.TrimSpace(raw)
 		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {

@@ -43,3 +43,15 @@ func TestRead_UnreadableItemCostsTheItemAlone(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in one item of a YAML List makes that item unreadable,
+// as a name given twice does in JSON; the item has parsed, so where the
+// next one starts is known, and the later items are read.
+func TestRead_YAMLItemWithKeyTwice(t *testing.T) {
+	in := "kind: List\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n    name: c\n- metadata: {name: d}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,d" || len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 4 ||
+		!strings.Contains(errs[0].Error(), `line 6: key "name" already set in map`) || strings.Contains(errs[0].Error(), "the rest of the List") {
+		t.Errorf("objects %q, errors %v; want a,d and one error at items[1], line 4, naming line 6", names(objs), errs)
+	}
+}
