@@ -55,3 +55,19 @@ func TestRead_YAMLItemWithKeyTwice(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a,d and one error at items[1], line 4, naming line 6", names(objs), errs)
 	}
 }
+
+// "items" given twice makes a List unreadable, also when the first is not
+// an array and the List is too large to read whole: none of the second's
+// items is handed out, as when the List is read whole.
+func TestRead_StreamedListItemsTwiceFirstNotAnArray(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 20) + svcJSON("last")
+	for _, first := range []string{"null", "{}", `"x"`} {
+		in := `{"kind":"List","items":` + first + `,"items":[` + items + `]}`
+		for _, limit := range []int{1024, DefaultMaxObjectBytes} { // streamed, and read whole
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate member name "items"`) {
+				t.Errorf("items %s first, limit %d: objects %q, errors %v; want none and one about items given twice", first, limit, names(objs), errs)
+			}
+		}
+	}
+}

@@ -229,7 +229,6 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		if name, pos, err = s.read(false); err != nil {
 			break
 		}
-		before := len(members)
 		if len(members) > 1 {
 			members = append(members, ',')
 		}
@@ -238,9 +237,9 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		isItems := string(unquoted) == "items" && s.dec.PeekKind() == '['
 		if isItems && !items {
 			// A name given twice (or a value of the wrong type) before the
-			// items makes the List unreadable before any item is handed
-			// out, as when it is read whole.
-			early = checkMembers(append(bytes.Clone(members[:before]), '}'), membersPos)
+			// items, "items" itself included, makes the List unreadable
+			// before any item is handed out, as when it is read whole.
+			early = checkMembers(append(bytes.Clone(members), ":[]}"...), membersPos)
 		}
 		if isItems {
 			members = append(members, ":[]"...)
