@@ -17,8 +17,12 @@ limitations under the License.
 package input
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // A name given twice, or invalid UTF-8, in one item of a JSON List makes
@@ -68,6 +72,32 @@ func TestRead_StreamedListItemsTwiceFirstNotAnArray(t *testing.T) {
 			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate member name "items"`) {
 				t.Errorf("items %s first, limit %d: objects %q, errors %v; want none and one about items given twice", first, limit, names(objs), errs)
 			}
+		}
+	}
+}
+
+// kubectl prints a string holding a line or paragraph separator (U+2028,
+// U+2029) with the separator as a line break; YAML keeps it in the
+// string, and so does the reader: the Service is read as from its JSON,
+// whatever the read buffer, and the separator still cuts the lines that
+// YAML cuts there.
+func TestRead_YAMLLineSeparatorsKeptInStrings(t *testing.T) {
+	const msg = "quota exceeded\u2028retrying\u2029in 5m"
+	list := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","annotations":{"note":"` + msg + `"}},` +
+		`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"Infrastructure","message":"` + msg + `","lastTransitionTime":"2024-01-01T00:00:00Z"}]}},` + svcJSON("b") + `]}`
+	y, err := yaml.JSONToYAML([]byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "\u2028") {
+		t.Fatalf("the YAML does not hold the separator:\n%s", y)
+	}
+	want, wantErrs := readAll(t, bytes.NewReader([]byte(list)))
+	in := string(y) + "\u2029---\u2028" + svcYAML("c")
+	for _, rb := range []int{0, 16, 17} {
+		got, errs := readAll(t, bytes.NewReader([]byte(in)), readBuffer(rb))
+		if len(errs) != 0 || len(wantErrs) != 0 || len(got) != 3 || !slices.Equal(got[:2], want) || !strings.Contains(got[0], `retrying\u2029in`) {
+			t.Errorf("read buffer %d: objects\n%s\nerrors %v; want\n%s\nand c", rb, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
 		}
 	}
 }

@@ -76,7 +76,10 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		if isJSON {
 			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
-		return newYAMLSplitter(bufio.NewReaderSize(transform.NewReader(br, lineBreaks{}), br.Size()), d.source, d.limit), nil
+		lb := lineBreaks{kept: &separators{at: map[int64]string{}}}
+		ys := newYAMLSplitter(bufio.NewReaderSize(transform.NewReader(br, lb), br.Size()), d.source, d.limit)
+		ys.kept = lb.kept
+		return ys, nil
 	}
 }
 
@@ -383,6 +386,9 @@ type yamlSplitter struct {
 	rest        bool   // the next input is the rest of a line over the limit
 	long        []byte // a line longer than the read buffer, read whole
 	ended       bool   // after "...": the rest of the document is not read
+	kept        *separators
+	off         int64  // offset of the next line, LS and PS turned into LFs
+	brk         string // the LS or PS that ends the current line, if one does
 	endReported bool   // content after "..." was reported
 
 	cur  *job         // the document or item being read; nil for none
@@ -404,11 +410,25 @@ type yamlSplitter struct {
 // lineBreaks turns the line breaks YAML knows besides LF and CRLF (a CR
 // alone, NEL, LS, PS) into LFs, so that the splitter's lines are YAML's:
 // a "---" after one is a marker, and a "- " after one starts an entry. The
-// parser reads the same in either text: YAML folds or keeps every line
-// break alike.
-type lineBreaks struct{ transform.NopResetter }
+// parser reads a CR or a NEL as an LF, but keeps an LS or a PS in a
+// scalar, as kubectl does: those are noted in kept, when set, for the
+// splitter to put back.
+type lineBreaks struct {
+	transform.NopResetter
+	kept *separators
+}
 
-func (lineBreaks) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+// separators are the LSs and PSs that lineBreaks turned into LFs, by
+// where the LF is in its output.
+type separators struct {
+	out int64 // bytes written so far
+	at  map[int64]string
+}
+
+func (lb lineBreaks) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	if lb.kept != nil {
+		defer func() { lb.kept.out += int64(nDst) }()
+	}
 	for nSrc < len(src) {
 		c, n := src[nSrc], 1
 		switch rest := src[nSrc:]; {
@@ -424,6 +444,9 @@ func (lineBreaks) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err er
 		}
 		if nDst == len(dst) {
 			return nDst, nSrc, transform.ErrShortDst
+		}
+		if n == 3 && lb.kept != nil {
+			lb.kept.at[lb.kept.out+int64(nDst)] = string(src[nSrc : nSrc+3])
 		}
 		dst[nDst] = c
 		nDst, nSrc = nDst+1, nSrc+n
@@ -459,6 +482,7 @@ func (s *yamlSplitter) split(yield func(job) bool) {
 // A longer one, which no object under the limit holds, comes in pieces
 // (partial): the first, of the limit or more, tells what the line is.
 func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
+	defer func() { s.lineBreak(line) }()
 	line, err = s.in.ReadSlice('\n')
 	if err == bufio.ErrBufferFull && !s.rest {
 		s.long = append(s.long[:0], line...)
@@ -472,6 +496,25 @@ func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
 		return line, true, nil
 	}
 	return line, false, err
+}
+
+// lineBreak notes the break that ends line, the next input line or piece
+// of one: an LS or a PS, which lineBreaks turned into an LF, is put back in
+// the text the parser reads (see write).
+func (s *yamlSplitter) lineBreak(line []byte) {
+	s.off += int64(len(line))
+	s.brk = s.kept.at[s.off-1]
+	delete(s.kept.at, s.off-1)
+}
+
+// write adds line to b, with the LS or PS that ends it put back.
+func (s *yamlSplitter) write(b *bytes.Buffer, line []byte) {
+	if s.brk != "" && bytes.HasSuffix(line, []byte("\n")) {
+		b.Write(line[:len(line)-1])
+		b.WriteString(s.brk)
+		return
+	}
+	b.Write(line)
 }
 
 // step reads one input line, or a piece of one over the limit, and hands
@@ -618,7 +661,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	// The members so far, parsed at the end, and the key: what follows it,
 	// when no entry does, may be its value.
 	s.members.Write(s.text.Bytes())
-	s.members.Write(line)
+	s.write(&s.members, line)
 	s.stretches = append(s.stretches[:0], [2]int{1, s.start})
 	s.text.Reset()
 	s.list, s.cur, s.kind = true, nil, unquote(p.Kind)
@@ -707,6 +750,6 @@ func (s *yamlSplitter) emit(line []byte) {
 		return
 	}
 	if b.Len() <= s.limit {
-		b.Write(line)
+		s.write(b, line)
 	}
 }
