@@ -210,7 +210,7 @@ func yamlError(err error, item bool, inputLine func(int) int) error {
 	case strings.Contains(msg, "already set in map"):
 		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
 	case strings.Contains(msg, "unknown anchor") && item:
-		msg += " (the items of a YAML List are read one by one: an anchor in another item is not seen)"
+		msg += " (the items of a YAML List are read one by one: an anchor elsewhere in the List, in another item or in its own members, is not seen)"
 	}
 	return fmt.Errorf("malformed YAML: %s", msg)
 }

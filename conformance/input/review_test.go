@@ -101,3 +101,14 @@ func TestRead_YAMLLineSeparatorsKeptInStrings(t *testing.T) {
 		}
 	}
 }
+
+// An alias in an item of a YAML List of an anchor in the List's own
+// members is an input error that says where such an anchor is not seen:
+// not only in another item.
+func TestRead_YAMLListAnchorInTheMembers(t *testing.T) {
+	in := "kind: List\nmetadata: &m {name: x}\nitems:\n- kind: Service\n  metadata: *m\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "in its own members") {
+		t.Errorf("objects %q, errors %v; want one error saying an anchor in the List's own members is not seen", names(objs), errs)
+	}
+}
