@@ -29,6 +29,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	yaml2 "go.yaml.in/yaml/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
@@ -162,7 +163,10 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		if j.cut {
 			raw, first = append([]byte("items:\n"), raw...), first-1
 		}
-		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
+		text := raw
+		if raw, err = yaml.YAMLToJSONStrict(raw); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: errors.New(`duplicate key: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`)}})
+		} else if err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known.
@@ -191,6 +195,44 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		}
 	}
 	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
+}
+
+// ambiguousKeys reports whether two keys of a YAML mapping in text, of
+// different types (1 and "1", true and "true"), gave one member name in
+// j, its JSON: one of them is lost, which one by chance. Only a number, true
+// or false as a name in j sends text to be parsed again.
+func ambiguousKeys(text, j []byte) bool {
+	typed := false
+	for rest := j; !typed; {
+		i := bytes.Index(rest, []byte(`":`))
+		if i < 0 {
+			return false
+		}
+		name := rest[bytes.LastIndexByte(rest[:i], '"')+1 : i]
+		typed = string(name) == "true" || string(name) == "false" || len(name) > 0 && strings.IndexByte("+-.0123456789", name[0]) >= 0
+		rest = rest[i+2:]
+	}
+	var y, v any
+	return yaml2.Unmarshal(text, &y) == nil && json.Unmarshal(j, &v) == nil && entries(y) != entries(v)
+}
+
+// entries counts the entries of the mappings in v, a parsed YAML or JSON.
+func entries(v any) (n int) {
+	switch v := v.(type) {
+	case map[any]any:
+		for _, e := range v {
+			n += 1 + entries(e)
+		}
+	case map[string]any:
+		for _, e := range v {
+			n += 1 + entries(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += entries(e)
+		}
+	}
+	return n
 }
 
 // yamlLine is where the YAML parser says a problem is, at the start of

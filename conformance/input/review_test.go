@@ -112,3 +112,24 @@ func TestRead_YAMLListAnchorInTheMembers(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want one error saying an anchor in the List's own members is not seen", names(objs), errs)
 	}
 }
+
+// Two keys of a YAML mapping of different types that JSON names alike (1
+// and "1", true and "true", 1.0 and "1") are a name given twice: kubectl
+// keeps one of them, which one by chance, so that the same input could be
+// read one way or another. The object is an input error, whatever the
+// keys' values, and the List's later items are read; keys that JSON names
+// apart, quoted numbers among them, are no problem.
+func TestRead_YAMLKeysOfDifferentTypesWithOneName(t *testing.T) {
+	item := func(name, annotations string) string {
+		return "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: " + name + "\n    annotations: " + annotations + "\n"
+	}
+	for _, keys := range []string{`{"1": v, 1: w}`, `{"true": v, true: "w"}`, `{yes: v, "true": w}`, `{1.0: v, "1": w}`, `{0x10: v, "16": w}`} {
+		in := "kind: List\nitems:\n" + item("a", `{"8080": v, "true1": w, a: "1"}`) + item("b", keys) + item("c", "{}")
+		for range 20 { // which key kubectl keeps is by chance
+			objs, errs := decodeAll(t, strings.NewReader(in))
+			if names(objs) != "a,c" || len(errs) != 1 || errs[0].Position.Item != "items[1]" || !strings.Contains(errs[0].Error(), "ambiguous") {
+				t.Fatalf("annotations %s: objects %q, errors %v; want a,c and one error at items[1]", keys, names(objs), errs)
+			}
+		}
+	}
+}
