@@ -133,3 +133,26 @@ func TestRead_YAMLKeysOfDifferentTypesWithOneName(t *testing.T) {
 		}
 	}
 }
+
+// kubectl prints a string that ends with a line or paragraph separator
+// single-quoted, its closing quote at column 0 of the line after the
+// separator ('quota exceeded<LS>'), which YAML reads: in a List, that line
+// does not end the items, and the items after it are read.
+func TestRead_YAMLListQuoteClosedAfterASeparator(t *testing.T) {
+	for _, sep := range []string{"\u2028", "\u2029"} {
+		list := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},` +
+			`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"Infrastructure","message":"quota exceeded` + sep + `","lastTransitionTime":"2024-01-01T00:00:00Z"}]}},` + svcJSON("b") + `]}`
+		y, err := yaml.JSONToYAML([]byte(list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(y), sep+"'\n") {
+			t.Fatalf("the YAML does not close the quote after the separator:\n%q", y)
+		}
+		want, _ := readAll(t, bytes.NewReader([]byte(list)))
+		got, errs := readAll(t, bytes.NewReader(y))
+		if len(errs) != 0 || !slices.Equal(got, want) {
+			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}

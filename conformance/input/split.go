@@ -358,8 +358,8 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // of any length is read item by item, each under the limit. It knows four
 // things of YAML: document markers, a column-0 "items:" line, the "- " that
 // starts each entry below it, and that a line starting with neither ends
-// the entries. A flow sequence ("items: [...]") stays one document, read
-// whole.
+// the entries (but for the end of a quoted value after an LS or a PS). A
+// flow sequence ("items: [...]") stays one document, read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -389,6 +389,7 @@ type yamlSplitter struct {
 	kept        *separators
 	off         int64  // offset of the next line, LS and PS turned into LFs
 	brk         string // the LS or PS that ends the current line, if one does
+	sep         bool   // the line before ended with an LS or a PS
 	endReported bool   // content after "..." was reported
 
 	cur  *job         // the document or item being read; nil for none
@@ -503,7 +504,7 @@ func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
 // the text the parser reads (see write).
 func (s *yamlSplitter) lineBreak(line []byte) {
 	s.off += int64(len(line))
-	s.brk = s.kept.at[s.off-1]
+	s.sep, s.brk = s.brk != "", s.kept.at[s.off-1]
 	delete(s.kept.at, s.off-1)
 }
 
@@ -620,7 +621,9 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
 			s.indent, s.drop = 0, true
 			return
-		case col > max(s.indent, 0):
+		case col > max(s.indent, 0) || s.sep && bytes.HasPrefix(line[col:], []byte("'")):
+			// After an LS or a PS, kubectl prints a quoted value's end
+			// at column 0: 'message<LS>'.
 			s.emit(line)
 			return
 		}
