@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -99,6 +100,7 @@ func NewDecoder(r io.Reader, source string, opts ...DecoderOption) *Decoder {
 	if d.limit <= 0 {
 		d.limit = DefaultMaxObjectBytes
 	}
+	d.limit = min(d.limit, math.MaxInt/2) // an offset plus the limit does not overflow
 	if d.workers <= 0 {
 		d.workers = runtime.GOMAXPROCS(0)
 	}

@@ -18,6 +18,7 @@ package input
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -153,6 +154,19 @@ func TestRead_YAMLListQuoteClosedAfterASeparator(t *testing.T) {
 		got, errs := readAll(t, bytes.NewReader(y))
 		if len(errs) != 0 || !slices.Equal(got, want) {
 			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}
+
+// A limit as large as an int can be, as one may give to mean none, reads
+// what any large limit reads: the limit added to an offset must not wrap
+// around.
+func TestRead_LargestLimit(t *testing.T) {
+	in := svcJSON("a") + "\n" + `{"type":"ADDED","object":` + svcJSON("b") + "}\n" + svcYAML("c")
+	for _, limit := range []int{math.MaxInt, math.MaxInt - 100} {
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		if names(objs) != "a,b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "malformed JSON") {
+			t.Errorf("limit %d: objects %q, errors %v; want a,b and the YAML after them refused", limit, names(objs), errs)
 		}
 	}
 }
