@@ -25,8 +25,8 @@ limitations under the License.
 // depth (compared unescaped) makes the object an input error before its
 // kind is decided (in a List, the item: its other items are read, whether
 // the List is read whole or item by item), and member order means nothing:
-// an event's type may follow its object. Names match case-sensitively and unknown members are
-// ignored, as in kube-apiserver. A BOOKMARK event is not an observation; an
+// an event's type may follow its object. Names match case-sensitively and
+// unknown members are ignored, as in kube-apiserver. A BOOKMARK event is not an observation; an
 // ERROR event is an input error.
 //
 // Memory is bounded by the size limit of one object, not by the input.
