@@ -1,0 +1,365 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// sourceEvents records what a source hands to its handler, one word per
+// event: "web@5" an observation, "-web" a deletion, "gap 10..20 [a b]" a
+// gap with the Services it names, "lost" and "back".
+type sourceEvents struct {
+	mu   sync.Mutex
+	evs  []string
+	gaps []watchGap
+}
+
+func (r *sourceEvents) handle(ev serviceEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case ev.lost:
+		r.evs = append(r.evs, "lost")
+	case ev.back:
+		r.evs = append(r.evs, "back")
+	case ev.gap != nil:
+		r.gaps = append(r.gaps, *ev.gap)
+		r.evs = append(r.evs, fmt.Sprintf("gap %s..%s %v", ev.gap.From, ev.gap.To, ev.gap.Services))
+	case ev.deleted:
+		r.evs = append(r.evs, "-"+ev.svc.Name)
+	default:
+		r.evs = append(r.evs, ev.svc.Name+"@"+ev.svc.ResourceVersion)
+	}
+}
+
+func (r *sourceEvents) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.evs, ", ")
+}
+
+// runSource runs src until the returned stop is called, which returns once
+// run has.
+func runSource(t *testing.T, src *listWatchSource) (events *sourceEvents, log *syncBuffer, stop func()) {
+	t.Helper()
+	events, log = &sourceEvents{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- src.run(ctx, log, events.handle) }()
+	stop = func() {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the source did not stop")
+		}
+	}
+	return events, log, stop
+}
+
+// fakeSource is a listWatchSource on a fake cluster.
+func fakeSource(api serviceAPI, f *fakeCluster) *listWatchSource {
+	return &listWatchSource{api: api, what: "Services in a fake cluster", server: "https://fake.example", pause: f.pause}
+}
+
+// failingLists is a fake cluster whose lists after the first fail with
+// listErr(n), n counting from 2, until it returns nil.
+type failingLists struct {
+	*fakeCluster
+	listErr func(n int) error
+	mu      sync.Mutex
+	n       int
+}
+
+func (f *failingLists) list(ctx context.Context) (*v1.ServiceList, error) {
+	f.mu.Lock()
+	f.n++
+	n := f.n
+	f.mu.Unlock()
+	if n > 1 {
+		if err := f.listErr(n); err != nil {
+			return nil, err
+		}
+	}
+	return f.fakeCluster.list(ctx)
+}
+
+func (f *fakeCluster) delaysNow() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.delays)
+}
+
+// about reports whether d is low plus at most the fifth of jitter.
+func about(d, low time.Duration) bool { return d >= low && d <= low*12/10 }
+
+// The retry delays start at retryFirst and double up to retryCap, each
+// with up to a fifth more at random, so that watchers that lost the same
+// server do not all come back in step.
+func TestWatchRetry_DelaysGrowWithJitter(t *testing.T) {
+	b := (&listWatchSource{}).newRetry()
+	jittered := 0
+	for i, low := 0, retryFirst; i < 40; i, low = i+1, min(2*low, retryCap) {
+		d := b.Step()
+		if !about(d, low) {
+			t.Fatalf("delay %d is %s, want %s to a fifth more", i, d, low)
+		}
+		if d != low {
+			jittered++
+		}
+	}
+	if jittered == 0 {
+		t.Error("no delay has jitter: watchers that lost the same server would come back in step")
+	}
+}
+
+// While the server is down the source says once that it lost the watch,
+// and once that it watches again: in between, L8's clock stops.
+func TestWatchRetry_LostAndBackOnce(t *testing.T) {
+	refused := errors.New("connection refused")
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = []error{refused, refused, refused}
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t)
+	stop()
+	if got, want := events.String(), "web@5, lost, back"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Count(l, "lost the watch on https://fake.example (connection refused)") != 1 ||
+		strings.Count(l, "watching again from resourceVersion 10") != 1 {
+		t.Errorf("want the outage said once when lost and once when resumed:\n%s", l)
+	}
+}
+
+// A list after 410 Gone that fails is retried, at the growing delay, until
+// the server answers: the watch is lost in between, and is back with the
+// gap the list closes.
+func TestWatchRetry_RelistRetriedUntilTheServerAnswers(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	api := &failingLists{fakeCluster: cluster, listErr: func(n int) error {
+		if n <= 3 {
+			return errors.New("connection refused")
+		}
+		return nil
+	}}
+	events, log, stop := runSource(t, fakeSource(api, cluster))
+	w := cluster.nextWatcher(t)
+	cluster.set("20", pending("web", "19"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	stop()
+	if got, want := events.String(), "web@5, lost, gap 10..20 [default/web], web@19, back"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if d := cluster.delaysNow(); len(d) != 2 || !about(d[0], retryFirst) || !about(d[1], 2*retryFirst) {
+		t.Errorf("delays %v, want about %s then %s", d, retryFirst, 2*retryFirst)
+	}
+	if l := log.String(); strings.Count(l, "lost the watch on https://fake.example (connection refused)") != 1 ||
+		strings.Count(l, "watching again from resourceVersion 20") != 1 {
+		t.Errorf("want the outage said once when lost and once when resumed:\n%s", l)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,20" {
+		t.Errorf("watched from %s, want 10 then the new list's 20", got)
+	}
+}
+
+// An interrupt while the list after 410 Gone keeps failing ends the watch.
+func TestWatchRetry_InterruptWhileRelisting(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	api := &failingLists{fakeCluster: cluster, listErr: func(int) error { return errors.New("connection refused") }}
+	_, _, stop := runSource(t, fakeSource(api, cluster))
+	cluster.nextWatcher(t).Error(expired())
+	for deadline := time.Now().Add(30 * time.Second); len(cluster.delaysNow()) < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the source did not retry the list")
+		}
+	}
+	stop()
+}
+
+// A resourceVersion that expires again at once is not listed for in a
+// tight loop: the second list waits. A list is no outage, so nothing says
+// the watch was lost. Once a watch works, the next expiry lists at once.
+func TestWatchRetry_ExpiredAgainAtOnceWaits(t *testing.T) {
+	gone := apierrors.NewResourceExpired("too old resource version")
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = []error{gone, gone}
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	if d := cluster.delaysNow(); len(d) != 1 || !about(d[0], retryFirst) {
+		t.Errorf("delays %v, want one of about %s, before the second list", d, retryFirst)
+	}
+	w.Modify(pending("web", "11")) // a watch that works...
+	cluster.set("20", pending("web", "11"))
+	w.Error(expired()) // ...then expires
+	cluster.nextWatcher(t)
+	stop()
+	if d := cluster.delaysNow(); len(d) != 1 {
+		t.Errorf("delays %v: the list after a working watch waited", d)
+	}
+	if n := cluster.lists.Load(); n != 4 {
+		t.Errorf("%d lists, want 4", n)
+	}
+	if got, want := events.String(), "web@5, gap 10..10 [], gap 10..10 [], web@11, gap 11..20 []"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Contains(l, "lost the watch") {
+		t.Errorf("an expiry said the watch was lost:\n%s", l)
+	}
+}
+
+// The Services a gap names are those that differ from what the source
+// last saw, on the watch or at the list before: not one changed or deleted
+// on the watch since, nor one a list already reported.
+func TestWatchRetry_GapsNameWhatChangedSinceLastSeen(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"), pending("api", "6"), pending("old", "7"))
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	w.Modify(pending("api", "12"))
+	w.Delete(pending("old", "13"))
+	cluster.set("20", pending("api", "12"), pending("fresh", "15"))
+	w.Error(expired())
+	w = cluster.nextWatcher(t)
+	cluster.set("30", pending("api", "12"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	stop()
+	want := "web@5, api@6, old@7, api@12, -old, gap 13..20 [default/fresh default/web], fresh@15, -web, gap 20..30 [default/fresh], -fresh"
+	if got := events.String(); got != want {
+		t.Errorf("events\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A gap names its Services in name order, and the traces of those deleted
+// in it end in name order too, whatever order the list gave.
+func TestWatchRetry_GapInNameOrder(t *testing.T) {
+	cluster := newFakeCluster(pending("g1", "1"), pending("g2", "2"), pending("g3", "3"), pending("g4", "4"), pending("g5", "5"))
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	cluster.set("20", pending("zz", "11"), pending("aa", "12"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	stop()
+	want := "g1@1, g2@2, g3@3, g4@4, g5@5, gap 10..20 [default/aa default/g1 default/g2 default/g3 default/g4 default/g5 default/zz], " +
+		"zz@11, aa@12, -g1, -g2, -g3, -g4, -g5"
+	if got := events.String(); got != want {
+		t.Errorf("events\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A watch that ends with an error event is lost, with the server's words;
+// the retry delay grows while watches fail at once, and starts small again
+// after one that delivered Services (an ADDED one as a MODIFIED one).
+func TestWatchRetry_ErrorEvents(t *testing.T) {
+	down := &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd is down"}
+	cluster := newFakeCluster(pending("web", "5"))
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t).Error(down)
+	cluster.nextWatcher(t).Error(down)
+	w := cluster.nextWatcher(t)
+	if d := cluster.delaysNow(); len(d) != 2 || !about(d[0], retryFirst) || !about(d[1], 2*retryFirst) {
+		t.Errorf("delays %v, want about %s then %s", d, retryFirst, 2*retryFirst)
+	}
+	w.Add(pending("api", "11"))
+	w.Error(down)
+	w = cluster.nextWatcher(t)
+	if d := cluster.delaysNow(); len(d) != 2 {
+		t.Errorf("delays %v: waited after a watch that worked", d)
+	}
+	w.Error(down)
+	cluster.nextWatcher(t)
+	stop()
+	if d := cluster.delaysNow(); len(d) != 3 || !about(d[2], retryFirst) {
+		t.Errorf("delays %v, want a third of about %s", d, retryFirst)
+	}
+	if got, want := events.String(), "web@5, lost, back, lost, back, api@11, lost, back, lost, back"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Count(l, "lost the watch on https://fake.example (etcd is down)") != 4 {
+		t.Errorf("want each loss said with the server's words:\n%s", l)
+	}
+}
+
+// An event without a resourceVersion does not move where the watch resumes.
+func TestWatchRetry_ResumeIgnoresAnEmptyResourceVersion(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	w.Modify(pending("web", ""))
+	w.Stop()
+	cluster.nextWatcher(t)
+	stop()
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,10" {
+		t.Errorf("watched from %s (events %s), want 10 twice", got, events)
+	}
+}
+
+// A 410 whose Status carries no message still says why the watch listed
+// again.
+func TestWatchRetry_GapReasonWithoutMessage(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t).Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired})
+	cluster.nextWatcher(t)
+	stop()
+	events.mu.Lock()
+	defer events.mu.Unlock()
+	if len(events.gaps) != 1 || events.gaps[0].Reason != "the watch's resourceVersion expired (410 Gone: expired)" {
+		t.Errorf("gaps %+v, want one whose reason ends (410 Gone: expired)", events.gaps)
+	}
+}
+
+// sleep waits out its delay, and ends at once with its context: an
+// interrupt during a retry delay is not kept waiting.
+func TestWatchRetry_Sleep(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		sleep(context.Background(), time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		sleep(ctx, time.Hour)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("sleep did not return")
+	}
+}
