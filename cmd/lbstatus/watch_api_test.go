@@ -1,0 +1,169 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The watch stream of a real apiserver, through the typed client: each
+// watch asks for bookmarks and a server-side timeout of 5 to 10 minutes,
+// from the last resourceVersion seen; a bookmark moves it, an ERROR event
+// with 410 Gone is a gap, and an event the decoder cannot read loses the
+// watch, with a message that says what was wrong (in client-go's words,
+// which blame the server).
+func TestWatchAPI_EventStream(t *testing.T) {
+	var mu sync.Mutex
+	var watches []url.Values
+	lists := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		q := r.URL.Query()
+		mu.Lock()
+		if q.Get("watch") != "true" {
+			lists++
+			rv := strconv.Itoa(10 + 20*(lists-1))
+			mu.Unlock()
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": rv},
+				"items": []any{pending("web", "5")},
+			})
+			return
+		}
+		watches = append(watches, q)
+		n := len(watches)
+		mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+		enc := json.NewEncoder(w)
+		switch n {
+		case 1:
+			enc.Encode(map[string]any{"type": "BOOKMARK", "object": map[string]any{"kind": "Service", "apiVersion": "v1",
+				"metadata": map[string]any{"resourceVersion": "15"}}})
+		case 2:
+			enc.Encode(map[string]any{"type": "ERROR", "object": map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+				"reason": "Expired", "code": 410, "message": "too old resource version: 15 (25)"}})
+		case 3:
+			enc.Encode(map[string]any{"type": "WEIRD", "object": map[string]any{}})
+		case 4:
+			enc.Encode(map[string]any{"type": "MODIFIED", "object": map[string]any{"metadata": "not an object"}})
+		default:
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(watches)
+		mu.Unlock()
+		if n >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d watches; stderr:\n%s", n, stderr)
+		}
+	}
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	wantGap := "gap        resourceVersions after 15 up to 30 were not observed (the watch's resourceVersion expired (410 Gone: too old resource version: 15 (25))); 0 Services changed in it"
+	if out := stdout.String(); strings.Count(out, "gap        ") != 1 || !strings.Contains(out, wantGap) {
+		t.Errorf("want one gap line\n%s\ngot:\n%s", wantGap, out)
+	}
+	log := stderr.String()
+	for _, want := range []string{
+		`unable to decode an event from the watch stream: a watch event of unknown type \"WEIRD\"`,
+		"unable to decode an event from the watch stream: decoding a MODIFIED watch event: ",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, log)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var from []string
+	for i, q := range watches {
+		from = append(from, q.Get("resourceVersion"))
+		timeout, err := strconv.Atoi(q.Get("timeoutSeconds"))
+		if q.Get("allowWatchBookmarks") != "true" || err != nil || timeout < 300 || timeout > 600 {
+			t.Errorf("watch %d: %v, want bookmarks and a timeout of 300 to 600 s", i, q)
+		}
+	}
+	if got := strings.Join(from, ","); got != "10,15,30,30,30" {
+		t.Errorf("watched from %s, want 10, the bookmark's 15, then the new list's 30", got)
+	}
+}
+
+// The first list is not retried inside client-go, even when the server
+// asks for it with Retry-After: the command says at once that the server
+// cannot be read.
+func TestWatchAPI_FirstListNotRetried(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+			"reason": "ServiceUnavailable", "code": 503, "message": "the server is busy"})
+	}))
+	t.Cleanup(srv.Close)
+	var out, errOut bytes.Buffer
+	code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL)}, nil, &out, &errOut, defaultEnv())
+	if code != exitInput || !strings.HasPrefix(errOut.String(), "lbstatus: listing Services on "+srv.URL+": ") || !strings.Contains(errOut.String(), "the server is busy") {
+		t.Errorf("exit %d, stderr %q; want 2 and the server's words", code, errOut.String())
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+// --request-timeout 0 is no timeout, as with kubectl: the list is waited
+// for.
+func TestWatchAPI_RequestTimeoutZero(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"},
+				"items": []any{pending("web", "5")},
+			})
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "0")
+	waitFor(t, stderr, "lbstatus: watching Services in namespace default of "+srv.URL)
+	if code := stop(); code != exitOK || !strings.Contains(stdout.String(), "Watched 1 observation of 1 Service.") {
+		t.Errorf("exit %d, want 0:\n%s", code, stdout)
+	}
+}
