@@ -1,0 +1,48 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// The status line is first drawn once the check has run for exactly
+// progressAfter, and redrawn once progressEvery has passed since, with
+// the new counts and rates.
+func TestProgress_DrawnOnTheDot(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	var buf bytes.Buffer
+	p := newProgressAt(&buf, func() time.Time { return now })
+	step := func(at time.Duration, want string) {
+		t.Helper()
+		now = start.Add(at)
+		buf.Reset()
+		for range 256 {
+			p.object()
+		}
+		if buf.String() != want {
+			t.Errorf("at %s: drew %q, want %q", at, buf.String(), want)
+		}
+	}
+	step(progressAfter-time.Nanosecond, "")
+	step(progressAfter, "\r\x1b[Kchecked 512 objects, 0.0 MiB (512 objects/s, 0.0 MiB/s)")
+	step(progressAfter+progressEvery-time.Nanosecond, "")
+	step(progressAfter+progressEvery, "\r\x1b[Kchecked 1024 objects, 0.0 MiB (819 objects/s, 0.0 MiB/s)")
+}
