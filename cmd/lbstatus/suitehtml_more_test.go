@@ -1,0 +1,133 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/suite"
+)
+
+// htmlTables returns the title of an HTML page and its tables, each as
+// its caption then its rows, cells joined by "|".
+func htmlTables(t *testing.T, path string) (title string, tables [][]string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text func(*html.Node) string
+	text = func(n *html.Node) string {
+		if n.Type == html.TextNode {
+			return n.Data
+		}
+		var b strings.Builder
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			b.WriteString(text(c))
+		}
+		return b.String()
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "title":
+				title = strings.TrimSpace(text(n))
+			case "table":
+				tables = append(tables, nil)
+			case "caption":
+				tables[len(tables)-1] = append(tables[len(tables)-1], strings.TrimSpace(text(n)))
+			case "tr":
+				var cells []string
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && (c.Data == "td" || c.Data == "th") {
+						cells = append(cells, strings.TrimSpace(text(c)))
+					}
+				}
+				tables[len(tables)-1] = append(tables[len(tables)-1], strings.Join(cells, "|"))
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return title, tables
+}
+
+// The suite page's title says the result; its tables come in order (the
+// provider under test, the tests, the features); the provider's table
+// names each field given, the contacts joined, and says when no class was
+// tested; the tests' table gives each test's rules, duration and count of
+// findings.
+func TestWriteSuiteHTML_Tables(t *testing.T) {
+	r := &suite.Report{
+		Result: suite.ResultSuccess, Date: "2026-05-04T12:00:00Z", KubernetesVersion: "v1.37.2", SpecVersion: "v0.4",
+		Implementation: suite.Implementation{Organization: "Example", Project: "ref-lb", Version: "v0.3.0",
+			URL: "https://lb.example", Contact: []string{"@alice", "@bob"}},
+		Statistics: suite.Statistics{Passed: 1},
+		Tests: []suite.TestReport{{Name: "Lifecycle", Rules: []string{"L1", "L2"}, Result: suite.TestPassed, Namespace: "lbs-a", Duration: "12s",
+			Findings: []conformance.Finding{{Rule: "T4", Severity: conformance.SeverityNotice, Message: "pending",
+				Object: conformance.ObjectRef{Kind: "Service", Namespace: "lbs-a", Name: "web"}}}}},
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := writeSuiteHTML(path, r); err != nil {
+		t.Fatal(err)
+	}
+	title, tables := htmlTables(t, path)
+	if want := "lbstatus conformance: " + string(suite.ResultSuccess); title != want {
+		t.Errorf("title %q, want %q", title, want)
+	}
+	if len(tables) < 3 {
+		t.Fatalf("tables %q, want three", tables)
+	}
+	want := [][]string{
+		{"Provider under test", "organization|Example", "project|ref-lb", "version|v0.3.0", "url|https://lb.example",
+			"contact|@alice, @bob", "loadBalancerClass|(none: the provider of Services without a class)", "Kubernetes|v1.37.2", "rules|v0.4"},
+		{string(suite.ResultSuccess) + " on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 0 failed, 0 not run",
+			"test|rules|result|reason|namespace|duration|findings", "Lifecycle|L1, L2|" + string(suite.TestPassed) + "||lbs-a|12s|1"},
+		{"Features", "feature|support|evidence"},
+	}
+	for i := range want {
+		if got := strings.Join(tables[i], "\n"); got != strings.Join(want[i], "\n") {
+			t.Errorf("table %d:\n%s\nwant\n%s", i, got, strings.Join(want[i], "\n"))
+		}
+	}
+}
+
+// A nil suite report still writes a page, with its tables empty.
+func TestWriteSuiteHTML_Nil(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := writeSuiteHTML(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	title, tables := htmlTables(t, path)
+	if title != "lbstatus conformance:" || len(tables) != 3 || len(tables[0]) != 2 {
+		t.Errorf("title %q, tables %q", title, tables)
+	}
+}
