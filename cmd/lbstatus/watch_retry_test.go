@@ -363,3 +363,42 @@ func TestWatchRetry_Sleep(t *testing.T) {
 		t.Fatal("sleep did not return")
 	}
 }
+
+// A watch the server ends at once, having delivered nothing, is a failing
+// one: the next waits. One that stayed open for healthyWatch worked, though
+// the cluster was quiet (an apiserver ends each watch at its timeout): the
+// next starts at once.
+func TestWatchRetry_QuietWatchThatStayedOpenWorked(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	_, log, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t).Stop()
+	w := cluster.nextWatcher(t)
+	if d := cluster.delaysNow(); len(d) != 1 || !about(d[0], retryFirst) {
+		t.Errorf("delays %v, want one of about %s after a watch that ended at once", d, retryFirst)
+	}
+	time.Sleep(healthyWatch + 100*time.Millisecond)
+	w.Stop()
+	cluster.nextWatcher(t)
+	stop()
+	if d := cluster.delaysNow(); len(d) != 1 {
+		t.Errorf("delays %v: waited after a quiet watch that stayed open", d)
+	}
+	if l := log.String(); strings.Contains(l, "lost the watch") {
+		t.Errorf("a watch the server ended was said lost:\n%s", l)
+	}
+}
+
+// noList is a fake cluster whose lists answer without error and without a
+// list.
+type noList struct{ *fakeCluster }
+
+func (noList) list(context.Context) (*v1.ServiceList, error) { return nil, nil }
+
+// A list that comes back empty-handed is an error, not a crash.
+func TestWatchRetry_NoListIsAnError(t *testing.T) {
+	cluster := newFakeCluster()
+	err := fakeSource(noList{cluster}, cluster).run(context.Background(), &syncBuffer{}, func(serviceEvent) {})
+	if want := "listing Services on https://fake.example: the server returned no list"; err == nil || err.Error() != want {
+		t.Errorf("run: %v, want %q", err, want)
+	}
+}
