@@ -167,3 +167,30 @@ func TestWatchAPI_RequestTimeoutZero(t *testing.T) {
 		t.Errorf("exit %d, want 0:\n%s", code, stdout)
 	}
 }
+
+// -A watches the Services of every namespace, at the cluster-wide path,
+// and says so.
+func TestWatchAPI_AllNamespaces(t *testing.T) {
+	var paths sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths.Store(r.URL.Path, true)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	_, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL), "-A", "-l", "app=web")
+	waitFor(t, stderr, "lbstatus: watching Services matching app=web in all namespaces of "+srv.URL+"; interrupt to stop")
+	stop()
+	var got []string
+	paths.Range(func(k, _ any) bool { got = append(got, k.(string)); return true })
+	if len(got) != 1 || got[0] != "/api/v1/services" {
+		t.Errorf("requests to %v, want only /api/v1/services", got)
+	}
+}
