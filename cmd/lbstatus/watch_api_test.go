@@ -194,3 +194,38 @@ func TestWatchAPI_AllNamespaces(t *testing.T) {
 		t.Errorf("requests to %v, want only /api/v1/services", got)
 	}
 }
+
+// A watch given up after an ERROR event is closed, not left open on the
+// server beside the next one.
+func TestWatchAPI_WatchClosedAfterAnError(t *testing.T) {
+	var watches atomic.Int32
+	closed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		n := watches.Add(1)
+		w.WriteHeader(http.StatusOK)
+		if n == 1 {
+			json.NewEncoder(w).Encode(map[string]any{"type": "ERROR", "object": map[string]any{"kind": "Status", "apiVersion": "v1",
+				"status": "Failure", "reason": "InternalError", "code": 500, "message": "etcd is down"}})
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		if n == 1 {
+			close(closed)
+		}
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	_, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stderr, "(etcd is down)")
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Error("the watch that failed is still open")
+	}
+	stop()
+}
