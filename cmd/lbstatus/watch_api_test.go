@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -41,10 +42,12 @@ func TestWatchAPI_EventStream(t *testing.T) {
 	var mu sync.Mutex
 	var watches []url.Values
 	lists := 0
+	accepts := map[string]bool{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		q := r.URL.Query()
 		mu.Lock()
+		accepts[r.Header.Get("Accept")] = true
 		if q.Get("watch") != "true" {
 			lists++
 			rv := strconv.Itoa(10 + 20*(lists-1))
@@ -107,13 +110,22 @@ func TestWatchAPI_EventStream(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	// JSON, which the decoding reads, whatever the client would prefer.
+	if len(accepts) != 1 || !accepts["application/json"] {
+		t.Errorf("requests accepting %v, want only application/json", accepts)
+	}
 	var from []string
+	timeouts := map[int]bool{}
 	for i, q := range watches {
 		from = append(from, q.Get("resourceVersion"))
 		timeout, err := strconv.Atoi(q.Get("timeoutSeconds"))
 		if q.Get("allowWatchBookmarks") != "true" || err != nil || timeout < 300 || timeout > 600 {
 			t.Errorf("watch %d: %v, want bookmarks and a timeout of 300 to 600 s", i, q)
 		}
+		timeouts[timeout] = true
+	}
+	if len(timeouts) == 1 {
+		t.Errorf("every watch asked for a timeout of %v s: watchers would all come back at once", timeouts)
 	}
 	if got := strings.Join(from, ","); got != "10,15,30,30,30" {
 		t.Errorf("watched from %s, want 10, the bookmark's 15, then the new list's 30", got)
@@ -228,4 +240,49 @@ func TestWatchAPI_WatchClosedAfterAnError(t *testing.T) {
 		t.Error("the watch that failed is still open")
 	}
 	stop()
+}
+
+// A list the server answers with a body that does not decode as a list of
+// Services, field names matched case-sensitively as kube-apiserver matches
+// them, is an error that says so.
+func TestWatchAPI_UndecodableList(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "10"}, "items": "none"}`))
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code := runContext(ctx, []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL)}, nil, &out, &errOut, defaultEnv())
+	if want := "lbstatus: listing Services on " + srv.URL + ": decoding the Service list: "; code != exitInput || !strings.HasPrefix(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}
+
+// Field names are matched case-sensitively, as kube-apiserver matches
+// them, in a list as in a watch event: "Type" is not spec.type.
+func TestWatchAPI_CaseSensitiveFields(t *testing.T) {
+	// A LoadBalancer Service still pending, whose spec also carries a
+	// "Type" that a case-insensitive decoder would take for spec.type.
+	const item = `{"kind": "Service", "apiVersion": "v1", "metadata": {"name": "%s", "namespace": "default", "uid": "uid-%[1]s", "resourceVersion": "%s"},
+		"spec": {"type": "LoadBalancer", "Type": "ClusterIP", "ports": [{"port": 80, "protocol": "TCP", "nodePort": 30080}]}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			fmt.Fprintf(w, `{"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "10"}, "items": [`+item+`]}`, "listed", "5")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `{"type": "ADDED", "object": `+item+"}\n", "watched", "11")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	stdout, _, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stdout, "Service default/watched: status: verdict Pending (T4)")
+	stop()
+	if !strings.Contains(stdout.String(), "Service default/listed: status: verdict Pending (T4)") {
+		t.Errorf("the listed Service was not taken for a LoadBalancer:\n%s", stdout)
+	}
 }
