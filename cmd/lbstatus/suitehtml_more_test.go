@@ -23,7 +23,9 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
@@ -56,7 +58,9 @@ func htmlTables(t *testing.T, path string) (title string, tables [][]string) {
 		if n.Type == html.ElementNode {
 			switch n.Data {
 			case "title":
-				title = strings.TrimSpace(text(n))
+				if title == "" { // the page's, not a tooltip's
+					title = strings.TrimSpace(text(n))
+				}
 			case "table":
 				tables = append(tables, nil)
 			case "caption":
@@ -84,20 +88,26 @@ func htmlTables(t *testing.T, path string) (title string, tables [][]string) {
 // provider under test, the tests, the features); the provider's table
 // names each field given, the contacts joined, and says when no class was
 // tested; the tests' table gives each test's rules, duration and count of
-// findings.
+// findings; each Service's lanes hold its last state.
 func TestWriteSuiteHTML_Tables(t *testing.T) {
 	r := &suite.Report{
 		Result: suite.ResultSuccess, Date: "2026-05-04T12:00:00Z", KubernetesVersion: "v1.37.2", SpecVersion: "v0.4",
 		Implementation: suite.Implementation{Organization: "Example", Project: "ref-lb", Version: "v0.3.0",
 			URL: "https://lb.example", Contact: []string{"@alice", "@bob"}},
-		Statistics: suite.Statistics{Passed: 1},
+		Statistics: suite.Statistics{Passed: 1, Skipped: 2, Failed: 3, NotRun: 4},
 		Tests: []suite.TestReport{{Name: "Lifecycle", Rules: []string{"L1", "L2"}, Result: suite.TestPassed, Namespace: "lbs-a", Duration: "12s",
+			LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "9", Status: v1.ServiceStatus{Conditions: []metav1.Condition{
+				{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionTrue, Reason: "Provisioning"}}}}},
 			Findings: []conformance.Finding{{Rule: "T4", Severity: conformance.SeverityNotice, Message: "pending",
 				Object: conformance.ObjectRef{Kind: "Service", Namespace: "lbs-a", Name: "web"}}}}},
 	}
 	path := filepath.Join(t.TempDir(), "report.html")
 	if err := writeSuiteHTML(path, r); err != nil {
 		t.Fatal(err)
+	}
+	// The last state observed, with its resourceVersion, on the Service's lanes.
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), "LoadBalancerProvisioning from observation 1 (resourceVersion 9): True, Provisioning") {
+		t.Errorf("the last state of lbs-a/web is not on its lanes (%v)", err)
 	}
 	title, tables := htmlTables(t, path)
 	if want := "lbstatus conformance: " + string(suite.ResultSuccess); title != want {
@@ -109,7 +119,7 @@ func TestWriteSuiteHTML_Tables(t *testing.T) {
 	want := [][]string{
 		{"Provider under test", "organization|Example", "project|ref-lb", "version|v0.3.0", "url|https://lb.example",
 			"contact|@alice, @bob", "loadBalancerClass|(none: the provider of Services without a class)", "Kubernetes|v1.37.2", "rules|v0.4"},
-		{string(suite.ResultSuccess) + " on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 0 failed, 0 not run",
+		{string(suite.ResultSuccess) + " on 2026-05-04T12:00:00Z: 1 passed, 2 skipped, 3 failed, 4 not run",
 			"test|rules|result|reason|namespace|duration|findings", "Lifecycle|L1, L2|" + string(suite.TestPassed) + "||lbs-a|12s|1"},
 		{"Features", "feature|support|evidence"},
 	}
