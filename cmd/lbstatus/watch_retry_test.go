@@ -159,9 +159,11 @@ func TestWatchRetry_LostAndBackOnce(t *testing.T) {
 	if got, want := events.String(), "web@5, lost, back"; got != want {
 		t.Errorf("events %q, want %q", got, want)
 	}
-	if l := log.String(); strings.Count(l, "lost the watch on https://fake.example (connection refused)") != 1 ||
-		strings.Count(l, "watching again from resourceVersion 10") != 1 {
-		t.Errorf("want the outage said once when lost and once when resumed:\n%s", l)
+	want := "lbstatus: watching Services in a fake cluster; interrupt to stop\n" +
+		"lbstatus: lost the watch on https://fake.example (connection refused); trying again every few seconds\n" +
+		"lbstatus: watching again from resourceVersion 10\n"
+	if l := log.String(); l != want {
+		t.Errorf("log:\n%s\nwant the outage said once when lost and once when resumed:\n%s", l, want)
 	}
 }
 
