@@ -286,3 +286,29 @@ func TestWatchAPI_CaseSensitiveFields(t *testing.T) {
 		t.Errorf("the listed Service was not taken for a LoadBalancer:\n%s", stdout)
 	}
 }
+
+// An interrupt while a watch request waits for the server's answer ends
+// the command quietly: that is no lost watch.
+func TestWatchAPI_InterruptWhileWatchWaits(t *testing.T) {
+	arrived := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "true" {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		arrived <- struct{}{}
+		<-r.Context().Done() // no answer, not even the headers
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the waiting watch
+	_, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch request")
+	}
+	if code := stop(); code != exitOK || strings.Contains(stderr.String(), "lost the watch") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and no lost watch", code, stderr)
+	}
+}
