@@ -198,6 +198,8 @@ var serviceSpecs = map[string]func(*corev1.ServiceSpec){
 	"local":         func(s *corev1.ServiceSpec) { s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal },
 	"ip":            func(s *corev1.ServiceSpec) { s.LoadBalancerIP = "192.0.2.10" },
 	"source-ranges": func(s *corev1.ServiceSpec) { s.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} },
+	// Two IP families on the dual-stack apiserver of TestMain.
+	"dual-stack": func(s *corev1.ServiceSpec) { s.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack) },
 	"affinity-two-ports": func(s *corev1.ServiceSpec) {
 		s.SessionAffinity = corev1.ServiceAffinityClientIP
 		s.Ports = append(s.Ports, corev1.ServicePort{Name: "https", Port: 443})
@@ -226,9 +228,11 @@ func newService(ns, name, spec string, typ corev1.ServiceType, annotations map[s
 // its conditions before the policies are installed (written without
 // them), and the write judged by the policies.
 type statusCase struct {
-	name     string
-	spec     string
-	old, new []metav1.Condition
+	name string
+	spec string
+	// annotations are the Service's, next to the spec.
+	annotations map[string]string
+	old, new    []metav1.Condition
 	// want is the rule ID the rejection must name, "" for an accepted
 	// write.
 	want string
@@ -248,10 +252,16 @@ var statusCases = []statusCase{
 	{name: "C3/ratchet-unchanged", spec: "basic",
 		old: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
 		new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", ""), cond("Ready", "False", "NotReady", "")}},
+	// C2: an explicit Degraded=Unknown is allowed, whatever its reason:
+	// C3 judges a reason under True or False only, P5 a Degraded=True.
+	{name: "C2/accept-unknown-degraded", spec: "basic", new: with(servingPair, cond(degraded, "Unknown", "SessionAffinityNotSupported", ""))},
 	{name: "C4/reject-new-ports-error", spec: "two-ports", old: servingPair, new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")), want: "C4"},
 	{name: "C4/accept-kept-ports-error", spec: "two-ports",
 		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
 		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53 and udp/54"))},
+	// The write that adds the deprecated condition and nothing else of
+	// KEP-4631's is judged too.
+	{name: "C4/reject-ports-error-alone", spec: "two-ports", new: []metav1.Condition{cond(portsError, "True", "PortsError", "udp/53")}, want: "C4"},
 	{name: "L1/accept", spec: "basic", new: provisioningPair},
 	{name: "L1/reject-serving-alone", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", "")}, want: "L1"},
 	{name: "L1/reject-provisioning-alone", spec: "basic", new: []metav1.Condition{cond(provisioning, "True", "Provisioning", "")}, want: "L1"},
@@ -279,6 +289,29 @@ var statusCases = []statusCase{
 	{name: "P5/reject-ip-families-single-stack", spec: "basic", new: with(servingPair, cond(degraded, "True", "IPFamiliesNotSupported", "")), want: "P5"},
 	{name: "P5/accept-multiple", spec: "affinity-two-ports", new: with(servingPair, cond(degraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53; no affinity"))},
 	{name: "P5/reject-multiple-not-asked", spec: "affinity", new: with(servingPair, cond(degraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53; no affinity")), want: "P5"},
+	{name: "P5/accept-ip-families-dual-stack", spec: "dual-stack", new: with(servingPair, cond(degraded, "True", "IPFamiliesNotSupported", ""))},
+	// Source ranges asked for through the legacy annotation alone; a blank
+	// one asks for nothing (v1.AsksFor).
+	{name: "P5/accept-source-ranges-annotation", spec: "basic", annotations: map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: "10.0.0.0/8"},
+		new: with(servingPair, cond(degraded, "True", "LoadBalancerSourceRangesNotSupported", ""))},
+	{name: "P5/reject-source-ranges-blank-annotation", spec: "basic", annotations: map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: " "},
+		new: with(servingPair, cond(degraded, "True", "LoadBalancerSourceRangesNotSupported", "")), want: "P5"},
+	// G2: the list of a Multiple message may have blanks after the commas.
+	{name: "P5/reject-multiple-spaced-not-asked", spec: "affinity", new: with(servingPair, cond(degraded, "True", "Multiple", "SessionAffinityNotSupported, PortsNotSupported: no affinity; udp/53")), want: "P5"},
+	// A Degraded condition written on its own, without touching the pair.
+	{name: "P5/reject-degraded-alone", spec: "basic", new: []metav1.Condition{cond(degraded, "True", "SessionAffinityNotSupported", "")}, want: "P5"},
+	// C4: LoadBalancerPortsError=True reads as PortsNotSupported; a write
+	// that changes Degraded, or the PortsError itself, on a one-port
+	// Service breaks P5. A PortsError that is not True names nothing.
+	{name: "P5/reject-kept-ports-error-one-port", spec: "affinity",
+		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
+		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53"), cond(degraded, "True", "SessionAffinityNotSupported", "")), want: "P5"},
+	{name: "P5/reject-changed-ports-error-one-port", spec: "basic",
+		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
+		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53 and udp/54")), want: "P5"},
+	{name: "P5/accept-kept-false-ports-error", spec: "affinity",
+		old: with(servingPair, cond(portsError, "False", "PortsError", "")),
+		new: with(servingPair, cond(portsError, "False", "PortsError", ""), cond(degraded, "True", "SessionAffinityNotSupported", ""))},
 	{name: "P5/ratchet-unchanged-degraded", spec: "basic",
 		old: with(provisioningPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
 		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
@@ -300,7 +333,7 @@ func TestAdmissionPolicies(t *testing.T) {
 	stored := map[string]*corev1.Service{}
 	for i, c := range statusCases {
 		name := fmt.Sprintf("case-%d", i)
-		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, corev1.ServiceTypeLoadBalancer, nil), c.old)
+		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, corev1.ServiceTypeLoadBalancer, c.annotations), c.old)
 	}
 	legacy, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "legacy-clusterip", "basic", corev1.ServiceTypeClusterIP,
 		map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Bogus"}), metav1.CreateOptions{})
