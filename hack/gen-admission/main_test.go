@@ -92,3 +92,46 @@ func TestConditionsPolicy_RefusesAFeatureWithoutP5Expression(t *testing.T) {
 		t.Errorf("conditionsPolicy() without Ports' expression: %v, want an error naming Ports", err)
 	}
 }
+
+// TestGenerate_FailsClosed: both policies deny the write when their CEL
+// cannot be evaluated (failurePolicy Fail), and each binding denies, not
+// warns or audits, and names a policy of the file. A policy that fails open
+// lets any write through that makes its CEL fail.
+func TestGenerate_FailsClosed(t *testing.T) {
+	data, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies := map[string]bool{}
+	var bindings []admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	for _, doc := range strings.Split(string(data), "\n---\n")[1:] {
+		switch {
+		case strings.Contains(doc, "kind: ValidatingAdmissionPolicy\n"):
+			var p admissionregistrationv1.ValidatingAdmissionPolicy
+			if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+				t.Fatal(err)
+			}
+			policies[p.Name] = true
+			if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionregistrationv1.Fail {
+				t.Errorf("policy %s: failurePolicy %v, want Fail", p.Name, p.Spec.FailurePolicy)
+			}
+		case strings.Contains(doc, "kind: ValidatingAdmissionPolicyBinding\n"):
+			var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
+			if err := yaml.UnmarshalStrict([]byte(doc), &b); err != nil {
+				t.Fatal(err)
+			}
+			bindings = append(bindings, b)
+		}
+	}
+	if len(policies) != 2 || len(bindings) != 2 {
+		t.Fatalf("%d policies and %d bindings, want 2 and 2", len(policies), len(bindings))
+	}
+	for _, b := range bindings {
+		if !policies[b.Spec.PolicyName] {
+			t.Errorf("binding %s binds %q, which is not a policy of the file", b.Name, b.Spec.PolicyName)
+		}
+		if len(b.Spec.ValidationActions) != 1 || b.Spec.ValidationActions[0] != admissionregistrationv1.Deny {
+			t.Errorf("binding %s: validationActions %v, want [Deny]", b.Name, b.Spec.ValidationActions)
+		}
+	}
+}
