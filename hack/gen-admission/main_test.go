@@ -70,6 +70,19 @@ func TestGenerate_FollowsTheTables(t *testing.T) {
 	if pairs < 13 {
 		t.Errorf("only %d (type, reason) pairs found; the specification's table has 13", pairs)
 	}
+	// C3's refusal spells out which reasons go with which status, both
+	// statuses of each type, so that whoever wrote the condition can fix it.
+	for _, want := range []string{
+		"LoadBalancerServing=True: Serving;",
+		"LoadBalancerServing=False: Provisioning, Unsupported, Infrastructure;",
+		"LoadBalancerProvisioning=True: Provisioning;",
+		"LoadBalancerProvisioning=False: Complete;",
+		"LoadBalancerDegraded=True: Multiple, ",
+	} {
+		if !strings.Contains(out, "C3: status.conditions: ") || !strings.Contains(out, want) {
+			t.Errorf("C3's message does not say %q", want)
+		}
+	}
 	for _, f := range v1.LoadBalancerFeatures() {
 		r, _ := v1.DegradedReason(f)
 		if !strings.Contains(out, "P5: status.conditions: LoadBalancerDegraded names "+string(r)) {
