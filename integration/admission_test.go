@@ -245,6 +245,11 @@ var statusCases = []statusCase{
 	{name: "C1/ratchet-unchanged-unknown", spec: "basic",
 		old: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")},
 		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", ""), cond("Ready", "True", "Ready", "")}},
+	// The ratchet keeps a condition as it was, not its type: an Unknown
+	// condition the write changes is judged.
+	{name: "C1/reject-changed-unknown", spec: "basic",
+		old: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")},
+		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", "still waiting"), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
 	{name: "C3/accept", spec: "basic", new: servingPair},
 	{name: "C3/accept-provider-reason", spec: "basic", new: []metav1.Condition{cond(serving, "False", "QuotaExceeded", ""), cond(provisioning, "False", "Complete", "")}},
 	{name: "C3/reject-serving-reason-on-false", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")}, want: "C3"},
@@ -255,6 +260,9 @@ var statusCases = []statusCase{
 	// C2: an explicit Degraded=Unknown is allowed, whatever its reason:
 	// C3 judges a reason under True or False only, P5 a Degraded=True.
 	{name: "C2/accept-unknown-degraded", spec: "basic", new: with(servingPair, cond(degraded, "Unknown", "SessionAffinityNotSupported", ""))},
+	{name: "C3/reject-changed-wrong-reason", spec: "basic",
+		old: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
+		new: []metav1.Condition{cond(serving, "False", "Serving", "lost"), cond(provisioning, "False", "Complete", "")}, want: "C3"},
 	{name: "C4/reject-new-ports-error", spec: "two-ports", old: servingPair, new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")), want: "C4"},
 	{name: "C4/accept-kept-ports-error", spec: "two-ports",
 		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
