@@ -281,6 +281,9 @@ var statusCases = []statusCase{
 	{name: "L5/reject-refused-while-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Unsupported", "no UDP"), cond(provisioning, "True", "Provisioning", "")}, want: "L5"},
 	{name: "L5/reject-infrastructure-while-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", "")}, want: "L5"},
 	{name: "L5/reject-provisioning-without-provisioning", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "False", "Complete", "")}, want: "L5"},
+	// L5 reads Serving's reason: another False condition with reason
+	// Provisioning asks nothing of LoadBalancerProvisioning.
+	{name: "L5/accept-other-type-with-reason", spec: "basic", new: with(servingPair, cond("Ready", "False", "Provisioning", ""))},
 	{name: "L5/ratchet-unchanged", spec: "basic",
 		old: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", "")},
 		new: []metav1.Condition{cond(serving, "False", "Infrastructure", "quota"), cond(provisioning, "True", "Provisioning", ""), cond("Ready", "False", "NotReady", "")}},
@@ -417,6 +420,17 @@ func TestAdmissionPolicies(t *testing.T) {
 			svc := legacy.DeepCopy()
 			svc.Annotations[key] = "Bogus"
 			_, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "Unsupported value")
+		})
+		// An update that adds the annotation to a Service that had none is
+		// judged like a create.
+		t.Run("R4/reject-added-annotation", func(t *testing.T) {
+			plain, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "no-annotations", "basic", corev1.ServiceTypeLoadBalancer, nil), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain.Annotations = map[string]string{key: "Ports,Bogus"}
+			_, err = client.CoreV1().Services(ns).Update(ctx, plain, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 			checkAdmission(t, err, "Unsupported value")
 		})
 		// A type change away from LoadBalancer must drop the annotation in
