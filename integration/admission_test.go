@@ -424,17 +424,26 @@ func TestAdmissionPolicies(t *testing.T) {
 			_, err := client.CoreV1().Services(ns).Update(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 			checkAdmission(t, err, "Unsupported value")
 		})
-		// An update that adds the annotation to a Service that had none is
-		// judged like a create.
-		t.Run("R4/reject-added-annotation", func(t *testing.T) {
-			plain, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "no-annotations", "basic", corev1.ServiceTypeLoadBalancer, nil), metav1.CreateOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			plain.Annotations = map[string]string{key: "Ports,Bogus"}
-			_, err = client.CoreV1().Services(ns).Update(ctx, plain, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
-			checkAdmission(t, err, "Unsupported value")
-		})
+		// An update that adds the annotation to a Service that did not
+		// have it, with or without other annotations, is judged like a
+		// create.
+		for name, before := range map[string]map[string]string{
+			"no-annotations":    nil,
+			"other-annotations": {"example.com/team": "web"},
+		} {
+			t.Run("R4/reject-added-annotation/"+name, func(t *testing.T) {
+				plain, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, name, "basic", corev1.ServiceTypeLoadBalancer, before), metav1.CreateOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain.Annotations == nil {
+					plain.Annotations = map[string]string{}
+				}
+				plain.Annotations[key] = "Ports,Bogus"
+				_, err = client.CoreV1().Services(ns).Update(ctx, plain, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+				checkAdmission(t, err, "Unsupported value")
+			})
+		}
 		// A type change away from LoadBalancer must drop the annotation in
 		// the same write, as R4 has it for the spec field (README).
 		t.Run("R4/type-change-drops-annotation", func(t *testing.T) {
