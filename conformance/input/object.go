@@ -165,12 +165,12 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		}
 		text := raw
 		if raw, err = yaml.YAMLToJSONStrict(raw); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: errors.New(`duplicate key: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`)}})
+			return append(out, result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
 		} else if err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known.
-			bad := j.cut && !strings.HasPrefix(err.Error(), "duplicate key")
+			bad := j.cut && !errors.Is(err, errDuplicateKey)
 			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
@@ -235,6 +235,10 @@ func entries(v any) (n int) {
 	return n
 }
 
+// errDuplicateKey is what a YAML mapping with a key given twice is: the
+// document or item parsed, so in a List the next item is read.
+var errDuplicateKey = errors.New("duplicate key")
+
 // yamlLine is where the YAML parser says a problem is, at the start of
 // each of its messages: "yaml: line 3: ...", or "  line 3: ..." in a list.
 var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
@@ -250,7 +254,7 @@ func yamlError(err error, item bool, inputLine func(int) int) error {
 	msg = strings.Join(strings.Fields(msg), " ")
 	switch {
 	case strings.Contains(msg, "already set in map"):
-		return fmt.Errorf("duplicate key: %s; the object is ambiguous and was not checked", msg)
+		return fmt.Errorf("%w: %s; the object is ambiguous and was not checked", errDuplicateKey, msg)
 	case strings.Contains(msg, "unknown anchor") && item:
 		msg += " (the items of a YAML List are read one by one: an anchor elsewhere in the List, in another item or in its own members, is not seen)"
 	}
