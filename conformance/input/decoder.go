@@ -119,10 +119,28 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 	}
 	d.start.Do(d.run)
 	for {
-		r, err := d.result(ctx)
+		for len(d.cur) == 0 {
+			if d.next == nil {
+				select {
+				case next, ok := <-d.pending:
+					if !ok {
+						return Object{}, io.EOF
+					}
+					d.next = next
+				case <-ctx.Done():
+					return Object{}, ctx.Err()
+				}
+			}
+			select {
+			case d.cur = <-d.next:
+				d.next = nil
+			case <-ctx.Done():
+				return Object{}, ctx.Err() // the batch is still waited for
+			}
+		}
+		r := d.cur[0]
+		d.cur = d.cur[1:]
 		switch {
-		case err != nil:
-			return Object{}, err
 		case r.part != 0 && r.part == d.dropped:
 			continue // a YAML List cut in the wrong place: see result.bad
 		case r.bad:
@@ -133,32 +151,6 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 		}
 		return r.obj, nil
 	}
-}
-
-// result returns the next result, in input order, once it is decoded.
-func (d *Decoder) result(ctx context.Context) (result, error) {
-	for len(d.cur) == 0 {
-		if d.next == nil {
-			select {
-			case next, ok := <-d.pending:
-				if !ok {
-					return result{}, io.EOF
-				}
-				d.next = next
-			case <-ctx.Done():
-				return result{}, ctx.Err()
-			}
-		}
-		select {
-		case d.cur = <-d.next:
-			d.next = nil
-		case <-ctx.Done():
-			return result{}, ctx.Err() // the batch is still waited for
-		}
-	}
-	r := d.cur[0]
-	d.cur = d.cur[1:]
-	return r, nil
 }
 
 // Close stops the goroutines of a Decoder not read to its end; a read of
