@@ -304,7 +304,8 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	obj := Object{Position: pos, Kind: kind, APIVersion: apiVersion, Deleted: deleted,
 		Ref: ObjectRef{Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}}
 	if isCoreService(kind, apiVersion) {
-		obj.Service = w.service()
+		obj.Service = &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
+			ObjectMeta: m.ObjectMeta, Spec: w.Spec.ServiceSpec, Status: w.Status}
 	}
 	return append(out, result{obj: obj})
 }
@@ -391,12 +392,6 @@ func decodeElements(raw []byte, pos Position, containerKind string, limit, depth
 		out = decodeValue(e.v, p, containerKind, false, limit, depth, out)
 	}
 	return out
-}
-
-// service builds the Service the checker is given.
-func (w *wire) service() *v1.Service {
-	return &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
-		ObjectMeta: w.Metadata.ObjectMeta, Spec: w.Spec.ServiceSpec, Status: w.Status}
 }
 
 // checkMembers decodes the members of a List read item by item, raw, as
