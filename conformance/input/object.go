@@ -525,12 +525,7 @@ func resolveKind(kind, apiVersion, containerKind string) (string, string) {
 
 // listKind is the container kind of a List's items: the List's own kind,
 // or "List" when it has none (yet).
-func listKind(kind string) string {
-	if kind == "" {
-		return "List"
-	}
-	return kind
-}
+func listKind(kind string) string { return cmp.Or(kind, "List") }
 
 func isCoreService(kind, apiVersion string) bool {
 	return kind == "Service" && (apiVersion == "v1" || apiVersion == "")
