@@ -498,11 +498,9 @@ func fieldPath(p jsontext.Pointer) string {
 	var b strings.Builder
 	for tok := range p.Tokens() {
 		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
+			tok = "[" + tok + "]"
+		} else if b.Len() > 0 {
+			tok = "." + tok
 		}
 		b.WriteString(tok)
 	}
