@@ -18,6 +18,7 @@ package input
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -254,10 +255,7 @@ type Position struct {
 // String returns "source:line (document N, item, byte offset)", leaving out
 // what is unknown, escaped (see Escape).
 func (p Position) String() string {
-	s := Escape(p.Source)
-	if s == "" {
-		s = "(input)"
-	}
+	s := cmp.Or(Escape(p.Source), "(input)")
 	if p.Line > 0 {
 		s += ":" + strconv.Itoa(p.Line)
 	}
