@@ -76,10 +76,9 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		if isJSON {
 			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
-		lb := lineBreaks{kept: &separators{at: map[int64]string{}}}
-		ys := newYAMLSplitter(bufio.NewReaderSize(transform.NewReader(br, lb), br.Size()), d.source, d.limit)
-		ys.kept = lb.kept
-		return ys, nil
+		kept := &separators{at: map[int64]string{}}
+		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), br.Size())
+		return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
 	}
 }
 
@@ -461,10 +460,6 @@ var errBinary = errors.New("the input is not text (it holds a NUL byte" + noBOM 
 
 // noBOM says why a NUL byte may be in a text file.
 const noBOM = "; UTF-16 is read only with a byte order mark"
-
-func newYAMLSplitter(in *bufio.Reader, source string, limit int) *yamlSplitter {
-	return &yamlSplitter{in: in, source: source, limit: limit, line: 1, indent: -1}
-}
 
 func (s *yamlSplitter) buffered() bool { return s.in.Buffered() > 0 }
 
