@@ -223,9 +223,8 @@ func (d *Decoder) run() {
 type Object struct {
 	// Position is where the object starts.
 	Position Position
-	// Kind and APIVersion are the object's; "Service" and "v1" for an
-	// item of a ServiceList or the object of a watch event, which carry
-	// none.
+	// Kind and APIVersion are the object's; "Service" and "v1" for an item
+	// of a ServiceList or a watch event's object, which carry none.
 	Kind, APIVersion string
 	Ref              ObjectRef
 	// Service is the decoded Service; nil for objects of other kinds.

@@ -40,14 +40,11 @@ import (
 // job is a value the splitter read whole (a JSON document, array element
 // or List item, or a YAML document), or a problem it found instead.
 type job struct {
-	raw  []byte
-	pos  Position
-	yaml bool // raw is YAML, to be converted
-	// cut marks an item, or a problem, of a YAML List the splitter cut
-	// into items.
-	cut bool
-	// containerKind is the kind of the List the value is an item of.
-	containerKind string
+	raw           []byte
+	pos           Position
+	yaml          bool   // raw is YAML, to be converted
+	cut           bool   // an item, or a problem, of a YAML List the splitter cut into items
+	containerKind string // the kind of the List the value is an item of
 	err           *DecodeError
 }
 
@@ -394,9 +391,8 @@ func decodeElements(raw []byte, pos Position, containerKind string, limit, depth
 	return out
 }
 
-// checkMembers decodes the members of a List read item by item, raw, as
-// they would be decoded were the List read whole, and returns what is
-// wrong with them.
+// checkMembers returns what is wrong with the members of a List read item
+// by item, raw, decoded as they would be were the List read whole.
 func checkMembers(raw []byte, pos Position) *DecodeError {
 	var w wire
 	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {

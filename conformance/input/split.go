@@ -281,9 +281,8 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 	return pos, nil
 }
 
-// skip reads the value the tokenizer refused to read whole, token by token,
-// each under the limit: only a single string over the limit is held, and
-// fails.
+// skip reads, token by token, the value the tokenizer refused to read
+// whole: each token is held up to the limit, so only a string over it fails.
 func (s *jsonSplitter) skip() error {
 	depth := s.dec.StackDepth()
 	for {
@@ -667,8 +666,8 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	return true
 }
 
-// end ends the input document. A List's own members are parsed whole, as
-// kubectl would read them, and their problems handed out.
+// end ends the input document, and hands out what is wrong with a List's
+// own members, parsed whole.
 func (s *yamlSplitter) end() {
 	s.flush()
 	if s.list {
