@@ -173,7 +173,6 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: bad})
 		}
-		raw = bytes.TrimSpace(raw)
 		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {
 		case j.cut && ok && bytes.HasSuffix(item, []byte("]}")):
 			raw = item[:len(item)-2]
