@@ -477,7 +477,6 @@ func (s *yamlSplitter) split(yield func(job) bool) {
 // A longer one, which no object under the limit holds, comes in pieces
 // (partial): the first, of the limit or more, tells what the line is.
 func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
-	defer func() { s.lineBreak(line) }()
 	line, err = s.in.ReadSlice('\n')
 	if err == bufio.ErrBufferFull && !s.rest {
 		s.long = append(s.long[:0], line...)
@@ -487,19 +486,15 @@ func (s *yamlSplitter) readLine() (line []byte, partial bool, err error) {
 		}
 		line = s.long
 	}
+	// The break that ends the line, or piece: an LS or a PS, which
+	// lineBreaks turned into an LF, is put back in the parser's text (write).
+	s.off += int64(len(line))
+	s.sep, s.brk = s.brk != "", s.kept.at[s.off-1]
+	delete(s.kept.at, s.off-1)
 	if err == bufio.ErrBufferFull {
 		return line, true, nil
 	}
 	return line, false, err
-}
-
-// lineBreak notes the break that ends line, the next input line or piece
-// of one: an LS or a PS, which lineBreaks turned into an LF, is put back in
-// the text the parser reads (see write).
-func (s *yamlSplitter) lineBreak(line []byte) {
-	s.off += int64(len(line))
-	s.sep, s.brk = s.brk != "", s.kept.at[s.off-1]
-	delete(s.kept.at, s.off-1)
 }
 
 // write adds line to b, with the LS or PS that ends it put back.
