@@ -137,14 +137,13 @@ func (s *jsonSplitter) buffered() bool {
 }
 
 func (s *jsonSplitter) split(yield func(job) bool) {
-	for {
-		pos, err := s.document(yield)
-		if err != nil {
-			if err != io.EOF && err != errStop {
-				yield(s.fatal(err, pos))
-			}
-			return
-		}
+	var pos Position
+	var err error
+	for err == nil {
+		pos, err = s.document(yield)
+	}
+	if err != io.EOF && err != errStop {
+		yield(s.fatal(err, pos))
 	}
 }
 
