@@ -42,6 +42,7 @@ TARGETS=(
   "./conformance/input FuzzReaderDifferential"
   "./conformance/input FuzzYAMLListDifferential"
   "./conformance/input FuzzJSONListDifferential"
+  "./cmd/lbstatus FuzzCheckCommand"
 )
 
 FUZZTIME=${FUZZTIME:-15s}
