@@ -8,7 +8,7 @@
 # helper. See hack/oss-fuzz/README.md.
 #
 # The targets come from hack/fuzz.sh --list, the project's one list of them.
-# For each target it writes $OUT/<name> (name: the function without "Fuzz",
+# For each target outside a main package it writes $OUT/<name> (name: the function without "Fuzz",
 # in snake case, e.g. round_trip) and, for targets whose only argument is a
 # []byte, $OUT/<name>_seed_corpus.zip with the target's seeds as raw
 # libFuzzer inputs. Targets with several arguments start from an empty
@@ -62,6 +62,13 @@ mapfile -t targets < <(hack/fuzz.sh --list)
 for target in "${targets[@]}"; do
   read -r dir fn <<<"$target"
   name=$(snake "$fn")
+  # The adapter builds a target by importing its package, and a main
+  # package cannot be imported: such a target (the whole command's) runs
+  # under hack/fuzz.sh only.
+  if [ "$(go list -f '{{.Name}}' "$dir")" = main ]; then
+    echo "skipping $fn: package main cannot be imported by the fuzzing adapter" >&2
+    continue
+  fi
 
   seeds=$WORK/lbstatus-seeds
   rm -rf "${seeds:?}/$fn"
