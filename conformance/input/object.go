@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -454,11 +455,32 @@ type probe struct {
 }
 
 // unquote returns the string v holds, or "" when v is not a JSON string.
+// Invalid UTF-8 is kept, not turned into U+FFFD, so that Escape shows the
+// bytes: "a\xff" and "a\xfe" name two objects, and must look apart.
 func unquote(v jsontext.Value) string {
 	if kindOf(v) != '"' {
 		return ""
 	}
-	s, _ := jsontext.AppendUnquote(nil, v)
+	s, err := jsontext.AppendUnquote(nil, v)
+	if err == nil || utf8.Valid(v) {
+		return string(s)
+	}
+	s = s[:0]
+	for in := v[1 : len(v)-1]; len(in) > 0; {
+		n := 0 // a valid stretch, unquoted alone: escapes hold no invalid byte
+		for n < len(in) {
+			r, size := utf8.DecodeRune(in[n:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			n += size
+		}
+		s, _ = jsontext.AppendUnquote(s, append(append([]byte{'"'}, in[:n]...), '"'))
+		if n < len(in) {
+			s, n = append(s, in[n]), n+1
+		}
+		in = in[n:]
+	}
 	return string(s)
 }
 

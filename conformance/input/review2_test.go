@@ -1,0 +1,40 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"strings"
+	"testing"
+)
+
+// An object whose name holds invalid UTF-8 is an input error that names
+// it with the bytes it holds, escaped, next to what its escapes spell:
+// not with U+FFFD, which would make two such objects look alike.
+func TestRead_InvalidUTF8InANameIsShownAsItsBytes(t *testing.T) {
+	in := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"\u0061` + "\xff" + `"}}` + "\n" +
+		`{"kind":"Service","apiVersion":"v1","metadata":{"name":"\u0061` + "\xfe" + `","namespace":"caf\u00e9` + "\xc3" + `"}}`
+	_, errs := decodeAll(t, strings.NewReader(in))
+	want := []struct{ ref, text string }{{"a\xff", `a\xff: metadata.name: `}, {"caf\u00e9\xc3/a\xfe", `café\xc3/a\xfe: metadata.name: `}}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v; want %d", errs, len(want))
+	}
+	for i, w := range want {
+		if ref := errs[i].Object.Namespace + "/" + errs[i].Object.Name; strings.TrimPrefix(ref, "/") != w.ref || !strings.Contains(errs[i].Error(), w.text) {
+			t.Errorf("error %d: object %q, %q; want %q and the text %q", i, ref, errs[i].Error(), w.ref, w.text)
+		}
+	}
+}
