@@ -561,9 +561,15 @@ func at(pos Position, raw []byte, off int64) Position {
 		return pos
 	}
 	off += int64(leadingDelims(raw[off:]))
-	pos.Line += bytes.Count(raw[:off], []byte{'\n'})
+	pos.Line += newlines(raw[:off])
 	pos.Offset += off
 	return pos
+}
+
+// newlines counts the line breaks in b: LF, CRLF, and a CR alone, which
+// YAML and editors take for one too.
+func newlines(b []byte) int {
+	return bytes.Count(b, []byte{'\n'}) + bytes.Count(b, []byte{'\r'}) - bytes.Count(b, []byte("\r\n"))
 }
 
 // leadingDelims counts the white space, commas and colons before a value.

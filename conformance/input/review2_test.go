@@ -17,6 +17,7 @@ limitations under the License.
 package input
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,27 @@ func TestRead_InvalidUTF8InANameIsShownAsItsBytes(t *testing.T) {
 	for i, w := range want {
 		if ref := errs[i].Object.Namespace + "/" + errs[i].Object.Name; strings.TrimPrefix(ref, "/") != w.ref || !strings.Contains(errs[i].Error(), w.text) {
 			t.Errorf("error %d: object %q, %q; want %q and the text %q", i, ref, errs[i].Error(), w.ref, w.text)
+		}
+	}
+}
+
+// A CR alone ends a line in JSON as it does in YAML (and in editors): the
+// lines of a file saved with CR line endings are counted, whether a List
+// is read whole or item by item, and so is the line of a malformed value.
+func TestRead_JSONLinesEndedByCR(t *testing.T) {
+	in := `{"kind":"List","items":[` + "\r" + svcJSON("a") + ",\r\r" + svcJSON("b") + "]}\r" + svcJSON("c") + "\r\n" +
+		`{"kind":"Service","apiVersion":"v1",` + "\r" + `"metadata":{"name":5}}` + "\r" + `{"kind":"Service",` + "\r\r" + `x`
+	for _, limit := range []int{DefaultMaxObjectBytes, 200} { // read whole, and item by item
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		var lines []int
+		for _, o := range objs {
+			lines = append(lines, o.Position.Line)
+		}
+		for _, e := range errs {
+			lines = append(lines, e.Position.Line)
+		}
+		if fmt.Sprint(lines) != "[2 4 5 7 10]" {
+			t.Errorf("limit %d: objects %q at lines %v, errors %v; want a, b, c at lines 2, 4, 5 and errors at lines 7 and 10", limit, names(objs), lines, errs)
 		}
 	}
 }

@@ -298,7 +298,7 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
-	pos = Position{Source: s.source, Document: s.doc, Line: s.line + bytes.Count(ub[:n], []byte{'\n'}), Offset: start}
+	pos = Position{Source: s.source, Document: s.doc, Line: s.line + newlines(ub[:n]), Offset: start}
 	s.g.limit = max(s.g.read, start+int64(s.limit))
 	if token {
 		_, err = s.dec.ReadToken()
@@ -307,7 +307,7 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	}
 	s.g.limit = math.MaxInt64
 	if err == nil {
-		s.line = pos.Line + bytes.Count(v, []byte{'\n'})
+		s.line = pos.Line + newlines(v)
 	}
 	return v, pos, err
 }
@@ -329,7 +329,7 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 		// there depends on how much it had read: say neither.
 		msg := strings.TrimSuffix(strings.TrimSuffix(trimJSONError(syn.Err), ` at start of string (expecting '"')`), " at start of value")
 		if ub, rel := s.dec.UnreadBuffer(), syn.ByteOffset-s.dec.InputOffset(); rel >= 0 && rel <= int64(len(ub)) {
-			de.Position.Line = s.line + bytes.Count(ub[:rel], []byte{'\n'})
+			de.Position.Line = s.line + newlines(ub[:rel])
 			de.Position.Offset = s.base + syn.ByteOffset
 			if rel < int64(len(ub)) && ub[rel] >= utf8.RuneSelf {
 				// Not the character, which may be cut short by the end
