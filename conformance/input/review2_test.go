@@ -60,3 +60,27 @@ func TestRead_JSONLinesEndedByCR(t *testing.T) {
 		}
 	}
 }
+
+// A YAML directive ("%YAML 1.1") is for the document that the next "---"
+// starts, at the top of the input or after a "...": that document is read,
+// under the directive, and nothing is reported. One inside a document ends
+// it for the parser, which would not read what follows: that is an input
+// error, not silently dropped.
+func TestRead_YAMLDirectives(t *testing.T) {
+	for _, tc := range []struct{ name, in, objs, errLines string }{
+		{"top", "%YAML 1.1\n# a comment\n--- # a\n" + svcYAML("a"), "a", ""},
+		{"after end", svcYAML("a") + "...\n%YAML 1.1\n%TAG !k! tag:lbstatus.io,2026:\n---\n" + strings.Replace(svcYAML("b"), "name: b", "name: !k!name b", 1), "a,b", ""},
+		{"1.2", "%YAML 1.2\n---\n" + svcYAML("a") + "---\n" + svcYAML("b"), "b", "1"},
+		{"inside", svcYAML("a") + "%YAML 1.1\nspec: {type: ClusterIP}\n---\n" + svcYAML("b"), "a,b", "8"},
+		{"inside a List", "kind: List\nitems:\n- " + strings.ReplaceAll(svcYAML("a"), "\n", "\n  ") + "\n%YAML 1.1\n- kind: Service\n---\n" + svcYAML("b"), "a,b", "11"},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		var lines []string
+		for _, e := range errs {
+			lines = append(lines, fmt.Sprint(e.Position.Line))
+		}
+		if names(objs) != tc.objs || strings.Join(lines, ",") != tc.errLines {
+			t.Errorf("%s: objects %q, errors %v; want %s and errors at lines %q", tc.name, names(objs), errs, tc.objs, tc.errLines)
+		}
+	}
+}

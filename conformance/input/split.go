@@ -353,10 +353,11 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // knows, where kubectl cuts at line feeds only), and a document that is a
 // List (what `kubectl get -o yaml` prints) into its items, so that a List
 // of any length is read item by item, each under the limit. It knows four
-// things of YAML: document markers, a column-0 "items:" line, the "- " that
-// starts each entry below it, and that a line starting with neither ends
-// the entries (but for the end of a quoted value after an LS or a PS). A
-// flow sequence ("items: [...]") stays one document, read whole.
+// things of YAML: document markers and directives, a column-0 "items:"
+// line, the "- " that starts each entry below it, and that a line starting
+// with neither ends the entries (but for the end of a quoted value after
+// an LS or a PS). A flow sequence ("items: [...]") stays one document,
+// read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -383,6 +384,7 @@ type yamlSplitter struct {
 	rest        bool   // the next input is the rest of a line over the limit
 	long        []byte // a line longer than the read buffer, read whole
 	ended       bool   // after "...": the rest of the document is not read
+	directives  bool   // the document holds directives only: a "---" begins it
 	kept        *separators
 	off         int64  // offset of the next line, LS and PS turned into LFs
 	brk         string // the LS or PS that ends the current line, if one does
@@ -534,6 +536,9 @@ func (s *yamlSplitter) step() error {
 		s.afterEnd(line, lineNo)
 	case rest:
 		s.emit(line)
+	case s.directives && marker(line, "---"):
+		s.directives = false // the start of the document the directives are for
+		s.emit(line)
 	case marker(line, "---"):
 		s.end()
 		if rest := bytes.Trim(line[3:], " \t\r\n"); partial || len(rest) > 0 && rest[0] != '#' {
@@ -545,6 +550,12 @@ func (s *yamlSplitter) step() error {
 		s.end()
 		s.ended = true // what follows, up to the next "---", is not read
 		s.afterEnd(line[3:], lineNo)
+	case line[0] == '%' && !s.directives:
+		// A directive ("%YAML 1.1") is the next document's, which a "---"
+		// must then start. In a document, the parser would end it there
+		// and read no further: what follows is not dropped unread.
+		s.end()
+		s.body(line, lineNo, partial)
 	case s.ended:
 		s.afterEnd(line, lineNo)
 	default:
@@ -582,7 +593,9 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.doc++
 		s.start = lineNo
 		s.begin(job{}, lineNo)
+		s.directives = line[0] == '%' // "%YAML 1.1": for the parser, up to "---"
 	}
+	s.directives = s.directives && (blank || line[0] == '%')
 	col := len(line) - len(bytes.TrimLeft(line, " "))
 	if s.items && !blank {
 		entry := len(line) >= col+2 && line[col] == '-' && strings.ContainsRune(" \t\r\n", rune(line[col+1]))
@@ -673,7 +686,7 @@ func (s *yamlSplitter) end() {
 			s.fail(de)
 		}
 	}
-	s.list, s.items, s.drop, s.ended, s.endReported, s.inline = false, false, false, false, false, false
+	s.list, s.items, s.drop, s.ended, s.endReported, s.inline, s.directives = false, false, false, false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
 }
