@@ -84,3 +84,29 @@ func TestRead_YAMLDirectives(t *testing.T) {
 		}
 	}
 }
+
+// A YAML List whose items are not entries below "items:" but a flow
+// sequence on the next line, or one given a tag there, is a List: read
+// whole, as "items: [...]" is, and not refused as not a list. A value that
+// is not a sequence is still refused.
+func TestRead_YAMLListItemsOnTheNextLine(t *testing.T) {
+	flow := "[ " + svcJSON("a") + ",\n    " + svcJSON("b") + " ]"
+	for _, tc := range []struct{ name, in, objs, errs string }{
+		{"flow", "kind: List\nitems:\n  " + flow + "\nmetadata: {resourceVersion: \"1\"}\n", "a,b", ""},
+		{"empty", "kind: List\nitems:\n  []\n", "", ""},
+		{"tagged", "kind: List\nitems:\n  !!seq\n- " + svcJSON("a") + "\n", "a", ""},
+		{"not a sequence", "kind: List\nitems:\n  a: 1\n", "", "items: not a JSON array"},
+	} {
+		for _, limit := range []int{DefaultMaxObjectBytes, 80} {
+			objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(limit))
+			want, wantErrs := tc.objs, tc.errs
+			if limit == 80 && tc.objs != "" {
+				want, wantErrs = "", "larger than the limit" // read whole: over the limit
+			}
+			errOK := len(errs) == 0 && wantErrs == "" || len(errs) == 1 && wantErrs != "" && strings.Contains(errs[0].Error(), wantErrs)
+			if names(objs) != want || !errOK {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want %q and %q", tc.name, limit, names(objs), errs, want, wantErrs)
+			}
+		}
+	}
+}

@@ -356,8 +356,8 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // things of YAML: document markers and directives, a column-0 "items:"
 // line, the "- " that starts each entry below it, and that a line starting
 // with neither ends the entries (but for the end of a quoted value after
-// an LS or a PS). A flow sequence ("items: [...]") stays one document,
-// read whole.
+// an LS or a PS). A flow sequence ("items: [...]", or on the line after
+// "items:") stays one document, read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -614,13 +614,15 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("malformed YAML: an entry indented less than the first; the rest of the List is not read")})
 			s.indent, s.drop = col, true
 			return
-		case s.indent < 0 && col > 0: // "items:" holds something else
-			err := errors.New("not a list; the List is not read")
-			if partial && len(t) == 0 {
-				err = errors.New("white space over the limit where the first entry is expected; the List is not read")
-			}
-			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: err})
-			s.indent, s.drop = 0, true
+		case s.indent < 0 && col > 0:
+			// "items:" holds no entries but something else, such as a
+			// flow sequence ("items:\n  [...]"): the document is read
+			// whole, as "items: [" is, and its items are what it says.
+			s.list, s.items = false, false
+			s.begin(job{}, s.start)
+			s.text.Write(s.members.Bytes())
+			s.members.Reset()
+			s.emit(line)
 			return
 		case col > max(s.indent, 0) || s.sep && bytes.HasPrefix(line[col:], []byte("'")):
 			// After an LS or a PS, kubectl prints a quoted value's end
