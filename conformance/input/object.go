@@ -167,8 +167,17 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		} else if err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			// A key given twice is found once the item has parsed: where
-			// the next one starts is known.
+			// the next one starts is known. So it is when the item parses
+			// but for bytes that are not UTF-8, of which the parser says
+			// neither which nor where.
 			bad := j.cut && !errors.Is(err, errDuplicateKey)
+			if i := validPrefix(text); i < len(text) {
+				b := text[:i]
+				line := first + bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\u2028")) + bytes.Count(b, []byte("\u2029"))
+				err = fmt.Errorf("malformed YAML: invalid UTF-8 (byte 0x%02x) at line %d", text[i], line)
+				_, perr := yaml.YAMLToJSONStrict(bytes.ToValidUTF8(text, []byte("\uFFFD")))
+				bad = bad && perr != nil
+			}
 			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
@@ -467,14 +476,7 @@ func unquote(v jsontext.Value) string {
 	}
 	s = s[:0]
 	for in := v[1 : len(v)-1]; len(in) > 0; {
-		n := 0 // a valid stretch, unquoted alone: escapes hold no invalid byte
-		for n < len(in) {
-			r, size := utf8.DecodeRune(in[n:])
-			if r == utf8.RuneError && size == 1 {
-				break
-			}
-			n += size
-		}
+		n := validPrefix(in) // unquoted alone: escapes hold no invalid byte
 		s, _ = jsontext.AppendUnquote(s, append(append([]byte{'"'}, in[:n]...), '"'))
 		if n < len(in) {
 			s, n = append(s, in[n]), n+1
@@ -482,6 +484,19 @@ func unquote(v jsontext.Value) string {
 		in = in[n:]
 	}
 	return string(s)
+}
+
+// validPrefix returns the length of the longest prefix of b that is UTF-8.
+func validPrefix(b []byte) int {
+	n := 0
+	for n < len(b) {
+		r, size := utf8.DecodeRune(b[n:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		n += size
+	}
+	return n
 }
 
 // jsonKinds name the JSON kinds that jsontext.Kind names by a character.

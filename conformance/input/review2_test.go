@@ -110,3 +110,21 @@ func TestRead_YAMLListItemsOnTheNextLine(t *testing.T) {
 		}
 	}
 }
+
+// Bytes that are not UTF-8 in one item of a YAML List (a file saved in
+// Latin-1) cost that item alone, as in JSON: the item parses but for them,
+// so where the next one starts is known. The problem says which byte and
+// on what line, which the YAML parser does not.
+func TestRead_YAMLItemNotUTF8(t *testing.T) {
+	item := func(name, annotations string) string {
+		return "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: " + name + "\n    annotations: " + annotations + "\n"
+	}
+	in := "kind: List\nitems:\n" + item("a", "{}") + item("b", "{note: caf\xe9}") + item("c", "{}") +
+		"---\n" + svcYAML("d") + "  note: caf\xe9\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,c" || len(errs) != 2 ||
+		!strings.HasSuffix(errs[0].Error(), "items[1]): malformed YAML: invalid UTF-8 (byte 0xe9) at line 12") ||
+		!strings.HasSuffix(errs[1].Error(), "(document 2): malformed YAML: invalid UTF-8 (byte 0xe9) at line 26") {
+		t.Errorf("objects %q, errors %v; want a,c and errors naming byte 0xe9 at lines 12 and 26", names(objs), errs)
+	}
+}
