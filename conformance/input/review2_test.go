@@ -128,3 +128,15 @@ func TestRead_YAMLItemNotUTF8(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a,c and errors naming byte 0xe9 at lines 12 and 26", names(objs), errs)
 	}
 }
+
+// Files saved with a byte order mark and concatenated ("cat *.yaml") have
+// one before the "---" or "..." of each: YAML allows one at the start of
+// any document, and the marker is still a marker.
+func TestRead_YAMLByteOrderMarkBeforeAMarker(t *testing.T) {
+	const bom = "\uFEFF"
+	in := bom + svcYAML("a") + bom + "---\n" + svcYAML("b") + bom + "...\n" + bom + "--- # c\nkind: List\nitems:\n- " + svcJSON("c") + "\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,b,c" || len(errs) != 0 || objs[2].Position.Line != 20 {
+		t.Errorf("objects %q, errors %v; want a, b and c, at line 20", names(objs), errs)
+	}
+}

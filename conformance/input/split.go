@@ -526,6 +526,9 @@ func (s *yamlSplitter) step() error {
 	if len(line) == 0 {
 		return err
 	}
+	if m := bytes.TrimPrefix(line, []byte("\uFEFF")); !s.rest && (marker(m, "---") || marker(m, "...")) {
+		line = m // a byte order mark may begin any document: in files concatenated
+	}
 	lineNo, rest := s.line, s.rest
 	s.rest = partial
 	if !partial {
