@@ -292,6 +292,12 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 			kindOf(p.Kind) != 0 && kindOf(p.Kind) != '"' && kindOf(p.Kind) != 'n' { // a kind that cannot be read
 			return append(out, result{err: de})
 		}
+		// json reports the first problem only: a name given twice, or
+		// invalid UTF-8, after a value of the wrong type is still there.
+		if _, err := jsontext.NewDecoder(bytes.NewReader(raw)).ReadValue(); err != nil {
+			de, _ = objectError(raw, pos, err)
+			return append(out, result{err: de})
+		}
 		// Another kind, not a List or a watch event, that does not fit a
 		// Service's fields: skipped, as other kinds are.
 		w = wire{Kind: ownKind, APIVersion: ownAPIVersion}

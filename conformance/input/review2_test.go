@@ -140,3 +140,24 @@ func TestRead_YAMLByteOrderMarkBeforeAMarker(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a, b and c, at line 20", names(objs), errs)
 	}
 }
+
+// A name given twice makes an object unreadable before its kind is
+// decided, also when a value of the wrong type comes first: such an
+// object was taken for one of another kind, by its last "kind", and
+// skipped. The same holds for invalid UTF-8; an object of another kind
+// whose values do not fit a Service's fields is still skipped.
+func TestRead_NameTwiceAfterAValueOfTheWrongType(t *testing.T) {
+	in := `{"spec":{"ports":"x"},"kind":"Service","apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web"}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":5},"spec":{"a":1,"a":2}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":5,"namespace":"a` + "\xff" + `"}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":"f"},"spec":{"ports":"x"}}`
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	var fields []string
+	for _, e := range errs {
+		fields = append(fields, e.Field)
+	}
+	if names(objs) != "Foo:f" || strings.Join(fields, ",") != "kind,spec.a,metadata.namespace" ||
+		!strings.Contains(errs[0].Error(), `duplicate member name "kind"`) || !strings.Contains(errs[2].Error(), "invalid UTF-8") {
+		t.Errorf("objects %q, errors %v; want Foo:f and errors about kind and spec.a given twice and invalid UTF-8", names(objs), errs)
+	}
+}
