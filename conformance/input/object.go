@@ -371,9 +371,12 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	case "BOOKMARK": // a resourceVersion, not an observation
 		return out
 	case "ERROR":
-		var st metav1.Status
-		_ = json.Unmarshal(w.Object.v, &st)
-		de.Err = fmt.Errorf("watch event ERROR: %s", cmp.Or(st.Message, string(st.Reason), "no message"))
+		var st struct { // kept raw: read whatever type the Status's other members have
+			Message jsontext.Value `json:"message"`
+			Reason  jsontext.Value `json:"reason"`
+		}
+		_ = json.Unmarshal(w.Object.v, &st, unmarshalOptions)
+		de.Err = fmt.Errorf("watch event ERROR: %s", cmp.Or(unquote(st.Message), unquote(st.Reason), "no message"))
 	case "":
 		de.Err = errors.New("watch event without a type")
 	default:

@@ -161,3 +161,15 @@ func TestRead_NameTwiceAfterAValueOfTheWrongType(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want Foo:f and errors about kind and spec.a given twice and invalid UTF-8", names(objs), errs)
 	}
 }
+
+// An ERROR watch event names its Status's message, also when another
+// member of the Status has a value of the wrong type.
+func TestRead_ErrorEventMessageBesideAValueOfTheWrongType(t *testing.T) {
+	in := `{"type":"ERROR","object":{"kind":"Status","code":"410","message":"too old resource version"}}` + "\n" +
+		`{"type":"ERROR","object":{"kind":"Status","reason":"Expired","details":[]}}`
+	_, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 2 || !strings.HasSuffix(errs[0].Error(), "watch event ERROR: too old resource version") ||
+		!strings.HasSuffix(errs[1].Error(), "watch event ERROR: Expired") {
+		t.Errorf("errors %v; want the message of the first and the reason of the second", errs)
+	}
+}
