@@ -173,3 +173,24 @@ func TestRead_ErrorEventMessageBesideAValueOfTheWrongType(t *testing.T) {
 		t.Errorf("errors %v; want the message of the first and the reason of the second", errs)
 	}
 }
+
+// A member of a List before its items that does not decode (a number for
+// a string) makes the List unreadable before any item is handed out: in
+// YAML as in JSON, read whole or token by token. It is reported once.
+func TestRead_ListMemberOfTheWrongTypeBeforeTheItems(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 10) + svcJSON("last")
+	for name, tc := range map[string]struct {
+		in    string
+		limit int
+	}{
+		"yaml":          {"apiVersion: v1\nkind: List\nmetadata: {resourceVersion: 5}\nitems:\n- " + svcJSON("a") + "\n- " + svcJSON("b") + "\n", 0},
+		"yaml kind":     {"kind: [List]\nitems:\n- " + svcJSON("a") + "\n", 0},
+		"json":          {`{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":5},"items":[` + items + `]}`, 0},
+		"json streamed": {`{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":5},"items":[` + items + `]}`, 1024},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(tc.limit))
+		if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "where a string is expected") {
+			t.Errorf("%s: objects %q, errors %v; want none and one error", name, names(objs), errs)
+		}
+	}
+}

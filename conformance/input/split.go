@@ -368,10 +368,11 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // runs on across a line starting with "- " makes the item cut there fail
 // to parse: the items after it are then not read (see result.bad). The
 // List's own members, the document less its items, are parsed whole at the
-// end, as kubectl would read them. An item is parsed as the one entry of
-// an "items:", indented as it is in the List, but without the others: an
-// alias of an anchor elsewhere in the document is an input error at that
-// item.
+// end, as kubectl would read them; those before the items also when the
+// items begin, so that a problem there drops them. An item is parsed as
+// the one entry of an "items:", indented as it is in the List, but without
+// the others: an alias of an anchor elsewhere in the document is an input
+// error at that item.
 type yamlSplitter struct {
 	in      *bufio.Reader
 	source  string
@@ -401,6 +402,7 @@ type yamlSplitter struct {
 	list      bool   // "items:" was read: the document is cut into items
 	items     bool   // in the entries of an "items:"
 	drop      bool   // its entries are not handed out
+	early     bool   // its members before the items did not decode: reported
 	indent    int    // column of the entries' "- "; -1 before the first
 	item      int    // index of the next entry
 	kind      string // the List's kind, as its members before the items say
@@ -675,6 +677,12 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	s.text.Reset()
 	s.list, s.cur, s.kind = true, nil, unquote(p.Kind)
 	s.items, s.indent, s.item = true, -1, 0
+	// A member before the items that does not decode drops them, as in
+	// a JSON List, read whole or token by token; it is reported once.
+	if de := checkMembers(j, s.at(s.start)); de != nil {
+		s.fail(de)
+		s.drop, s.early = true, true
+	}
 	return true
 }
 
@@ -687,11 +695,11 @@ func (s *yamlSplitter) end() {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
 			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, s.inputLine))})
-		} else if de := checkMembers(j, s.at(s.start)); de != nil {
+		} else if de := checkMembers(j, s.at(s.start)); de != nil && !s.early {
 			s.fail(de)
 		}
 	}
-	s.list, s.items, s.drop, s.ended, s.endReported, s.inline, s.directives = false, false, false, false, false, false, false
+	s.list, s.items, s.drop, s.ended, s.endReported, s.inline, s.directives, s.early = false, false, false, false, false, false, false, false
 	s.indent, s.kind = -1, ""
 	s.members.Reset()
 }
