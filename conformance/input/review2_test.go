@@ -194,3 +194,18 @@ func TestRead_ListMemberOfTheWrongTypeBeforeTheItems(t *testing.T) {
 		}
 	}
 }
+
+// A flow sequence on the line after a second "items:", or after members
+// that do not decode, is not read: the List is reported once, and none of
+// those items is handed out.
+func TestRead_YAMLListItemsOnTheNextLineOfAnUnreadableList(t *testing.T) {
+	for _, tc := range []struct{ name, in, objs, err string }{
+		{"second items", "kind: List\nitems:\n- " + svcJSON("a") + "\nitems:\n  [" + svcJSON("b") + "]\n", "a", `duplicate key "items"`},
+		{"member before", "kind: List\nmetadata: {resourceVersion: 5}\nitems:\n  [" + svcJSON("a") + "]\n", "", "where a string is expected"},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if names(objs) != tc.objs || len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.err) {
+			t.Errorf("%s: objects %q, errors %v; want %q and one error: %s", tc.name, names(objs), errs, tc.objs, tc.err)
+		}
+	}
+}

@@ -619,7 +619,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("malformed YAML: an entry indented less than the first; the rest of the List is not read")})
 			s.indent, s.drop = col, true
 			return
-		case s.indent < 0 && col > 0:
+		case s.indent < 0 && col > 0 && !s.drop:
 			// "items:" holds no entries but something else, such as a
 			// flow sequence ("items:\n  [...]"): the document is read
 			// whole, as "items: [" is, and its items are what it says.
