@@ -593,7 +593,11 @@ func at(pos Position, raw []byte, off int64) Position {
 // newlines counts the line breaks in b: LF, CRLF, and a CR alone, which
 // YAML and editors take for one too.
 func newlines(b []byte) int {
-	return bytes.Count(b, []byte{'\n'}) + bytes.Count(b, []byte{'\r'}) - bytes.Count(b, []byte("\r\n"))
+	n := bytes.Count(b, []byte{'\n'})
+	if cr := bytes.Count(b, []byte{'\r'}); cr > 0 { // rare: spare JSON's hot path a third pass
+		n += cr - bytes.Count(b, []byte("\r\n"))
+	}
+	return n
 }
 
 // leadingDelims counts the white space, commas and colons before a value.
