@@ -315,6 +315,11 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 	c.validate(&f, st, svc, &v, &o)
 	c.snapshot(&f, svc, &v, o.specAhead)
 	c.trace(&f, st, seen, svc, &v, &o)
+	if svc.Name == "" {
+		// A manifest without a name (generateName): each is a Service of
+		// its own, which no later object continues. Its trace ends here.
+		f.list = append(f.list, c.forget(key, nil, endInput)...)
+	}
 	return f.list
 }
 

@@ -28,7 +28,9 @@ limitations under the License.
 //     L5, L9, P1, P5, P6, R2, R4);
 //   - two observations of the same namespace/name, in input order, are a
 //     step of a trace and are also checked as a pair (C6, C7, L1 and L4 on
-//     first write and first provisioning, L6);
+//     first write and first provisioning, L6); a Service without a name
+//     (a manifest with generateName) is one of its own, its trace ended
+//     at once;
 //   - Finish ends the input and returns what is still owed: a
 //     load-balancer-relevant spec change never acknowledged (L6, warning)
 //     and a LoadBalancer Service without KEP-4631 conditions (R3, notice,

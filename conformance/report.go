@@ -245,7 +245,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	}
 	c.report.Summary.Observations++
 	h := c.objectHash(obj.Service)
-	if _, live := c.live[h]; !live {
+	if _, live := c.live[h]; !live || obj.Service.Name == "" { // each manifest without a name is a Service
 		c.live[h] = struct{}{}
 		c.seen++
 	}
@@ -256,12 +256,13 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	svc := obj.Service
 	k := serviceKey{svc.Namespace, svc.Name}
 	sr := c.service(k)
-	if sr.Observations > 0 && (sr.Deleted || sr.UID != "" && svc.UID != "" && sr.UID != string(svc.UID)) {
-		// A new Service of the name (deleted, or a new uid): the old one
+	if sr.Observations > 0 && (sr.Deleted || sr.UID != "" && svc.UID != "" && sr.UID != string(svc.UID) || svc.Name == "") {
+		// A new Service of the name (deleted, a new uid, or none: each
+		// manifest without a name is a Service of its own): the old one
 		// keeps its row, with what it was found to break; the findings
 		// that end its trace come with this observation, about its last.
 		old := sr
-		old.Deleted = true
+		old.Deleted = old.Deleted || svc.Name != "" // a manifest without a name is not deleted by the next
 		c.retired = append(c.retired, old)
 		delete(c.services, k)
 		sr = c.service(k)

@@ -456,3 +456,37 @@ func TestCollector_ObservedAfterDeletionOfARowWithoutObservations(t *testing.T) 
 		t.Errorf("rows:\n%swant one observed row, not deleted", rows(r))
 	}
 }
+
+// TestCollector_ManifestsWithoutANameAreServicesOfTheirOwn: manifests with
+// generateName and no name, one after the other, are different Services,
+// not a trace: the second is no change of the first's spec (no L6 owed at
+// the end), each is counted and has its row, and neither is deleted.
+func TestCollector_ManifestsWithoutANameAreServicesOfTheirOwn(t *testing.T) {
+	c := NewChecker()
+	col := NewCollector()
+	var all []Finding
+	for i, port := range []int32{80, 443} {
+		svc := ready("", 10)
+		svc.GenerateName, svc.UID, svc.ResourceVersion = "web-", "", ""
+		svc.Spec.Ports[0].Port = port
+		svc.Status.LoadBalancer.Ingress[0].IP = fmt.Sprintf("192.0.2.%d", i+1)
+		obj := Object{Kind: "Service", Service: svc}
+		found := c.ObserveObject(obj)
+		all = append(all, found...)
+		col.Observe(obj, found)
+	}
+	end := c.Finish()
+	col.Findings(end)
+	all = append(all, end...)
+	noFinding(t, all, "L6")
+	noViolations(t, all)
+	r := col.Report()
+	if r.Summary.Services != 2 || len(r.Services) != 2 {
+		t.Fatalf("%d Services, %d rows; want 2 and 2", r.Summary.Services, len(r.Services))
+	}
+	for i, sr := range r.Services {
+		if sr.Observations != 1 || sr.Deleted || len(sr.Ingress) != 1 || sr.Ingress[0] != fmt.Sprintf("192.0.2.%d", i+1) {
+			t.Errorf("row %d: %+v; want one observation, not deleted, ingress 192.0.2.%d", i, sr, i+1)
+		}
+	}
+}

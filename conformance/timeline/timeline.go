@@ -263,9 +263,10 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 		t.services[k] = s
 	}
-	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
-		// Created again without a deletion in the input: the old one
-		// ended after its last observation.
+	if s.prev != nil && (s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid || svc.Name == "") {
+		// Created again without a deletion in the input, or another
+		// manifest without a name: the old one ended after its last
+		// observation.
 		t.ended(s)
 	}
 	// A new object's conditions are its own, not a change of the old

@@ -288,6 +288,23 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 	}
 }
 
+// TestTimeline_ManifestsWithoutANameAreNotATrace: a second manifest
+// without a name (generateName) is another Service, so its spec is no spec
+// change of the first's: the first ends where the second begins.
+func TestTimeline_ManifestsWithoutANameAreNotATrace(t *testing.T) {
+	tl := New()
+	a := lbService("", "", metav1.ConditionTrue, time.Unix(0, 0))
+	a.GenerateName, a.UID = "web-", ""
+	tl.ObserveObject(conformance.Object{Service: a}, nil)
+	b := a.DeepCopy()
+	b.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	tl.ObserveObject(conformance.Object{Service: b}, nil)
+	s := tl.Services()[0]
+	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
+		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
+	}
+}
+
 // TestTimeline_MaxPointsBoundsDeletions: a Service deleted and created
 // again many times, by DELETED events and by new uids, keeps the latest
 // MaxPoints deletions, so that its memory stays bounded like its lanes'.
