@@ -200,7 +200,17 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
 		}
 	}
-	return decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
+	n := len(out)
+	out = decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
+	for _, r := range out[n:] {
+		if r.err == nil || !j.yaml || r.err.Err == nil {
+			continue
+		}
+		if m := r.err.Err.Error(); strings.HasPrefix(m, "a JSON boolean where a string") || strings.HasPrefix(m, "a JSON number where a string") {
+			r.err.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", r.err.Err)
+		}
+	}
+	return out
 }
 
 // ambiguousKeys reports whether two keys of a YAML mapping in text, of

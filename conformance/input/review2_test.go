@@ -209,3 +209,34 @@ func TestRead_YAMLListItemsOnTheNextLineOfAnUnreadableList(t *testing.T) {
 		}
 	}
 }
+
+// A YAML scalar that YAML reads as a boolean or a number where a string is
+// expected (name: no, a version 1.10) is refused, as kube-apiserver
+// refuses it; the message says to quote it, and says so for YAML only.
+func TestRead_YAMLUnquotedScalarWhereAStringIsExpected(t *testing.T) {
+	for _, tc := range []struct{ in, hint string }{
+		{"kind: Service\napiVersion: v1\nmetadata: {name: no}\n", "unless quoted"},
+		{"kind: Service\napiVersion: v1\nmetadata: {name: a, resourceVersion: 1.10}\n", "unless quoted"},
+		{`{"kind":"Service","apiVersion":"v1","metadata":{"name":false}}`, ""},
+		{"kind: Service\napiVersion: v1\nmetadata: {name: [a]}\n", ""}, // not a scalar: quoting does not help
+	} {
+		_, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "where a string is expected") {
+			t.Fatalf("%q: errors %v; want one, a string expected", tc.in, errs)
+		}
+		if got := strings.Contains(errs[0].Error(), "unless quoted"); got != (tc.hint != "") {
+			t.Errorf("%q: %q; want the hint to quote: %v", tc.in, errs[0].Error(), tc.hint != "")
+		}
+	}
+}
+
+// A byte order mark of UTF-32 is not taken for UTF-16's, which it starts
+// with: the input is refused, and the message says why.
+func TestRead_UTF32IsRefusedByName(t *testing.T) {
+	for _, bom := range []string{"\xff\xfe\x00\x00", "\x00\x00\xfe\xff"} {
+		_, errs := decodeAll(t, strings.NewReader(bom+"{\x00\x00\x00}\x00\x00\x00"))
+		if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "UTF-32") {
+			t.Errorf("BOM %q: errors %v; want one, fatal, naming UTF-32", bom, errs)
+		}
+	}
+}

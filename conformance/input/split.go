@@ -50,7 +50,9 @@ type splitter interface {
 func (d *Decoder) open() (splitter, *DecodeError) {
 	br := bufio.NewReaderSize(d.in, 64<<10)
 	var base int64
-	switch b, _ := br.Peek(3); {
+	switch b, _ := br.Peek(4); {
+	case bytes.HasPrefix(b, []byte("\xFF\xFE\x00\x00")), bytes.HasPrefix(b, []byte("\x00\x00\xFE\xFF")):
+		return nil, &DecodeError{Position: Position{Source: d.source}, Err: errors.New("the input is UTF-32 (its byte order mark says so), which is not read: convert it to UTF-8"), Fatal: true}
 	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
 		_, _ = br.Discard(3)
 		base = 3
