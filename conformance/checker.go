@@ -185,6 +185,9 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		}
 		if kind == "Service" && obj.APIVersion != "" { // another group's or version's, such as Knative's
 			msg = "skipped: a Service of " + input.Escape(obj.APIVersion) + " is not a core/v1 Service"
+			if obj.APIVersion == "core/v1" {
+				msg = "skipped: a core/v1 Service has apiVersion v1, not core/v1"
+			}
 			// Named as kubectl names another group's kind, so that it is
 			// not counted as a Service.
 			if group, _, ok := strings.Cut(obj.APIVersion, "/"); ok {

@@ -84,6 +84,12 @@ func TestCollector(t *testing.T) {
 	if f := c.ObserveObject(v2); len(f) != 1 || f[0].Object.Kind != "Service (v2)" {
 		t.Errorf("a Service of v2's notice: %+v", f)
 	}
+	// "core/v1" names the core group as the documentation does, not as
+	// the apiVersion says: the notice says what to write instead.
+	core := Object{Kind: "Service", APIVersion: "core/v1", Ref: ObjectRef{Kind: "Service", Name: "web"}}
+	if f := c.ObserveObject(core); len(f) != 1 || f[0].Message != "skipped: a core/v1 Service has apiVersion v1, not core/v1" {
+		t.Errorf("a Service of core/v1's notice: %+v", f)
+	}
 }
 
 // A deleted Service keeps its row, its last observation, marked deleted
