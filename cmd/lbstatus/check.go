@@ -142,6 +142,22 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "lbstatus: -k: lbstatus does not build kustomizations; check the output: kubectl kustomize %s | lbstatus check\n", input.Escape(*kustomize))
 		return exitInput
 	}
+	// Bad usage is found before a reporter starts its output: -o json
+	// writes its first bytes at once, and half a document is worse than
+	// none.
+	if f.maxObjectBytes <= 0 {
+		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
+		return exitInput
+	}
+	paths := append(f.filenames, fs.Args()...)
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		// The second would read what the first left: nothing.
+		fmt.Fprintln(stderr, `lbstatus: "-" is given twice: standard input can be read only once`)
+		return exitInput
+	}
 	defer tuneGC()()
 	// Reports can be long; write them through a buffer, flushed at the end.
 	stdout, stderr, err := f.hooks.start(&f, stdout, stderr)
@@ -166,20 +182,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text, json or html\n", f.output)
 		return exitInput
 	}
-	if f.maxObjectBytes <= 0 {
-		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
-		return exitInput
-	}
 
-	paths := append(f.filenames, fs.Args()...)
-	if len(paths) == 0 {
-		paths = []string{"-"}
-	}
-	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
-		// The second would read what the first left: nothing.
-		fmt.Fprintln(stderr, `lbstatus: "-" is given twice: standard input can be read only once`)
-		return exitInput
-	}
 	// Rules as Merge makes it: {} in -o json, even when no input is read.
 	total := conformance.Summary{Rules: map[conformance.RuleID]*conformance.SeverityCounts{}}
 	inputs := 0

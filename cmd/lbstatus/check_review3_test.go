@@ -1,0 +1,40 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad usage is exit 2 with one line on standard error and nothing on
+// standard output, in every format: half a JSON document would break
+// whatever reads it.
+func TestCheck_BadUsageWritesNoOutput(t *testing.T) {
+	file := write(t, t.TempDir(), "web.yaml", readyYAML)
+	for _, args := range [][]string{
+		{"--max-object-bytes", "0", file},
+		{"-", "-"},
+	} {
+		for _, format := range []string{"text", "json", "html"} {
+			code, stdout, stderr := runCmd(t, readyYAML, append([]string{"check", "-o", format}, args...)...)
+			if code != exitInput || stdout != "" || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("-o %s %q: exit %d, stdout %q, stderr %q; want 2, nothing, one line", format, args, code, stdout, stderr)
+			}
+		}
+	}
+}
