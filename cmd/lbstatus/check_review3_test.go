@@ -38,3 +38,18 @@ func TestCheck_BadUsageWritesNoOutput(t *testing.T) {
 		}
 	}
 }
+
+// The HTML page lists the first input problems, as -o json does, and
+// counts the rest: their number grows with the input, and memory and the
+// page must not.
+func TestCheck_HTMLInputProblemsAreBounded(t *testing.T) {
+	bad := `{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"}}` + "\n"
+	path := write(t, t.TempDir(), "dups.json", strings.Repeat(bad, maxJSONErrors+3))
+	code, stdout, _ := runCmd(t, "", "check", "-o", "html", path)
+	if n := strings.Count(stdout, "duplicate member name"); code != exitInput || n != maxJSONErrors {
+		t.Errorf("exit %d, %d input problems on the page; want 2 and %d", code, n, maxJSONErrors)
+	}
+	if !strings.Contains(stdout, "... and 3 more input problems, on standard error") {
+		t.Errorf("the page does not count the input problems it leaves out")
+	}
+}

@@ -144,6 +144,7 @@ type htmlReporter struct {
 	hooks    *checkHooks
 	sources  []string
 	errors   []string
+	omitted  int // input problems past maxJSONErrors, counted only
 	services []*timeline.Service
 }
 
@@ -154,7 +155,15 @@ func (r *htmlReporter) collectorOptions() []conformance.CollectorOption {
 
 func (r *htmlReporter) findings([]conformance.Finding) {}
 
-func (r *htmlReporter) inputError(err error) { r.errors = append(r.errors, errorText(err)) }
+// inputError keeps the first input problems for the page, as many as
+// -o json lists: their number grows with the input, not with the Services.
+func (r *htmlReporter) inputError(err error) {
+	if len(r.errors) >= maxJSONErrors {
+		r.omitted++
+		return
+	}
+	r.errors = append(r.errors, errorText(err))
+}
 
 func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
@@ -162,6 +171,9 @@ func (r *htmlReporter) input(name string, _ conformance.Report) {
 
 func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
 	r.hooks.done()
+	if r.omitted > 0 {
+		r.errors = append(r.errors, fmt.Sprintf("... and %s, on standard error", plural(r.omitted, "more input problem")))
+	}
 	if interrupted {
 		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
 	}
