@@ -187,7 +187,8 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	total := conformance.Summary{Rules: map[conformance.RuleID]*conformance.SeverityCounts{}}
 	inputs := 0
 	interrupted := false
-	for _, in := range expand(paths) {
+	ins := expand(paths)
+	for _, in := range ins {
 		if ctx.Err() != nil {
 			interrupted = true
 			break
@@ -241,6 +242,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			file.Close()
 		}
 		total.Merge(s)
+		if len(ins) > 1 && !stopped && s.Observations == 0 && s.InputErrors == 0 && !f.scanOnly {
+			// Among several inputs, the one that holds nothing to check
+			// is named: the summary's counts would hide it.
+			fmt.Fprintf(stderr, "lbstatus: %s: no Service in this input\n", displayName(in.name))
+		}
 		if stopped {
 			interrupted = true
 			break

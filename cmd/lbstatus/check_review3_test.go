@@ -53,3 +53,19 @@ func TestCheck_HTMLInputProblemsAreBounded(t *testing.T) {
 		t.Errorf("the page does not count the input problems it leaves out")
 	}
 }
+
+// "An input without any Service ... [is] reported on standard error":
+// among several inputs too, where the others' Services would hide it.
+func TestCheck_EachInputWithoutAServiceIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	web := write(t, dir, "web.yaml", readyYAML)
+	empty := write(t, dir, "empty.yaml", "")
+	cm := write(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	for _, format := range []string{"text", "json"} {
+		code, _, stderr := runCmd(t, "", "check", "--require-services", "-o", format, empty, web, cm)
+		want := "lbstatus: " + empty + ": no Service in this input\nlbstatus: " + cm + ": no Service in this input\n"
+		if code != exitOK || stderr != want {
+			t.Errorf("-o %s: exit %d, stderr %q; want 0 and %q", format, code, stderr, want)
+		}
+	}
+}
