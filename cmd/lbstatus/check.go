@@ -149,6 +149,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
 		return exitInput
 	}
+	if f.maxFindings < 0 {
+		// The Collector would keep every finding: memory would grow with
+		// the input, not with the Services.
+		fmt.Fprintln(stderr, "lbstatus: --max-findings must not be negative")
+		return exitInput
+	}
 	paths := append(f.filenames, fs.Args()...)
 	if len(paths) == 0 {
 		paths = []string{"-"}

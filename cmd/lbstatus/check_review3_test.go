@@ -29,11 +29,12 @@ func TestCheck_BadUsageWritesNoOutput(t *testing.T) {
 	for _, args := range [][]string{
 		{"--max-object-bytes", "0", file},
 		{"-", "-"},
+		{"--max-findings", "-1", file},
 	} {
 		for _, format := range []string{"text", "json", "html"} {
 			code, stdout, stderr := runCmd(t, readyYAML, append([]string{"check", "-o", format}, args...)...)
 			if code != exitInput || stdout != "" || strings.Count(stderr, "\n") != 1 {
-				t.Errorf("-o %s %q: exit %d, stdout %q, stderr %q; want 2, nothing, one line", format, args, code, stdout, stderr)
+				t.Errorf("-o %s %q: exit %d, %d bytes on stdout, stderr %q; want 2, nothing, one line", format, args, code, len(stdout), stderr)
 			}
 		}
 	}
