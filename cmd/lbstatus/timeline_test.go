@@ -116,8 +116,26 @@ func TestCheck_HTML(t *testing.T) {
 			t.Errorf("--html-services %s: drawn %q, want %q", n, got, want)
 		}
 	}
-	if code, _, errOut := runCmd(t, "", "check", "--html-services", "9", l6Trace); code != exitInput || !strings.Contains(errOut, "--html-services goes with -o html") {
-		t.Errorf("--html-services with -o text: exit %d, stderr %q", code, errOut)
+	// A flag for another format, or a value out of range, is bad usage
+	// (one line, exit 2), the default value given too.
+	for _, tc := range []struct{ args, want string }{
+		{"--html-services 9", "--html-services goes with -o html"},
+		{"--html-services 500 -o json", "--html-services goes with -o html"},
+		{"--html-services -1 -o html", "--html-services must not be negative"},
+		{"--timeline-points 5", "--timeline-points goes with --timeline or -o html"},
+		{"--timeline-points 200 -o json", "--timeline-points goes with --timeline or -o html"},
+		{"--timeline-points 0 --timeline", "--timeline-points must be positive"},
+		{"--timeline-points -3 -o html", "--timeline-points must be positive"},
+	} {
+		args := append(append([]string{"check"}, strings.Fields(tc.args)...), l6Trace)
+		if code, out, errOut := runCmd(t, "", args...); code != exitInput || out != "" || errOut != "lbstatus: "+tc.want+"\n" && !strings.HasPrefix(errOut, "lbstatus: "+tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing, %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	for _, args := range []string{"--timeline-points 5 --timeline", "--timeline-points 5 -o html", "--html-services 0 -o html"} {
+		if code, _, errOut := runCmd(t, "", append(append([]string{"check"}, strings.Fields(args)...), l6Trace)...); code == exitInput {
+			t.Errorf("%s: exit 2, stderr %q", args, errOut)
+		}
 	}
 }
 
