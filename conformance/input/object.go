@@ -200,8 +200,13 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
 		}
 	}
+	// An item a splitter handed out is as deep as in its List read whole.
+	depth := 0
+	if j.containerKind != "" {
+		depth = 1
+	}
 	n := len(out)
-	out = decodeValue(raw, j.pos, j.containerKind, false, limit, 0, out)
+	out = decodeValue(raw, j.pos, j.containerKind, false, limit, depth, out)
 	for _, r := range out[n:] {
 		if r.err == nil || !j.yaml || r.err.Err == nil {
 			continue
