@@ -17,6 +17,9 @@ limitations under the License.
 package input
 
 import (
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -45,5 +48,57 @@ func TestRead_NestingBoundItemByItem(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// membersReader is a List whose items come first, followed by n members
+// after them, and notes the most heap in use while it is read.
+type membersReader struct {
+	n, i  int
+	buf   []byte
+	reads int
+	peak  uint64
+}
+
+func (m *membersReader) Read(p []byte) (int, error) {
+	if m.reads++; m.reads%64 == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		m.peak = max(m.peak, ms.HeapAlloc)
+	}
+	for len(m.buf) < len(p) && m.i <= m.n {
+		switch {
+		case m.i == 0:
+			m.buf = append(m.buf, `{"kind":"List","items":[`+svcJSON("a")+`]`...)
+		case m.i == m.n:
+			m.buf = append(m.buf, '}')
+		default:
+			m.buf = fmt.Appendf(m.buf, `,"m%09d":0`, m.i)
+		}
+		m.i++
+	}
+	if len(m.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, m.buf)
+	m.buf = m.buf[n:]
+	return n, nil
+}
+
+// The members of a List read item by item are kept up to the limit, not
+// past it however many there are: memory is bounded by the limit, not by
+// the input. The List is reported as over the limit.
+func TestRead_ListMembersPastTheLimitAreNotKept(t *testing.T) {
+	const members = 1 << 20 // 16 MiB of them
+	r := &membersReader{n: members}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	objs, errs := decodeAll(t, r, MaxObjectBytes(1000), Workers(1))
+	if names(objs) != "a" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "larger than the limit") {
+		t.Errorf("objects %q, errors %v; want a and the List over the limit", names(objs), errs)
+	}
+	if grown := r.peak - min(r.peak, ms.HeapAlloc); grown > 8<<20 {
+		t.Errorf("the heap grew by %d MiB reading 16 MiB of a List's members under a limit of 1000 bytes", grown>>20)
 	}
 }

@@ -219,8 +219,9 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // them give. Its other members are kept, up to the limit, and decoded as
 // if the List were read whole, for their problems: those before the items
 // when the items begin, so that a problem there (a name given twice) drops
-// the items, and otherwise all of them at the end. A document that is not
-// a List is skipped and reported.
+// the items, and otherwise all of them at the end. Past the limit they are
+// neither kept nor checked, however many, and the List is reported as over
+// it. A document that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
@@ -232,20 +233,24 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 		if name, pos, err = s.read(false); err != nil {
 			break
 		}
-		if len(members) > 1 {
-			members = append(members, ',')
-		}
-		members = append(members, name...) // before name is overwritten by reading on
 		unquoted, _ := jsontext.AppendUnquote(nil, name)
+		if !over { // past the limit, the members are no longer kept
+			if len(members) > 1 {
+				members = append(members, ',')
+			}
+			members = append(members, name...) // before name is overwritten by reading on
+		}
 		isItems := string(unquoted) == "items" && s.dec.PeekKind() == '['
-		if isItems && !items {
+		if isItems && !items && !over {
 			// A name given twice (or a value of the wrong type) before the
 			// items, "items" itself included, makes the List unreadable
 			// before any item is handed out, as when it is read whole.
 			early = checkMembers(append(bytes.Clone(members), ":[]}"...), membersPos)
 		}
 		if isItems {
-			members = append(members, ":[]"...)
+			if !over {
+				members = append(members, ":[]"...)
+			}
 			pos, err = s.array(listKind(kind), items || early != nil, yield) // dropped when a second items, or after a problem
 			items = true
 			continue
@@ -256,11 +261,13 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			kind = unquote(v)
 		}
 		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
-			if over, v = true, []byte("null"); err != nil {
+			if over = true; err != nil {
 				err = s.skip()
 			}
 		}
-		members = append(append(members, ':'), v...)
+		if !over {
+			members = append(append(members, ':'), v...)
+		}
 	}
 	if err == nil {
 		_, pos, err = s.read(true)
