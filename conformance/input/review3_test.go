@@ -102,3 +102,23 @@ func TestRead_ListMembersPastTheLimitAreNotKept(t *testing.T) {
 		t.Errorf("the heap grew by %d MiB reading 16 MiB of a List's members under a limit of 1000 bytes", grown>>20)
 	}
 }
+
+// A number exactly as long as the limit is not over it, though jsontext
+// sees where it ends only at the byte after it: between objects, or as an
+// item of a List read item by item, it is reported and what follows it is
+// read.
+func TestRead_NumberAtTheLimit(t *testing.T) {
+	const limit = 200
+	num := strings.Repeat("1", limit)
+	for name, in := range map[string]string{
+		"top level": svcJSON("a") + " " + num + " " + svcJSON("z"),
+		"list item": `{"kind":"List","items":[` + svcJSON("a") + `,` + num + `,` + svcJSON("z") + `]}`,
+	} {
+		for _, rb := range []int{0, 16} {
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit), readBuffer(rb))
+			if names(objs) != "a,z" || len(errs) != 1 || errs[0].Fatal {
+				t.Errorf("%s, read buffer %d: objects %q, errors %v; want a,z and one error, not fatal", name, rb, names(objs), errs)
+			}
+		}
+	}
+}

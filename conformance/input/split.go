@@ -308,7 +308,11 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
 	pos = Position{Source: s.source, Document: s.doc, Line: s.line + newlines(ub[:n]), Offset: start}
-	s.g.limit = max(s.g.read, start+int64(s.limit))
+	end := start + int64(s.limit)
+	if token {
+		end++ // a number ends only at the byte after it, which jsontext must see
+	}
+	s.g.limit = max(s.g.read, end)
 	if token {
 		_, err = s.dec.ReadToken()
 	} else {
