@@ -122,3 +122,13 @@ func TestRead_NumberAtTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// A number over the limit, which cannot be skipped without holding it
+// either, ends the input as a string over it does, and is called a number.
+func TestRead_NumberOverTheLimitIsNamed(t *testing.T) {
+	in := `{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"Foo","n":` + strings.Repeat("1", 300) + `}]}`
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(200))
+	if names(objs) != "a" || len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "a number larger than the limit") {
+		t.Errorf("objects %q, errors %v; want a and one fatal error naming a number", names(objs), errs)
+	}
+}

@@ -126,6 +126,7 @@ type jsonSplitter struct {
 	base   int64 // input offset of the tokenizer's offset 0
 	line   int   // line of the tokenizer's offset
 	doc    int
+	last   jsontext.Kind // kind of what read read last
 }
 
 func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
@@ -303,7 +304,7 @@ func (s *jsonSplitter) skip() error {
 // read reads the next value, or the next token when token is set, and
 // says where it starts. Whichever it is, it may be at most the limit.
 func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
-	s.dec.PeekKind()
+	s.last = s.dec.PeekKind()
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
@@ -334,7 +335,7 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	var syn *jsontext.SyntacticError
 	switch {
 	case errors.Is(err, errTooBig):
-		de.Err = fmt.Errorf("a string larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", formatBytes(s.limit))
+		de.Err = fmt.Errorf("a %s larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", kindName(s.last), formatBytes(s.limit))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
