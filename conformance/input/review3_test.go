@@ -132,3 +132,18 @@ func TestRead_NumberOverTheLimitIsNamed(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a and one fatal error naming a number", names(objs), errs)
 	}
 }
+
+// A value jsontext had read ahead whole, though over the limit, is read
+// as one it had not: a string over the limit in it ends the input with
+// the same message, at the string, not at the value.
+func TestRead_StringOverTheLimitInAValueReadAhead(t *testing.T) {
+	const limit = 1000
+	first := `{"kind":"Foo","p":"` + strings.Repeat("x", limit-21) + `"}` // exactly the limit
+	in := first + `{"kind":"Foo","p":"` + strings.Repeat("y", limit+2) + `"}` + svcJSON("z")
+	for _, rb := range []int{0, 16} {
+		_, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit), readBuffer(rb))
+		if len(errs) != 1 || !errs[0].Fatal || errs[0].Position.Offset != int64(len(first))+18 || !strings.Contains(errs[0].Error(), "a string larger than the limit") {
+			t.Errorf("read buffer %d: errors %v; want one, fatal, naming a string at byte %d", rb, errs, len(first)+18)
+		}
+	}
+}

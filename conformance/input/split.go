@@ -172,7 +172,8 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 			// read it as it is read when it had not.
 			sub := newJSONSplitter(bytes.NewReader(v), s.source, s.limit, pos.Offset)
 			sub.line, sub.doc, sub.g.limit = pos.Line, s.doc-1, pos.Offset+int64(s.limit)
-			_, err = sub.document(yield)
+			pos, err = sub.document(yield)
+			s.last = sub.last
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
 		}
