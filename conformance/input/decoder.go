@@ -43,8 +43,8 @@ type DecoderOption interface{ applyDecoder(*Decoder) }
 // MaxObjectBytes is the size limit of one object (a JSON value, a YAML
 // document, a List item); zero or less selects DefaultMaxObjectBytes. A
 // larger object is skipped and reported as a DecodeError. In JSON it is
-// skipped token by token, so one string over the limit, which could not be
-// skipped without holding it, ends the input (Fatal).
+// skipped token by token, so one string or number over the limit, which
+// could not be skipped without holding it, ends the input (Fatal).
 type MaxObjectBytes int
 
 func (m MaxObjectBytes) applyDecoder(d *Decoder) { d.limit = int(m) }

@@ -292,7 +292,8 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 }
 
 // skip reads, token by token, the value the tokenizer refused to read
-// whole: each token is held up to the limit, so only a string over it fails.
+// whole: each token is held up to the limit, so only a string or a number
+// over it fails.
 func (s *jsonSplitter) skip() error {
 	depth := s.dec.StackDepth()
 	for {
