@@ -147,3 +147,15 @@ func TestRead_StringOverTheLimitInAValueReadAhead(t *testing.T) {
 		}
 	}
 }
+
+// A member of the wrong type before the items of a List read item by item
+// drops the items also when a later member, still before them, is over the
+// limit: the members kept up to it are checked when the items begin.
+func TestRead_ListMemberOfTheWrongTypeBeforeAMemberOverTheLimit(t *testing.T) {
+	pad := `"metadata":{"annotations":{"p":"` + strings.Repeat("x", 200) + `"}}`
+	in := `{"kind":"List","apiVersion":5,` + pad + `,"items":[` + svcJSON("a") + `,` + svcJSON("b") + `]}`
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(250))
+	if len(objs) != 0 || len(errs) != 1 {
+		t.Errorf("objects %q, errors %v; want none and one error", names(objs), errs)
+	}
+}

@@ -222,8 +222,9 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 // if the List were read whole, for their problems: those before the items
 // when the items begin, so that a problem there (a name given twice) drops
 // the items, and otherwise all of them at the end. Past the limit they are
-// neither kept nor checked, however many, and the List is reported as over
-// it. A document that is not a List is skipped and reported.
+// neither kept nor checked, however many (those kept before the items still
+// are, when the items begin), and the List is reported as over it. A
+// document that is not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
@@ -236,6 +237,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			break
 		}
 		unquoted, _ := jsontext.AppendUnquote(nil, name)
+		mark := len(members)
 		if !over { // past the limit, the members are no longer kept
 			if len(members) > 1 {
 				members = append(members, ',')
@@ -243,11 +245,16 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			members = append(members, name...) // before name is overwritten by reading on
 		}
 		isItems := string(unquoted) == "items" && s.dec.PeekKind() == '['
-		if isItems && !items && !over {
+		if isItems && !items {
 			// A name given twice (or a value of the wrong type) before the
 			// items, "items" itself included, makes the List unreadable
-			// before any item is handed out, as when it is read whole.
-			early = checkMembers(append(bytes.Clone(members), ":[]}"...), membersPos)
+			// before any item is handed out, as when it is read whole;
+			// past the limit, among those kept.
+			kept := append(bytes.Clone(members), ":[]}"...)
+			if over {
+				kept = append(bytes.Clone(members), '}')
+			}
+			early = checkMembers(kept, membersPos)
 		}
 		if isItems {
 			if !over {
@@ -263,6 +270,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			kind = unquote(v)
 		}
 		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
+			members = members[:mark] // without the name of the member not kept
 			if over = true; err != nil {
 				err = s.skip()
 			}
