@@ -61,7 +61,7 @@ type membersReader struct {
 }
 
 func (m *membersReader) Read(p []byte) (int, error) {
-	if m.reads++; m.reads%64 == 0 {
+	if m.reads++; m.reads%8 == 0 {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		m.peak = max(m.peak, ms.HeapAlloc)
