@@ -163,3 +163,25 @@ func TestRead_ListMemberOfTheWrongTypeBeforeAMemberOverTheLimit(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want none and one error", names(objs), errs)
 	}
 }
+
+// White space between values is held by the tokenizer while it looks for
+// the next one, so it is bounded as a value is: up to the limit it is
+// read through, past it the input ends with an error that says so, instead
+// of the reader holding all of it (section 8, memory bounded).
+func TestRead_WhiteSpaceBetweenValuesIsBounded(t *testing.T) {
+	const limit = 1000
+	for _, tc := range []struct {
+		spaces    int
+		names     string
+		whiteOver bool
+	}{{limit - 10, "a,b", false}, {limit + 10, "a", true}, {1 << 20, "a", true}} {
+		for _, rb := range []int{0, 16} {
+			in := svcJSON("a") + strings.Repeat(" ", tc.spaces) + svcJSON("b")
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit), readBuffer(rb))
+			over := len(errs) == 1 && errs[0].Fatal && strings.Contains(errs[0].Error(), "white space larger than the limit")
+			if names(objs) != tc.names || over != tc.whiteOver || !over && len(errs) != 0 {
+				t.Errorf("%d spaces, read buffer %d: objects %q, errors %v; want %s and white space over the limit: %v", tc.spaces, rb, names(objs), errs, tc.names, tc.whiteOver)
+			}
+		}
+	}
+}

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,7 +129,7 @@ type jsonSplitter struct {
 }
 
 func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
-	g := &guard{r: r, limit: math.MaxInt64, read: base}
+	g := &guard{r: r, limit: base + int64(limit), read: base}
 	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: 1}
 }
 
@@ -329,7 +328,9 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	} else {
 		v, err = s.dec.ReadValue()
 	}
-	s.g.limit = math.MaxInt64
+	// Between values, jsontext holds the white space it skips: as much
+	// of it as of a value.
+	s.g.limit = max(s.g.read, s.base+s.dec.InputOffset()+int64(s.limit))
 	if err == nil {
 		s.line = pos.Line + newlines(v)
 	}
@@ -345,7 +346,11 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 	var syn *jsontext.SyntacticError
 	switch {
 	case errors.Is(err, errTooBig):
-		de.Err = fmt.Errorf("a %s larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", kindName(s.last), formatBytes(s.limit))
+		what := "a " + kindName(s.last)
+		if s.last == 0 {
+			what = "white space" // between values, where none was expected
+		}
+		de.Err = fmt.Errorf("%s larger than the limit of %s, which cannot be skipped without holding it; the rest of the input is not read", what, formatBytes(s.limit))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		de.Err = errors.New("unexpected end of input: the document is truncated")
 	case errors.As(err, &syn):
