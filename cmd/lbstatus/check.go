@@ -118,7 +118,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.BoolVar(&f.requireServices, "require-services", false, "fail (exit 2) when the inputs hold no Service at all, for CI")
 	// As kubectl names its inputs; an array, not a slice: a comma in a
 	// path is not a separator.
-	fs.StringArrayVarP(&f.filenames, "filename", "f", nil, `a file, directory or URL to check, as with kubectl's -f (repeatable; "-" is standard input): the same as a PATH`)
+	fs.StringArrayVarP(&f.filenames, "filename", "f", nil, `a file, directory or URL to check, as with kubectl's -f (repeatable; "-" is standard input): the same as a PATH, read before the PATHs`)
 	recursive := fs.BoolP("recursive", "R", true, "accepted as kubectl takes it: directories are always searched recursively")
 	kustomize := fs.StringP("kustomize", "k", "", "")
 	_ = fs.MarkHidden("kustomize") // only to say what to do instead
