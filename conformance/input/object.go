@@ -207,15 +207,29 @@ func decodeJobValue(j job, limit int, out []result) []result {
 	}
 	n := len(out)
 	out = decodeValue(raw, j.pos, j.containerKind, false, limit, depth, out)
-	for _, r := range out[n:] {
-		if r.err == nil || !j.yaml || r.err.Err == nil {
-			continue
-		}
-		if m := r.err.Err.Error(); strings.HasPrefix(m, "a JSON boolean where a string") || strings.HasPrefix(m, "a JSON number where a string") {
-			r.err.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", r.err.Err)
+	for i := n; j.yaml && i < len(out); i++ {
+		var wt *wrongType
+		if de := out[i].err; de != nil && errors.As(de.Err, &wt) && wt.unquotedString() {
+			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
 		}
 	}
 	return out
+}
+
+// wrongType is a value whose JSON kind does not fit its field.
+type wrongType struct {
+	msg string
+	sem *json.SemanticError
+}
+
+func (e *wrongType) Error() string { return e.msg }
+func (e *wrongType) Unwrap() error { return e.sem }
+
+// unquotedString reports whether a boolean or a number stands where a
+// string is expected: in YAML, a scalar such as no or 1.10 left unquoted.
+func (e *wrongType) unquotedString() bool {
+	k := e.sem.JSONKind
+	return (k == 't' || k == 'f' || k == '0') && typeName(e.sem.GoType) == "a string"
 }
 
 // ambiguousKeys reports whether two keys of a YAML mapping in text, of
@@ -464,7 +478,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 		if sem.Err != nil {
 			msg += ": " + sem.Err.Error()
 		}
-		de.Err = errors.New(msg)
+		de.Err = &wrongType{msg: msg, sem: sem}
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
