@@ -43,8 +43,8 @@ type checkHooks struct {
 	// current is the timeline of the input being checked; nil when no
 	// timeline is wanted.
 	current *timeline.Timeline
-	// given reports whether the flag name was given.
-	given func(name string) bool
+	// flags are check's, to tell a flag given from its default.
+	flags *pflag.FlagSet
 }
 
 // addCheckHooks adds the flags of the hooks to check's flags.
@@ -53,7 +53,7 @@ func addCheckHooks(fs *pflag.FlagSet) *checkHooks {
 	fs.BoolVar(&h.textTimeline, "timeline", false, "text output: after each input's table, print each LoadBalancer Service's timeline: a lane per condition and the verdict, spec changes and findings where they happened")
 	fs.IntVar(&h.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
 	h.htmlServices = fs.Int("html-services", defaultHTMLServices, "-o html: the most Services drawn, so that the page opens in a browser; those with violations first, then warnings (0: all)")
-	h.given = func(name string) bool { return fs.Changed(name) }
+	h.flags = fs
 	return h
 }
 
@@ -71,11 +71,11 @@ func (h *checkHooks) start(f *checkFlags, stdout, stderr io.Writer) (io.Writer, 
 		return stdout, stderr, errors.New("--timeline goes with -o text; -o html draws the timelines anyway")
 	}
 	switch {
-	case h.given("html-services") && f.output != "html":
+	case h.flags.Changed("html-services") && f.output != "html":
 		return stdout, stderr, errors.New("--html-services goes with -o html")
 	case *h.htmlServices < 0:
 		return stdout, stderr, errors.New("--html-services must not be negative (0 draws every Service)")
-	case h.given("timeline-points") && !h.textTimeline && f.output != "html":
+	case h.flags.Changed("timeline-points") && !h.textTimeline && f.output != "html":
 		return stdout, stderr, errors.New("--timeline-points goes with --timeline or -o html")
 	case h.maxPoints <= 0:
 		return stdout, stderr, errors.New("--timeline-points must be positive")
