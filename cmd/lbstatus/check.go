@@ -77,7 +77,8 @@ const checkUsage = `Usage: lbstatus check [flags] [PATH|-]...
 Checks Service objects against KEP-4631. Each PATH (or -f PATH, as kubectl
 takes it) is a file, an http:// or https:// URL, or a directory searched
 recursively for .json, .yaml and .yml files (regular files, or links to
-them: a FIFO there is an input error); "-", or no PATH at all, reads
+them: a FIFO there is an input error), through links to directories, each
+directory once; "-", or no PATH at all, reads
 standard input (on a terminal, after saying so: Ctrl-D ends it). A file may
 hold a single object, a List or ServiceList (JSON or YAML, read item by
 item), multi-document YAML, watch events, or a stream of concatenated JSON
@@ -446,7 +447,8 @@ type inputPath struct {
 }
 
 // expand turns the command-line paths into inputs: directories become the
-// .json, .yaml and .yml regular files under them, in lexical order.
+// .json, .yaml and .yml regular files under them (see walk), in lexical
+// order.
 func expand(paths []string) []inputPath {
 	var out []inputPath
 	for _, p := range paths {
@@ -468,39 +470,7 @@ func expand(paths []string) []inputPath {
 		if l, err := os.Lstat(p); err == nil && l.Mode()&fs.ModeSymlink != 0 {
 			root = p + string(filepath.Separator) // the directory the link names, not the link
 		}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				files = append(files, inputPath{name: path, err: err})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() && isChart(path) {
-				// Its templates are not YAML until rendered: one line
-				// for the chart, not one error per template.
-				err := fmt.Errorf("%s: a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template %s | lbstatus check)", path, path)
-				files = append(files, inputPath{name: path, err: err})
-				return fs.SkipDir
-			}
-			if d.IsDir() || !isManifest(path) {
-				return nil
-			}
-			// Only regular files, or links to them: a FIFO or a device
-			// found in a directory is no manifest, and reading it could
-			// wait for ever or never end.
-			in := inputPath{name: path}
-			if info, err := os.Stat(path); err != nil {
-				in.err = err
-			} else if !info.Mode().IsRegular() {
-				in.err = fmt.Errorf("%s: not a regular file; not read", path)
-			}
-			files = append(files, in)
-			return nil
-		})
-		if err != nil {
-			files = append(files, inputPath{name: p, err: err})
-		}
+		walk(root, &[]os.FileInfo{info}, &files)
 		if len(files) == 0 {
 			files = []inputPath{{name: p, empty: true}}
 		}
@@ -508,6 +478,66 @@ func expand(paths []string) []inputPath {
 		out = append(out, files...)
 	}
 	return out
+}
+
+// walk appends the manifests under the directory root to files. A link to
+// a directory is searched as the directory is, and each directory once
+// (seen, root included): a loop of links ends, and a directory both linked
+// to and walked into is not read twice.
+func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
+	searched := func(info os.FileInfo) bool {
+		return slices.ContainsFunc(*seen, func(s os.FileInfo) bool { return os.SameFile(s, info) })
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			*files = append(*files, inputPath{name: path, err: err})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() && isChart(path) {
+			// Its templates are not YAML until rendered: one line
+			// for the chart, not one error per template.
+			err := fmt.Errorf("%s: a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template %s | lbstatus check)", path, path)
+			*files = append(*files, inputPath{name: path, err: err})
+			return fs.SkipDir
+		}
+		if d.IsDir() {
+			if info, err := d.Info(); err == nil && path != root {
+				if searched(info) {
+					return fs.SkipDir
+				}
+				*seen = append(*seen, info)
+			}
+			return nil
+		}
+		info, err := os.Stat(path) // a link's target
+		switch {
+		case err == nil && info.IsDir() && d.Type()&fs.ModeSymlink != 0:
+			if !searched(info) {
+				*seen = append(*seen, info)
+				walk(path+string(filepath.Separator), seen, files)
+			}
+			return nil
+		case !isManifest(path):
+			return nil
+		}
+		// Only regular files, or links to them: a FIFO or a device
+		// found in a directory is no manifest, and reading it could
+		// wait for ever or never end.
+		in := inputPath{name: path}
+		if err != nil {
+			in.err = err
+		} else if !info.Mode().IsRegular() {
+			in.err = fmt.Errorf("%s: not a regular file; not read", path)
+		}
+		*files = append(*files, in)
+		return nil
+	})
+	if err != nil {
+		*files = append(*files, inputPath{name: root, err: err})
+	}
 }
 
 // isChart reports whether a directory is a Helm chart.

@@ -445,20 +445,41 @@ func TestCheck_DirectoryReadsRegularFilesOnly(t *testing.T) {
 	if err := os.Symlink(a, filepath.Join(dir, "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "dir.yaml")); err != nil {
-		t.Fatal(err)
-	}
 	code, stdout, stderr := checkWithin(t, context.Background(), 10*time.Second, dir)
 	if code != exitInput {
 		t.Errorf("exit %d, want %d", code, exitInput)
 	}
-	for _, name := range []string{"fifo.yaml", "dir.yaml"} {
-		if !strings.Contains(stderr, name+": not a regular file; not read") {
-			t.Errorf("stderr does not name %s:\n%s", name, stderr)
+	if !strings.Contains(stderr, "fifo.yaml: not a regular file; not read") {
+		t.Errorf("stderr does not name fifo.yaml:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "Checked 3 inputs: 2 observations of 2 Services") {
+		t.Errorf("want a.yaml and the link to it read:\n%s", stdout)
+	}
+}
+
+// A link to a directory, found in a directory searched, is searched as
+// the directory is, whatever its name: it used to be passed over in
+// silence, its manifests never read. Each directory is searched once, so a
+// link back up ends, and a directory both linked to and found is read once.
+func TestCheck_LinksToDirectoriesAreSearched(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "base/a.yaml", readyYAML)
+	write(t, dir, "elsewhere/b.yaml", strings.ReplaceAll(readyYAML, "name: web", "name: other"))
+	for link, target := range map[string]string{
+		"overlay/base": "../base",      // also found as base/: read once
+		"overlay/more": "../elsewhere", // a link with no extension: the only way to b.yaml
+		"overlay/up":   "..",           // a loop
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if !strings.Contains(stdout, "Checked 4 inputs: 2 observations of 2 Services") {
-		t.Errorf("want a.yaml and the link to it read:\n%s", stdout)
+	code, stdout, stderr := checkWithin(t, context.Background(), 10*time.Second, filepath.Join(dir, "overlay"))
+	if code != exitOK || !strings.Contains(stdout, "Checked 2 inputs: 2 observations of 2 Services") {
+		t.Errorf("exit %d, want %d and a.yaml and b.yaml read once each:\n%s%s", code, exitOK, stdout, stderr)
 	}
 }
 
