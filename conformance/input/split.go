@@ -166,13 +166,6 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		switch {
 		case errors.Is(err, errTooBig):
 			return s.large(pos, yield)
-		case err == nil && len(v) > s.limit:
-			// Read whole only because jsontext had read that far ahead:
-			// read it as it is read when it had not.
-			sub := newJSONSplitter(bytes.NewReader(v), s.source, s.limit, pos.Offset)
-			sub.line, sub.doc, sub.g.limit = pos.Line, s.doc-1, pos.Offset+int64(s.limit)
-			pos, err = sub.document(yield)
-			s.last = sub.last
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
 		}
@@ -197,11 +190,8 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 		v, pos, err := s.read(false)
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind}
-		switch {
-		case errors.Is(err, errTooBig):
+		if errors.Is(err, errTooBig) {
 			j, err = job{err: tooBig(pos, s.limit)}, s.skip()
-		case err == nil && len(v) > s.limit: // read ahead of the guard
-			j = job{err: tooBig(pos, s.limit)}
 		}
 		if err != nil {
 			return pos, err
@@ -329,7 +319,9 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 		v, err = s.dec.ReadValue()
 	}
 	// Between values, jsontext holds the white space it skips: as much
-	// of it as of a value.
+	// of it as of a value. So it never holds more than the limit past the
+	// start of the value it is asked for next, and no value read whole is
+	// over the limit.
 	s.g.limit = max(s.g.read, s.base+s.dec.InputOffset()+int64(s.limit))
 	if err == nil {
 		s.line = pos.Line + newlines(v)
