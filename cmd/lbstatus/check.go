@@ -57,11 +57,30 @@ type checkFlags struct {
 // addCheckerFlags adds the flags that configure the checker.
 func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
 	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per Service) or "json"; check also "html" (a page with timelines)`)
-	fs.StringSliceVar(&f.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
+	addClassFlag(fs, &f.classes)
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: list every notice, verdict changes and each skipped object included")
 }
+
+// addClassFlag adds --class, a comma-separated list as kubectl's list
+// flags are, but where an empty value is kept: a provider of Services without
+// a class only, which turns P1 on for every Service with one.
+func addClassFlag(fs *pflag.FlagSet, classes *[]string) {
+	fs.Var((*classList)(classes), "class", `a loadBalancerClass the provider under test handles (repeatable, or comma-separated; '' for none: Services without a class only); turns on P1`)
+}
+
+// classList is the value of --class.
+type classList []string
+
+func (c *classList) Set(v string) error {
+	*c = append(*c, strings.Split(v, ",")...)
+	return nil
+}
+
+func (c *classList) String() string { return strings.Join(*c, ",") }
+
+func (c *classList) Type() string { return "strings" }
 
 // checkerOptions returns the checker options the flags ask for.
 func (f *checkFlags) checkerOptions() []conformance.Option {

@@ -100,7 +100,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	var cf checkFlags
 	fs := pflag.NewFlagSet("describe", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringSliceVar(&cf.classes, "class", nil, "a loadBalancerClass the provider under test handles (repeatable); turns on P1")
+	addClassFlag(fs, &cf.classes)
 	fs.BoolVar(&cf.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&cf.annotations, "relevant-annotation", nil, "an annotation the provider reads, shown with the load-balancer spec (repeatable)")
 	cluster := addClusterFlags(fs, true)

@@ -580,6 +580,17 @@ func TestCheck_CheckerFlags(t *testing.T) {
 	if code, stdout, _ := runCmd(t, "", "check", "--class", "mine.example/lb", foreign); code != exitViolation || !strings.Contains(stdout, "P1") {
 		t.Errorf("with --class: exit %d\n%s", code, stdout)
 	}
+	// --class '' names the provider of Services without a class: P1 is
+	// on, and every class is another's. It used to be dropped as an empty
+	// list, turning P1 off. A list is split at commas, as kubectl's are.
+	for _, args := range [][]string{{"--class", ""}, {"--class", "a.example/lb,b.example/lb"}, {"--class=a.example/lb", "--class="}} {
+		if code, stdout, _ := runCmd(t, "", append(append([]string{"check"}, args...), foreign)...); code != exitViolation || !strings.Contains(stdout, "P1") {
+			t.Errorf("%q: exit %d, want P1 on\n%s", args, code, stdout)
+		}
+	}
+	if code, _, _ := runCmd(t, "", "check", "--class", "a.example/lb,other.example/lb", foreign); code != exitOK {
+		t.Errorf("--class naming its class in a list: exit %d, want 0", code)
+	}
 
 	for _, bad := range [][]string{{"check", "-o", "yaml"}, {"check", "--no-such-flag"}, {"check", "--max-object-bytes", "0"}} {
 		if code, _, stderr := runCmd(t, "", bad...); code != exitInput || stderr == "" {
