@@ -323,6 +323,14 @@ func TestCheck_URL(t *testing.T) {
 	if code != exitViolation || !strings.Contains(stdout, "INTERRUPTED") || time.Since(start) > 10*time.Second {
 		t.Errorf("check of a URL that stops sending, interrupted: exit %d after %v\n%s", code, time.Since(start), stdout)
 	}
+	// An input error before the interrupt outranks the violation, as it
+	// does in a check that ends.
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	code, stdout, _ = runCmdContext(ctx, strings.NewReader(""), "check", srv.URL+"/missing.yaml", srv.URL+"/slow.json")
+	if code != exitInput || !strings.Contains(stdout, "INTERRUPTED") || !strings.Contains(stdout, "ERROR: 1 violation") {
+		t.Errorf("check of a URL of nothing and one that stops sending, interrupted: exit %d, want %d\n%s", code, exitInput, stdout)
+	}
 }
 
 func TestSkippedKinds(t *testing.T) {
