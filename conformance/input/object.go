@@ -69,8 +69,9 @@ const maxNesting = 8
 // it, and makes member order irrelevant. A Service's metadata, spec and
 // status are their own types; the members no rule reads and that cost the
 // most to decode (labels, managed fields, selector, cluster IPs, target
-// ports) are checked and skipped. The differential fuzz target holds the
-// rest to what encoding/json decodes.
+// ports) are checked for syntax and duplicate names, not for their type,
+// and skipped: decoding them whole took 14% longer, and kept them. The
+// differential fuzz target holds the rest to what encoding/json decodes.
 type wire struct {
 	Kind       string  `json:"kind"`
 	APIVersion string  `json:"apiVersion"`
