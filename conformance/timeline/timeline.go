@@ -18,6 +18,7 @@ package timeline
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -89,6 +90,9 @@ type Timeline struct {
 	maxPoints  int
 	changeOpts []conditions.ChangeOption
 	services   map[key]*Service
+	// nameless are the Services without a name (manifests with a
+	// generateName), each its own, in input order.
+	nameless []*Service
 	// seq counts every observation given to the Timeline, all Services
 	// together: input order.
 	seq int
@@ -256,17 +260,22 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	t.seq++
 	k := key{svc.Namespace, svc.Name}
 	s := t.services[k]
-	if s == nil {
+	if s == nil || svc.Name == "" {
+		// A manifest without a name is a Service of its own, as for the
+		// checker: two are not one Service's spec change.
 		s = &Service{Namespace: svc.Namespace, Name: svc.Name, FirstVersion: svc.ResourceVersion}
 		for _, name := range Lanes {
 			s.Lanes = append(s.Lanes, &Lane{Name: name})
 		}
-		t.services[k] = s
+		if svc.Name == "" {
+			t.nameless = append(t.nameless, s)
+		} else {
+			t.services[k] = s
+		}
 	}
-	if s.prev != nil && (s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid || svc.Name == "") {
-		// Created again without a deletion in the input, or another
-		// manifest without a name: the old one ended after its last
-		// observation.
+	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
+		// Created again without a deletion in the input: the old one
+		// ended after its last observation.
 		t.ended(s)
 	}
 	// A new object's conditions are its own, not a change of the old
@@ -345,6 +354,9 @@ func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
 		return
 	}
 	s := t.services[key{f.Object.Namespace, f.Object.Name}]
+	if n := len(t.nameless); f.Object.Name == "" && n > 0 {
+		s = t.nameless[n-1] // findings follow the observation they are on
+	}
 	if s == nil {
 		return
 	}
@@ -381,16 +393,17 @@ func trim[T any](maxPoints int, list []T, dropped int) ([]T, int) {
 }
 
 // Services returns the Services worth a timeline, sorted by namespace and
-// name: those of type LoadBalancer in at least one observation, and those
-// with a finding. An empty Timeline gives nil.
+// name (those without a name in input order): those of type LoadBalancer
+// in at least one observation, and those with a finding. An empty Timeline
+// gives nil.
 func (t *Timeline) Services() []*Service {
 	var out []*Service
-	for _, s := range t.services {
+	for _, s := range append(slices.Collect(maps.Values(t.services)), t.nameless...) {
 		if s.LoadBalancer || len(s.Findings) > 0 || s.DroppedFindings > 0 {
 			out = append(out, s)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Service) int {
+	slices.SortStableFunc(out, func(a, b *Service) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return out

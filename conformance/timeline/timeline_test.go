@@ -289,19 +289,27 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 }
 
 // TestTimeline_ManifestsWithoutANameAreNotATrace: a second manifest
-// without a name (generateName) is another Service, so its spec is no spec
-// change of the first's: the first ends where the second begins.
+// without a name (generateName) is another Service, as in the check's
+// table: a timeline of its own, in input order, with its own findings, and
+// its spec no spec change of the first's. They used to be one timeline,
+// "deleted" between them.
 func TestTimeline_ManifestsWithoutANameAreNotATrace(t *testing.T) {
 	tl := New()
 	a := lbService("", "", metav1.ConditionTrue, time.Unix(0, 0))
 	a.GenerateName, a.UID = "web-", ""
-	tl.ObserveObject(conformance.Object{Service: a}, nil)
+	tl.ObserveObject(conformance.Object{Service: a}, []conformance.Finding{{Rule: "R3", Object: conformance.ObjectRef{Namespace: a.Namespace}}})
 	b := a.DeepCopy()
 	b.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
-	tl.ObserveObject(conformance.Object{Service: b}, nil)
-	s := tl.Services()[0]
-	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
-		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
+	tl.ObserveObject(conformance.Object{Service: b}, []conformance.Finding{{Rule: "L4", Object: conformance.ObjectRef{Namespace: a.Namespace}}})
+	got := tl.Services()
+	if len(got) != 2 {
+		t.Fatalf("%d timelines, want 2", len(got))
+	}
+	for i, rule := range []conformance.RuleID{"R3", "L4"} {
+		s := got[i]
+		if s.Observations != 1 || len(s.SpecChanges) != 0 || len(s.Deletions) != 0 || len(s.Findings) != 1 || s.Findings[0].Finding.Rule != rule {
+			t.Errorf("timeline %d: %d observations, spec changes %v, deletions %v, findings %+v; want 1, none, none and %s", i, s.Observations, s.SpecChanges, s.Deletions, s.Findings, rule)
+		}
 	}
 }
 
