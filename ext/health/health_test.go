@@ -91,9 +91,10 @@ func fixtures(t *testing.T) []sample {
 					return fmt.Errorf("%s: %w", path, err)
 				}
 				for j, svc := range services(obj) {
-					// A Service being deleted is kstatus's Terminating and
-					// Argo CD's own business; the mapping is about the
-					// rest (the golden fixtures set every field).
+					// A Service being deleted is in progress for every
+					// tool (TestTools_DeletingService); the mapping is
+					// about the rest (the golden fixtures set every
+					// field).
 					unstructured.RemoveNestedField(svc, "metadata", "deletionTimestamp")
 					out = append(out, sample{fmt.Sprintf("%s#%d.%d", path, i, j), svc})
 				}
@@ -463,6 +464,35 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 	for _, o := range []string{current, inProgress, failed} {
 		if seen[o] == 0 {
 			t.Errorf("no Service maps to %s; the samples do not cover the mapping", o)
+		}
+	}
+}
+
+// TestTools_DeletingService: a Service being deleted is in progress for
+// every tool, whatever its type and conditions, as each tool says without
+// lbstatus: kstatus's Terminating (which the kstatus reader keeps and Flux
+// would say without the expressions), Argo CD's Progressing (which it
+// decides before it runs a health script, so the Lua check never sees
+// such a Service).
+func TestTools_DeletingService(t *testing.T) {
+	flux := loadFlux(t)
+	var samples []sample
+	for _, s := range fixtures(t) {
+		samples = append(samples, variants(s)...)
+	}
+	samples = append(samples, combinations()...)
+	for _, s := range samples {
+		obj := runtime.DeepCopyJSON(s.obj)
+		_ = unstructured.SetNestedField(obj, "2026-01-01T00:00:00Z", "metadata", "deletionTimestamp")
+		res, err := kstatus.Compute(&unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)})
+		if err != nil {
+			t.Fatalf("%s: kstatus: %v", s.origin, err)
+		}
+		if res.Status != status.TerminatingStatus {
+			t.Errorf("%s being deleted: kstatus says %s (%s), want Terminating", s.origin, res.Status, res.Message)
+		}
+		if got := flux.eval(t, obj); got != inProgress {
+			t.Errorf("%s being deleted: Flux says %s, want %s", s.origin, got, inProgress)
 		}
 	}
 }
