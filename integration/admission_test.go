@@ -37,6 +37,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -444,6 +445,24 @@ func TestAdmissionPolicies(t *testing.T) {
 				checkAdmission(t, err, "Unsupported value")
 			})
 		}
+		// The status subresource writes a Service's metadata too: an
+		// annotation set there is judged as on the Service itself, and a
+		// status write that keeps an old one still ratchets.
+		t.Run("R4/reject-annotation-through-status", func(t *testing.T) {
+			lb, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "through-status", "basic", corev1.ServiceTypeLoadBalancer, nil), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch := []byte(`{"metadata":{"annotations":{"` + key + `":"Ports,Bogus"}}}`)
+			_, err = client.CoreV1().Services(ns).Patch(ctx, lb.Name, types.MergePatchType, patch, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}, "status")
+			checkAdmission(t, err, "Unsupported value")
+		})
+		t.Run("R4/ratchet-status-write-keeps-annotation", func(t *testing.T) {
+			svc := legacy.DeepCopy()
+			svc.Status.Conditions = []metav1.Condition{cond("Ready", "True", "Ready", "")}
+			_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+			checkAdmission(t, err, "")
+		})
 		// A type change away from LoadBalancer must drop the annotation in
 		// the same write, as R4 has it for the spec field (README).
 		t.Run("R4/type-change-drops-annotation", func(t *testing.T) {

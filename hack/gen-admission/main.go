@@ -370,7 +370,12 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 						Rule: admissionregistrationv1.Rule{
 							APIGroups:   []string{""},
 							APIVersions: []string{"v1"},
-							Resources:   []string{"services"},
+							// A Service's status subresource writes
+							// its metadata too (the service controller
+							// sets its finalizer there), annotations
+							// included: without it, the annotation
+							// could be set past the policy.
+							Resources: []string{"services", "services/status"},
 						},
 					},
 				}},
