@@ -28,7 +28,7 @@ limitations under the License.
 // an error, which fails the assertion with a message naming the type.
 //
 // Failure messages name the rule that gave the verdict (T1 to T4, or the
-// rule of the matcher, such as P4 for BeDegradedIn), the Service and the
+// rule of the matcher, P3 or P4 for BeDegradedIn), the Service and the
 // KEP-4631 conditions seen, so a failed e2e run says what the provider
 // wrote without another kubectl call.
 //

@@ -198,7 +198,19 @@ func (m *degradedMatcher) rule() string {
 	if !known {
 		return fmt.Sprintf("%s, which is not a feature this version knows", m.feature)
 	}
-	return fmt.Sprintf("%s (P4: LoadBalancerDegraded=True naming %s)", m.feature, reason)
+	return fmt.Sprintf("%s (%s: LoadBalancerDegraded=True naming %s)", m.feature, degradationRule(m.feature), reason)
+}
+
+// degradationRule is the rule that lets a provider degrade in f instead
+// of refusing: P3 for what it may refuse or degrade (session affinity,
+// loadBalancerIP, source ranges), P4 for what it must degrade (ports, IP
+// families, externalTrafficPolicy Local).
+func degradationRule(f v1.LoadBalancerFeature) string {
+	switch f {
+	case v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureLoadBalancerIP, v1.LoadBalancerFeatureLoadBalancerSourceRanges:
+		return "P3"
+	}
+	return "P4"
 }
 
 func (m *degradedMatcher) FailureMessage(any) string {

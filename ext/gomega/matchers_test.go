@@ -126,7 +126,8 @@ func TestMatchers_MessagesNameRuleAndConditions(t *testing.T) {
 		t.Fatal("BeDegradedIn(SessionAffinity) does not match Multiple listing it")
 	}
 	msg = d.NegatedFailureMessage(degradedMultiple)
-	for _, want := range []string{"P4", "SessionAffinityNotSupported", "LoadBalancerDegraded=True/Multiple"} {
+	// Session affinity is P3's (refuse or degrade), ports P4's.
+	for _, want := range []string{"SessionAffinity (P3: LoadBalancerDegraded=True naming SessionAffinityNotSupported)", "LoadBalancerDegraded=True/Multiple"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("BeDegradedIn's negated failure message lacks %q:\n%s", want, msg)
 		}
