@@ -114,7 +114,16 @@ func describe(svc *v1.Service) string {
 	}
 	var addrs []string
 	for _, in := range svc.Status.LoadBalancer.Ingress {
-		addrs = append(addrs, in.IP+in.Hostname)
+		switch {
+		case in.IP != "" && in.Hostname != "":
+			addrs = append(addrs, in.IP+" ("+in.Hostname+")")
+		case in.IP != "" || in.Hostname != "":
+			addrs = append(addrs, in.IP+in.Hostname)
+		default:
+			// Shown, so that an entry L4 does not count is not taken
+			// for no entry at all.
+			addrs = append(addrs, "(no address)")
+		}
 	}
 	fmt.Fprintf(&b, "\ningress: %v", addrs)
 	return b.String()

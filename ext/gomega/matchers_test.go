@@ -173,6 +173,12 @@ func TestMatchers_MessagesDescribeWhatWasSeen(t *testing.T) {
 	_, _ = v.Match(bare)
 	check("a Service without conditions", v.FailureMessage(bare), "conditions seen: none of KEP-4631", "ingress: [lb.example]")
 
+	// An entry with both an ip and a hostname, and one with neither (L4).
+	both := svcWith(false)
+	both.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1", Hostname: "lb.example"}, {IPMode: ptr(corev1.LoadBalancerIPModeVIP)}}
+	_, _ = v.Match(both)
+	check("a Service with an ip and a hostname, and an entry without address", v.FailureMessage(both), "ingress: [192.0.2.1 (lb.example) (no address)]")
+
 	_, _ = v.Match(nil)
 	check("a nil Service", v.FailureMessage(nil), "no Service (nil)")
 
@@ -187,3 +193,5 @@ func TestMatchers_MessagesDescribeWhatWasSeen(t *testing.T) {
 	_, _ = u.Match(degradedMultiple)
 	check("BeDegradedIn's message for an unknown feature", u.FailureMessage(degradedMultiple), "Teleport, which is not a feature this version knows")
 }
+
+func ptr[T any](v T) *T { return &v }
