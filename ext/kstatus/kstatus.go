@@ -72,7 +72,11 @@ func (r *StatusReader) ReadStatus(ctx context.Context, reader engine.ClusterRead
 }
 
 // ReadStatusForObject computes the status of a Service already fetched.
+// A nil obj is an error (stock kstatus's readers dereference it).
 func (r *StatusReader) ReadStatusForObject(ctx context.Context, reader engine.ClusterReader, obj *unstructured.Unstructured) (*event.ResourceStatus, error) {
+	if obj == nil {
+		return nil, errors.New("read the status of a nil object")
+	}
 	return r.generic.ReadStatusForObject(ctx, reader, obj)
 }
 

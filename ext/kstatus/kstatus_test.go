@@ -213,6 +213,10 @@ func TestStatusReader_NilMapperIsAnError(t *testing.T) {
 	if err != nil || rs.Status != status.InProgressStatus {
 		t.Fatalf("ReadStatusForObject with no mapper: %+v, %v; want InProgress", rs, err)
 	}
+	// A nil object is an error, not a panic.
+	if rs, err := NewStatusReader(nil).ReadStatusForObject(context.Background(), nil, nil); err == nil {
+		t.Errorf("ReadStatusForObject(nil) gave %+v and no error", rs)
+	}
 	// Refused (T1) with an address: stock kstatus would say Current.
 	refused := lbService(map[string]any{
 		"conditions":   []any{map[string]any{"type": "LoadBalancerServing", "status": "False", "reason": "Unsupported", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}},
