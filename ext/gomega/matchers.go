@@ -30,7 +30,8 @@ import (
 )
 
 // BeServing succeeds when the Service's verdict, for no feature under
-// test, is Ready (T3): Provisioning=False, Serving=True and an ingress.
+// test, is Ready (T3): Provisioning=False, Serving=True and an ingress
+// entry with an ip or a hostname (L4).
 func BeServing() types.GomegaMatcher {
 	return HaveVerdictFor("", conditions.ResultReady)
 }
