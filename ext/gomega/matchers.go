@@ -18,6 +18,7 @@ package gomega
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -63,6 +64,9 @@ func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
 // toService converts what a matcher is given to a Service; see the
 // package doc.
 func toService(actual any) (*v1.Service, error) {
+	if v := reflect.ValueOf(actual); v.Kind() == reflect.Func && v.IsNil() {
+		return nil, fmt.Errorf("lbstatus matchers got a nil %T, not a function to call for the Service", actual)
+	}
 	switch x := actual.(type) {
 	case *v1.Service:
 		return x, nil

@@ -144,6 +144,11 @@ func TestMatchers_WrongTypeIsAnError(t *testing.T) {
 		if _, err := m.Match("web"); err == nil || !strings.Contains(err.Error(), "string") {
 			t.Errorf("Match(string): %v, want an error naming the type", err)
 		}
+		// A nil function is an error, not a panic.
+		var get func() *corev1.Service
+		if _, err := m.Match(get); err == nil || !strings.Contains(err.Error(), "func() *v1.Service") {
+			t.Errorf("Match(nil func): %v, want an error naming the type", err)
+		}
 	}
 }
 
