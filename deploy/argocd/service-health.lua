@@ -9,7 +9,10 @@
 --   Degraded:    Serving=False/Unsupported (T1), or Serving=False/
 --                Infrastructure with Provisioning=False (T2)
 --   Progressing: everything else (T4)
--- Services of other types are Healthy, as Argo CD's own check says.
+-- Services of other types are Healthy, as Argo CD's own check says. A
+-- Service being deleted never reaches this script: Argo CD reports it
+-- Progressing ("Pending deletion") first, as the kstatus reader and the
+-- Flux expressions keep it from Current too.
 hs = {}
 
 local function find(conds, t)
