@@ -73,7 +73,8 @@ it as DELETED); if it matches again, its trace starts anew.
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
 trace, an L8 notice for each LoadBalancer Service still without conditions
 more than 30s after its creation, or after a conversion to LoadBalancer the
-watch saw (no KEP-aware provider handles it; time after the watch was lost
+watch saw, or else after the last write that may have set the type, as in
+describe (no KEP-aware provider handles it; time after the watch was lost
 does not count), and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
 cluster cannot be reached or bad usage.
 
@@ -254,7 +255,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			if u, ok := unhandledOf(ev.svc, f.classes); ok {
 				switch {
 				case wasUnhandled:
-					u.since, u.converted = prev.since, prev.converted
+					u.since, u.typeWrite, u.converted = prev.since, prev.typeWrite, prev.converted
 				case converted:
 					u.since, u.converted = time.Now(), true
 				}
@@ -311,27 +312,31 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 // either condition.
 type unhandledService struct {
 	ref conformance.ObjectRef
-	// since is when L8's clock started: the Service's creation, or the
+	// since is when L8's clock started: the Service's creation, a later
+	// write that may have set its type (typeWrite; see typeSetAt), or the
 	// observation that showed it converted to LoadBalancer (converted).
-	since     time.Time
-	converted bool
+	since                time.Time
+	typeWrite, converted bool
 }
 
-// unhandledOf returns svc's entry, L8's clock running from its creation,
-// when it is a LoadBalancer Service with neither Serving nor Provisioning,
-// and a creation time; not for one of a class other than those --class
-// names, which the checker leaves alone (P1), and L8 too.
+// unhandledOf returns svc's entry when it is a LoadBalancer Service with
+// neither Serving nor Provisioning, and a creation time; not for one of a
+// class other than those --class names, which the checker leaves alone
+// (P1), and L8 too. L8's clock runs from the creation or, when a later
+// write may have converted the Service (a Service listed as LoadBalancer
+// may have been so for seconds only), from that write, as describe has it.
 func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
 	if conformance.Classes(classes).Foreign(svc) || svc.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.CreationTimestamp.IsZero() ||
 		conditions.Acknowledged(svc.Status.Conditions) {
 		return unhandledService{}, false
 	}
 	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
-	return unhandledService{ref: ref, since: svc.CreationTimestamp.Time}, true
+	at := typeSetAt(svc)
+	return unhandledService{ref: ref, since: at.Time, typeWrite: at != svc.CreationTimestamp}, true
 }
 
 // l8Findings notes each Service still without conditions past L8's first
-// deadline from its creation, in namespace/name order: no KEP-aware
+// deadline from its creation or conversion, in namespace/name order: no KEP-aware
 // provider handles it. The checker, which has no clock, says only that it
 // has no conditions (R3).
 func l8Findings(unhandled map[string]unhandledService, now time.Time) []conformance.Finding {
@@ -339,8 +344,11 @@ func l8Findings(unhandled map[string]unhandledService, now time.Time) []conforma
 	for _, key := range slices.Sorted(maps.Keys(unhandled)) {
 		u := unhandled[key]
 		what := "the Service's creation"
-		if u.converted {
+		switch {
+		case u.converted:
 			what = "its conversion to type LoadBalancer"
+		case u.typeWrite:
+			what = "the last write that may have set its type LoadBalancer"
 		}
 		if age := now.Sub(u.since); age > conditions.DefaultConditionsTimeout {
 			out = append(out, conformance.Finding{Rule: "L8", Severity: conformance.SeverityNotice, Object: u.ref, Field: "status.conditions",

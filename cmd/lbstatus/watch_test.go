@@ -345,6 +345,32 @@ func TestWatch_L8FromConversionAndWhileWatching(t *testing.T) {
 	}
 }
 
+// A Service listed as LoadBalancer may have been converted just before the
+// watch began: L8 runs, as in describe, from the last write that may have
+// set its type (a manager owning spec.type wrote after the creation), not
+// from a creation long before it.
+func TestWatch_L8FromAWriteThatMaySetTheType(t *testing.T) {
+	old := metav1.NewTime(time.Now().Add(-time.Hour))
+	typeWritten := func(ago time.Duration) func(*v1.Service) {
+		return func(s *v1.Service) {
+			s.CreationTimestamp = old
+			at := metav1.NewTime(time.Now().Add(-ago))
+			s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-patch", Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
+				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:type":{}}}`)}}}
+		}
+	}
+	src := replaySource{{svc: service("recent", "10", typeWritten(5*time.Second))}, {svc: service("earlier", "11", typeWritten(2*time.Minute))}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }}, "-o", "json")
+	waitFor(t, stdout, `"resourceVersion":"11"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if l8 := l8Notices(stdout.String()); len(l8) != 1 ||
+		!strings.HasPrefix(l8[0], "earlier: no KEP-4631 condition 2m after the last write that may have set its type LoadBalancer, past L8's 30s") {
+		t.Errorf("L8 notices %q, want one for earlier", l8)
+	}
+}
+
 // A spec change still unacknowledged when the watch is stopped is owed at
 // that point: the L6 warning says the watch stopped, not that an input
 // ended.
