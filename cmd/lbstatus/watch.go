@@ -35,6 +35,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
@@ -216,9 +217,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	// unhandled holds the LoadBalancer Services last seen without either
 	// condition, for L8 at the end: a watch has the clock a check lacks.
 	unhandled := map[string]unhandledService{}
-	// otherType holds the Services last seen of a type other than
-	// LoadBalancer: L8 runs from the observation that shows one converted.
-	otherType := map[string]bool{}
+	// otherType holds the uids of the Services last seen of a type other
+	// than LoadBalancer: L8 runs from the observation that shows one
+	// converted.
+	otherType := map[string]types.UID{}
 	var blind time.Time // when the source lost its watch; zero while it watches
 	gaps := 0
 	err = src.run(ctx, stderr, func(ev serviceEvent) {
@@ -245,9 +247,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			return
 		}
 		key := keyOf(ev.svc)
+		// A Service created again under the name (a new uid, as a list
+		// after a gap shows it) starts afresh: its clock is its own.
 		prev, wasUnhandled := unhandled[key]
+		wasUnhandled = wasUnhandled && prev.uid == ev.svc.UID
 		delete(unhandled, key)
-		converted := otherType[key] && ev.svc.Spec.Type == corev1.ServiceTypeLoadBalancer
+		uid, wasOtherType := otherType[key]
+		converted := wasOtherType && uid == ev.svc.UID && ev.svc.Spec.Type == corev1.ServiceTypeLoadBalancer
 		delete(otherType, key)
 		if ev.deleted {
 			delete(checked, key)
@@ -262,7 +268,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 				unhandled[key] = u
 			}
 			if ev.svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-				otherType[key] = true
+				otherType[key] = ev.svc.UID
 			}
 			o := observedOf(ev.svc)
 			if prev, ok := checked[key]; ok && prev == o && o.resourceVersion != "" {
@@ -312,6 +318,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 // either condition.
 type unhandledService struct {
 	ref conformance.ObjectRef
+	uid types.UID
 	// since is when L8's clock started: the Service's creation, a later
 	// write that may have set its type (typeWrite; see typeSetAt), or the
 	// observation that showed it converted to LoadBalancer (converted).
@@ -332,7 +339,7 @@ func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
 	}
 	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
 	at := typeSetAt(svc)
-	return unhandledService{ref: ref, since: at.Time, typeWrite: at != svc.CreationTimestamp}, true
+	return unhandledService{ref: ref, uid: svc.UID, since: at.Time, typeWrite: at != svc.CreationTimestamp}, true
 }
 
 // l8Findings notes each Service still without conditions past L8's first

@@ -371,6 +371,29 @@ func TestWatch_L8FromAWriteThatMaySetTheType(t *testing.T) {
 	}
 }
 
+// A Service deleted and created again under its name while the watch had
+// a gap is a new Service (a new uid): L8's clock runs from its own
+// creation, not from that of the Service it replaced.
+func TestWatch_L8ForAServiceCreatedAgainInAGap(t *testing.T) {
+	old := service("web", "10", func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Hour)) })
+	cluster := newFakeCluster(old)
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, `"resourceVersion":"10"`)
+	cluster.set("20", service("web", "20", func(s *v1.Service) {
+		s.UID = "uid-web-2"
+		s.CreationTimestamp = metav1.Now()
+	}))
+	w.Error(expired())
+	waitFor(t, stdout, `"resourceVersion":"20"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if l8 := l8Notices(stdout.String()); len(l8) != 0 {
+		t.Errorf("L8 notices %q for a Service created seconds ago", l8)
+	}
+}
+
 // A spec change still unacknowledged when the watch is stopped is owed at
 // that point: the L6 warning says the watch stopped, not that an input
 // ended.
