@@ -63,7 +63,8 @@ Examples:
   lbstatus describe -A -l app=web
 
 Exit status: 0 every Service was described, 2 a Service not found, the
-cluster unreachable, or bad usage (one line per problem on standard error).
+cluster unreachable, bad usage, or an interrupt (Ctrl-C stops after the
+Service being described), one line per problem on standard error.
 
 Flags:
 `
@@ -134,6 +135,10 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	buffered := bufio.NewWriter(stdout)
 	defer buffered.Flush()
 	services, failed := d.fetch(ctx, names, stderr)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "lbstatus: interrupted while reading the Services on %s\n", input.Escape(conn.host))
+		return exitInput
+	}
 	if len(services) == 0 && !failed {
 		where := "namespace " + conn.namespace
 		if conn.namespace == "" {
@@ -149,6 +154,14 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 			fmt.Fprintln(buffered)
 		}
 		d.describe(ctx, buffered, svc)
+		// Ctrl-C stops after this Service: the rest would be described
+		// without their Events, and the exit status would say every
+		// Service was described.
+		if ctx.Err() != nil {
+			buffered.Flush()
+			fmt.Fprintf(stderr, "lbstatus: interrupted after describing %d of %s\n", i+1, plural(len(services), "Service"))
+			return exitInput
+		}
 	}
 	if failed {
 		return exitInput
@@ -217,6 +230,9 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 			rctx, cancel := d.requestContext(ctx)
 			svc, err := d.services.get(rctx, name)
 			cancel()
+			if err != nil && ctx.Err() != nil { // the caller says so
+				return out, true
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %s\n", input.Escape(d.conn.namespace), input.Escape(name), oneLine(err.Error()))
 				failed = true
@@ -229,6 +245,9 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 	rctx, cancel := d.requestContext(ctx)
 	list, err := d.services.list(rctx)
 	cancel()
+	if err != nil && ctx.Err() != nil { // the caller says so
+		return nil, true
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), oneLine(err.Error()))
 		return nil, true
@@ -433,6 +452,10 @@ func (d *describer) events(ctx context.Context, w io.Writer, svc *v1.Service) {
 	rctx, cancel := d.requestContext(ctx)
 	list, err := d.conn.client.CoreV1().Events(svc.Namespace).List(rctx, metav1.ListOptions{FieldSelector: selector.String()})
 	cancel()
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(w, "%-*snot listed: interrupted\n", labelWidth, "Events:")
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(w, "%-*scannot be listed: %s\n", labelWidth, "Events:", oneLine(err.Error()))
 		return

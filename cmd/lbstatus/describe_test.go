@@ -115,6 +115,13 @@ func describeObjects() []runtime.Object {
 // runDescribeFake runs describe against a fake clientset holding objs.
 func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runDescribeFakeContext(t, context.Background(), client, args...)
+}
+
+// runDescribeFakeContext is runDescribeFake with a context, which Ctrl-C
+// ends.
+func runDescribeFakeContext(t *testing.T, ctx context.Context, client *fake.Clientset, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	e := describeEnv{
 		now:      func() time.Time { return describeNow },
 		services: func(conn *clusterConn) serviceReader { return typedServices{conn} },
@@ -133,7 +140,7 @@ func runDescribeFake(t *testing.T, client *fake.Clientset, args ...string) (code
 		},
 	}
 	var out, errOut bytes.Buffer
-	code = runDescribe(context.Background(), args, &out, &errOut, e)
+	code = runDescribe(ctx, args, &out, &errOut, e)
 	return code, out.String(), errOut.String()
 }
 
@@ -445,6 +452,40 @@ func TestDescribe_EventsForbidden(t *testing.T) {
 	code, out, _ := runDescribeFake(t, client, "-n", "shop", "web")
 	if code != exitOK || !strings.Contains(out, "Events:                     cannot be listed:") || !strings.Contains(out, "Verdict:") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestDescribe_Interrupted: Ctrl-C while the first Service's Events are
+// read stops describe after that Service, with exit status 2 and a line
+// saying how far it got, not with the rest described without Events and
+// exit status 0; and before the Services are read, no Service at all.
+func TestDescribe_Interrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := fake.NewClientset(describeObjects()...)
+	client.PrependReactor("list", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		cancel() // the fake client ignores its context: the request is done anyway
+		return true, nil, context.Canceled
+	})
+	code, out, errOut := runDescribeFakeContext(t, ctx, client, "-n", "shop")
+	if code != exitInput || errOut != "lbstatus: interrupted after describing 1 of 4 Services\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if n := strings.Count(out, "Name:"); n != 1 || !strings.Contains(out, "Events:                     not listed: interrupted\n") {
+		t.Errorf("%d Services described, want 1 with its Events not listed:\n%s", n, out)
+	}
+
+	for _, args := range [][]string{{"-n", "shop"}, {"-n", "shop", "web", "legacy"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		client := fake.NewClientset(describeObjects()...)
+		client.PrependReactor("*", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+			cancel()
+			return true, nil, context.Canceled
+		})
+		code, out, errOut := runDescribeFakeContext(t, ctx, client, args...)
+		if code != exitInput || out != "" || errOut != "lbstatus: interrupted while reading the Services on https://cluster.test\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
 	}
 }
 
