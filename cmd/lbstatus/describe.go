@@ -487,8 +487,12 @@ func (d *describer) events(ctx context.Context, w io.Writer, svc *v1.Service) {
 	fmt.Fprintln(tw, "  TYPE\tREASON\tAGE\tFROM\tMESSAGE")
 	for _, ev := range events {
 		age := d.age(metav1.NewTime(eventTime(ev)))
-		if ev.Count > 1 {
-			age += " (x" + strconv.Itoa(int(ev.Count)) + ")"
+		count := ev.Count
+		if ev.Series != nil { // written through events.k8s.io, which counts here
+			count = ev.Series.Count
+		}
+		if count > 1 {
+			age += " (x" + strconv.Itoa(int(count)) + ")"
 		}
 		from := cmp.Or(ev.Source.Component, ev.ReportingController, "-")
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", oneLine(orDash(ev.Type)), oneLine(orDash(ev.Reason)), age, oneLine(from), oneLine(ev.Message))
@@ -503,9 +507,13 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 }
 
-// eventTime is when an Event last happened, whichever of its times is set.
+// eventTime is when an Event last happened, whichever of its times is set:
+// an Event repeated through events.k8s.io keeps its first time in
+// eventTime and its latest in series.lastObservedTime.
 func eventTime(ev *corev1.Event) time.Time {
 	switch {
+	case ev.Series != nil && !ev.Series.LastObservedTime.IsZero():
+		return ev.Series.LastObservedTime.Time
 	case !ev.LastTimestamp.IsZero():
 		return ev.LastTimestamp.Time
 	case !ev.EventTime.IsZero():

@@ -616,16 +616,21 @@ func TestDescribe_RecentEvents(t *testing.T) {
 }
 
 // TestDescribe_EventTimes: an Event written through events.k8s.io has an
-// eventTime and no lastTimestamp, and is aged by it; one with no time at
-// all has an unknown age.
+// eventTime and no lastTimestamp, and is aged by it; one repeated there is
+// aged by its series' last occurrence, counted by the series, and ordered
+// by it among the latest; one with no time at all has an unknown age.
 func TestDescribe_EventTimes(t *testing.T) {
 	ref := corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "web", UID: "uid-web"}
 	client := fake.NewClientset(describeService("shop", "web", corev1.ServiceTypeClusterIP),
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web.new"}, InvolvedObject: ref, Type: "Normal", Reason: "NewStyle",
 			EventTime: metav1.NewMicroTime(describeNow.Add(-7 * time.Minute)), ReportingController: "example.com/lb"},
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web.series"}, InvolvedObject: ref, Type: "Warning", Reason: "Repeated",
+			EventTime:           metav1.NewMicroTime(describeNow.Add(-2 * time.Hour)),
+			Series:              &corev1.EventSeries{Count: 40, LastObservedTime: metav1.NewMicroTime(describeNow.Add(-time.Minute))},
+			ReportingController: "example.com/lb"},
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web.none"}, InvolvedObject: ref, Type: "Normal", Reason: "Timeless"})
 	_, out, _ := runDescribeFake(t, client, "-n", "shop", "web")
-	if !regexp.MustCompile(`(?m)^  Normal +NewStyle +7m +example.com/lb +$`).MatchString(out) ||
+	if !regexp.MustCompile(`(?m)^  Normal +NewStyle +7m +example.com/lb +\n  Warning +Repeated +60s \(x40\) +example.com/lb +$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^  Normal +Timeless +<unknown> +- +$`).MatchString(out) {
 		t.Errorf("Event ages:\n%s", out)
 	}
