@@ -166,6 +166,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addCheckerFlags(fs, &f.checkFlags)
+	// check's words for these would mislead here: watch prints a line per
+	// finding, every notice included, and has no HTML page. -v stays
+	// accepted, for scripts that pass check's flags.
+	fs.Lookup("output").Usage = `output format: "text" (a line per finding, then a summary) or "json" (a JSON object per line)`
+	_ = fs.MarkHidden("verbose")
 	f.cluster = addClusterFlags(fs, true)
 	f.cluster.addSelector(fs)
 	story := addWatchTimeline(fs)

@@ -953,3 +953,24 @@ func TestWatch_GoneIsAGap(t *testing.T) {
 		t.Errorf("exit %d, want 0", code)
 	}
 }
+
+// watch --help speaks of watch's output, not check's: a line per finding,
+// no table per Service, no HTML, and no -v, which changes nothing here but
+// stays accepted.
+func TestWatch_Help(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := runContext(context.Background(), []string{"watch", "--help"}, strings.NewReader(""), &stdout, &stderr, fakeEnv(newFakeCluster())); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	help := stderr.String()
+	if !strings.Contains(help, "lbstatus watch -n shop -l app=web") || !strings.Contains(help, `"text" (a line per finding`) ||
+		strings.Contains(help, "table per Service") || strings.Contains(help, "html") || strings.Contains(help, "--verbose") {
+		t.Errorf("help:\n%s", help)
+	}
+	cluster := newFakeCluster(service("web", "10", nil))
+	stdout2, _, stop := startWatch(t, fakeEnv(cluster), "-v")
+	waitFor(t, stdout2, "verdict Pending (T4)")
+	if code := stop(); code != exitOK {
+		t.Errorf("watch -v: exit %d", code)
+	}
+}
