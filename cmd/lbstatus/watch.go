@@ -77,7 +77,7 @@ more than 30s after its creation, or after a conversion to LoadBalancer the
 watch saw, or else after the last write that may have set the type, as in
 describe (no KEP-aware provider handles it; time after the watch was lost
 does not count), and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
-cluster cannot be reached or bad usage.
+cluster cannot be reached, refuses the first list or watch, or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
 
@@ -142,8 +142,8 @@ type serviceSource interface {
 	describe() string
 	// run calls handle for each event, one at a time, until ctx ends, and
 	// writes what people should know about the connection to log. It
-	// returns an error only when the first list fails, and returns only
-	// once it has stopped calling handle.
+	// returns an error only when the first list fails or the first watch
+	// is refused, and returns only once it has stopped calling handle.
 	run(ctx context.Context, log io.Writer, handle func(serviceEvent)) error
 }
 
@@ -477,10 +477,19 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		}
 	}
 	relisted := false // the last thing done was a list after a gap
+	watched := false  // a watch request was accepted
 	for ctx.Err() == nil {
 		w, err := s.api.watch(ctx, rv)
+		if err != nil && !watched && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
+			// As for the first list: a user who may list but not watch
+			// is refused every 2 s for ever, and a watch that never
+			// watched would end with a clean summary. Once a watch was
+			// accepted, a refusal is retried: credentials are refreshed.
+			return fmt.Errorf("watching Services on %s: %w", s.server, err)
+		}
 		healthy := false
 		if err == nil {
+			watched = true
 			if down {
 				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
 				down = false

@@ -37,7 +37,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
@@ -972,5 +974,33 @@ func TestWatch_Help(t *testing.T) {
 	waitFor(t, stdout2, "verdict Pending (T4)")
 	if code := stop(); code != exitOK {
 		t.Errorf("watch -v: exit %d", code)
+	}
+}
+
+// A user who may list Services but not watch them gets exit status 2 and
+// the server's words at the first watch, as for a refused list, not a
+// watch lost for ever that ends with a clean summary. A refusal after a
+// watch was accepted is retried: credentials are refreshed, RBAC changes.
+func TestWatch_FirstWatchRefused(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New(`User "dev" cannot watch resource "services"`))
+	cluster := newFakeCluster(service("web", "10", nil))
+	cluster.watchErrs = []error{forbidden}
+	_, stderr, stop := startWatch(t, fakeEnv(cluster))
+	want := "lbstatus: watching Services on https://fake.example: " + forbidden.Error() + "\n"
+	waitFor(t, stderr, want)
+	if code := stop(); code != exitInput || !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+
+	cluster = newFakeCluster(service("web", "10", nil))
+	_, stderr, stop = startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	cluster.mu.Lock()
+	cluster.watchErrs = []error{forbidden}
+	cluster.mu.Unlock()
+	w.Stop()
+	cluster.nextWatcher(t)
+	if code := stop(); code != exitOK || !strings.Contains(stderr.String(), "lost the watch on https://fake.example ("+forbidden.Error()+")") {
+		t.Errorf("exit %d, stderr %q; want a lost watch, resumed", code, stderr)
 	}
 }
