@@ -219,6 +219,17 @@ func (d *describer) requestContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
+// requestError says why a request failed, on one line: a server that did
+// not answer in time by the flag that says how long it had, rather than
+// as Go's "context deadline exceeded"; else the error. Interrupts are told
+// apart by the caller.
+func (d *describer) requestError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) && d.conn.requestTimeout > 0 {
+		return fmt.Sprintf("no answer within %s (--request-timeout)", d.conn.requestTimeout)
+	}
+	return oneLine(err.Error())
+}
+
 // fetch reads the Services to describe, sorted by namespace and name;
 // failed reports a problem, already written to stderr.
 //
@@ -234,7 +245,7 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 				return out, true
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %s\n", input.Escape(d.conn.namespace), input.Escape(name), oneLine(err.Error()))
+				fmt.Fprintf(stderr, "lbstatus: Service %s/%s: %s\n", input.Escape(d.conn.namespace), input.Escape(name), d.requestError(err))
 				failed = true
 				continue
 			}
@@ -249,7 +260,7 @@ func (d *describer) fetch(ctx context.Context, names []string, stderr io.Writer)
 		return nil, true
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), oneLine(err.Error()))
+		fmt.Fprintf(stderr, "lbstatus: listing Services on %s: %s\n", input.Escape(d.conn.host), d.requestError(err))
 		return nil, true
 	}
 	found := map[string]bool{}
@@ -457,7 +468,7 @@ func (d *describer) events(ctx context.Context, w io.Writer, svc *v1.Service) {
 		return
 	}
 	if err != nil {
-		fmt.Fprintf(w, "%-*scannot be listed: %s\n", labelWidth, "Events:", oneLine(err.Error()))
+		fmt.Fprintf(w, "%-*scannot be listed: %s\n", labelWidth, "Events:", d.requestError(err))
 		return
 	}
 	var events []*corev1.Event

@@ -502,6 +502,33 @@ func TestDescribe_ListFails(t *testing.T) {
 	}
 }
 
+// TestDescribe_NoAnswer: a server that does not answer within
+// --request-timeout is named so, as watch names it, not as Go's "context
+// deadline exceeded".
+func TestDescribe_NoAnswer(t *testing.T) {
+	timedOut := func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf(`Get "https://cluster.test/api/v1/namespaces/shop/services": %w`, context.DeadlineExceeded)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "shop", "web"}, "lbstatus: Service shop/web: no answer within 1s (--request-timeout)\n"},
+		{[]string{"-n", "shop"}, "lbstatus: listing Services on https://cluster.test: no answer within 1s (--request-timeout)\n"},
+	} {
+		client := fake.NewClientset(describeObjects()...)
+		client.PrependReactor("*", "services", timedOut)
+		if code, _, errOut := runDescribeFake(t, client, tc.args...); code != exitInput || errOut != tc.want {
+			t.Errorf("%q: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	client := fake.NewClientset(describeObjects()...)
+	client.PrependReactor("list", "events", timedOut)
+	if _, out, _ := runDescribeFake(t, client, "-n", "shop", "web"); !strings.Contains(out, "Events:                     cannot be listed: no answer within 1s (--request-timeout)\n") {
+		t.Errorf("Events:\n%s", out)
+	}
+}
+
 // TestRun_DescribeDispatch: the command line reaches describe.
 func TestRun_DescribeDispatch(t *testing.T) {
 	code, _, errOut := runCmd(t, "", "describe", "pod/x")
