@@ -408,14 +408,18 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 			v1.LoadBalancerConditionProvisioning, v1.LoadBalancerConditionServing,
 			v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError,
 		} {
-			c := conditions.Get(svc.Status.Conditions, t)
-			if c == nil {
-				if t != v1.LoadBalancerConditionPortsError {
-					fmt.Fprintf(tw, "  %s\t-\t\t\t(not set)\n", t)
+			// Every condition of the type, not just the first: one set
+			// twice (C5) shows both, as the object holds them.
+			set := false
+			for i := range svc.Status.Conditions {
+				if c := &svc.Status.Conditions[i]; c.Type == string(t) {
+					set = true
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t, input.Escape(string(c.Status)), input.Escape(orDash(c.Reason)), d.age(c.LastTransitionTime), oneLine(c.Message))
 				}
-				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t, input.Escape(string(c.Status)), input.Escape(orDash(c.Reason)), d.age(c.LastTransitionTime), oneLine(c.Message))
+			if !set && t != v1.LoadBalancerConditionPortsError {
+				fmt.Fprintf(tw, "  %s\t-\t\t\t(not set)\n", t)
+			}
 		}
 		tw.Flush()
 	}

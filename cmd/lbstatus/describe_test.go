@@ -529,6 +529,23 @@ func TestDescribe_NoAnswer(t *testing.T) {
 	}
 }
 
+// TestDescribe_ConditionSetTwice: a condition type set twice (C5, which
+// a stock apiserver lets through) shows both rows, not the first alone,
+// which would hide what the finding is about.
+func TestDescribe_ConditionSetTwice(t *testing.T) {
+	svc := describeService("shop", "twice", corev1.ServiceTypeLoadBalancer)
+	svc.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving", "first", 2*time.Minute),
+		lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, "Complete", "done", 2*time.Minute),
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Infrastructure", "second", time.Minute),
+	}
+	code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "twice")
+	if code != exitOK || !regexp.MustCompile(`(?m)^  LoadBalancerServing +True +Serving +2m +first\n  LoadBalancerServing +False +Infrastructure +60s +second$`).MatchString(out) ||
+		!strings.Contains(out, "C5") {
+		t.Errorf("exit %d; want both Serving rows and C5:\n%s", code, out)
+	}
+}
+
 // TestRun_DescribeDispatch: the command line reaches describe.
 func TestRun_DescribeDispatch(t *testing.T) {
 	code, _, errOut := runCmd(t, "", "describe", "pod/x")
