@@ -206,25 +206,31 @@ func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted
 type watchTimeline struct {
 	on        bool
 	maxPoints int
+	flags     *pflag.FlagSet // to ask whether a flag was given
 	tl        *timeline.Timeline
 }
 
 // addWatchTimeline adds watch's --timeline flags.
 func addWatchTimeline(fs *pflag.FlagSet) *watchTimeline {
-	w := &watchTimeline{}
+	w := &watchTimeline{flags: fs}
 	fs.BoolVar(&w.on, "timeline", false, "text output: on exit, print each LoadBalancer Service's timeline of what the watch saw")
 	fs.IntVar(&w.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
 	return w
 }
 
-// start checks the flags once parsed; the timeline goes with text output
-// only, since it would break a stream of JSON lines.
+// start checks the flags once parsed, as check does: the timeline goes
+// with text output only, since it would break a stream of JSON lines, and
+// --timeline-points with --timeline, and above zero.
 func (w *watchTimeline) start(f *checkFlags) error {
-	if !w.on {
+	switch {
+	case !w.on && w.flags.Changed("timeline-points"):
+		return errors.New("--timeline-points goes with --timeline")
+	case !w.on:
 		return nil
-	}
-	if f.output != "text" {
+	case f.output != "text":
 		return errors.New("--timeline goes with -o text")
+	case w.maxPoints <= 0:
+		return errors.New("--timeline-points must be positive")
 	}
 	w.tl = timeline.New(timeline.MaxPoints(w.maxPoints), timeline.RelevantAnnotations(f.annotations))
 	return nil

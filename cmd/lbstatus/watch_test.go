@@ -522,6 +522,25 @@ func TestWatch_Errors(t *testing.T) {
 	}
 }
 
+// --timeline-points is bad usage without --timeline, or at zero or
+// below, as in check, rather than ignored or read as the default.
+func TestWatch_TimelinePointsChecked(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a watch the flags let through ends at once
+	for args, want := range map[string]string{
+		"--timeline-points 5":                    "lbstatus: --timeline-points goes with --timeline\n",
+		"--timeline --timeline-points 0":         "lbstatus: --timeline-points must be positive\n",
+		"--timeline --timeline-points -1":        "lbstatus: --timeline-points must be positive\n",
+		"--timeline --timeline-points 5 -o json": "lbstatus: --timeline goes with -o text\n",
+	} {
+		var out, errOut bytes.Buffer
+		code := runContext(ctx, append([]string{"watch"}, strings.Fields(args)...), nil, &out, &errOut, fakeEnv(newFakeCluster()))
+		if code != exitInput || errOut.String() != want {
+			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", args, code, errOut.String(), want)
+		}
+	}
+}
+
 // Without a kubeconfig client-go talks to http://localhost:8080; each
 // command says instead what it looked for (see kubeconfig.Missing).
 func TestCluster_NoKubeconfig(t *testing.T) {
