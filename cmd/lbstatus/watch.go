@@ -348,9 +348,9 @@ func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
 }
 
 // l8Findings notes each Service still without conditions past L8's first
-// deadline from its creation or conversion, in namespace/name order: no KEP-aware
-// provider handles it. The checker, which has no clock, says only that it
-// has no conditions (R3).
+// deadline from its creation or conversion, in namespace/name order: no
+// KEP-aware provider handles it. The checker, which has no clock, says
+// only that it has no conditions (R3).
 func l8Findings(unhandled map[string]unhandledService, now time.Time) []conformance.Finding {
 	var out []conformance.Finding
 	for _, key := range slices.Sorted(maps.Keys(unhandled)) {
