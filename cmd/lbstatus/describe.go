@@ -425,7 +425,8 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	}
 	var ingress []string
 	for _, in := range svc.Status.LoadBalancer.Ingress {
-		ingress = append(ingress, cmp.Or(in.IP, in.Hostname))
+		// An entry with neither is no address (L4), but it is there.
+		ingress = append(ingress, cmp.Or(in.IP, in.Hostname, "(an entry with neither ip nor hostname)"))
 	}
 	line(0, "Ingress", orNone(strings.Join(ingress, ", ")))
 	if lb {

@@ -546,6 +546,26 @@ func TestDescribe_ConditionSetTwice(t *testing.T) {
 	}
 }
 
+// TestDescribe_IngressWithoutAddress: an ingress entry with neither ip
+// nor hostname is shown as such, not as an empty item of the list (", ")
+// or as no ingress at all.
+func TestDescribe_IngressWithoutAddress(t *testing.T) {
+	for _, tc := range []struct {
+		ingress []corev1.LoadBalancerIngress
+		want    string
+	}{
+		{[]corev1.LoadBalancerIngress{{}}, "(an entry with neither ip nor hostname)"},
+		{[]corev1.LoadBalancerIngress{{}, {IP: "192.0.2.9"}}, "(an entry with neither ip nor hostname), 192.0.2.9"},
+	} {
+		svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
+		svc.Status.LoadBalancer.Ingress = tc.ingress
+		_, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lb")
+		if want := "\nIngress:                    " + tc.want + "\n"; !strings.Contains(out, want) {
+			t.Errorf("want %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestRun_DescribeDispatch: the command line reaches describe.
 func TestRun_DescribeDispatch(t *testing.T) {
 	code, _, errOut := runCmd(t, "", "describe", "pod/x")
