@@ -45,6 +45,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // watchFlags are the flags of watch.
@@ -123,7 +124,7 @@ type watchGap struct {
 func (g *watchGap) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gap        resourceVersions after %s up to %s were not observed (%s); %s changed in it",
-		g.From, g.To, g.Reason, plural(g.Changed, "Service"))
+		input.Escape(g.From), input.Escape(g.To), input.Escape(g.Reason), plural(g.Changed, "Service"))
 	const shown = 10
 	if len(g.Services) > 0 {
 		names := g.Services[:min(len(g.Services), shown)]
@@ -289,7 +290,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		emit(found)
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error())) // the server's words
 		return exitInput
 	}
 
@@ -471,7 +472,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 	down := false // the watch is lost, and log said so
 	lost := func(err error) {
 		if !down {
-			fmt.Fprintf(log, "lbstatus: lost the watch on %s (%v); trying again every few seconds\n", s.server, err)
+			fmt.Fprintf(log, "lbstatus: lost the watch on %s (%s); trying again every few seconds\n", input.Escape(s.server), input.Escape(err.Error()))
 			down = true
 			handle(serviceEvent{lost: true})
 		}
@@ -491,7 +492,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		if err == nil {
 			watched = true
 			if down {
-				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
+				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", input.Escape(rv))
 				down = false
 				handle(serviceEvent{back: true})
 			}
@@ -513,7 +514,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			if ok {
 				rv, relisted = next, true
 				if down {
-					fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", rv)
+					fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", input.Escape(rv))
 					down = false
 					handle(serviceEvent{back: true})
 				}

@@ -327,6 +327,23 @@ func TestWatchRetry_ErrorEvents(t *testing.T) {
 	}
 }
 
+// The server's words reach the terminal escaped, as every string from an
+// input does: a message holding "\x1b[2J" would clear the screen.
+func TestWatchRetry_ServerWordsAreEscaped(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	_, log, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t).Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: "down\x1b[2J"})
+	cluster.nextWatcher(t)
+	stop()
+	if l := log.String(); !strings.Contains(l, `(down\x1b[2J)`) || strings.Contains(l, "\x1b") {
+		t.Errorf("want the message escaped:\n%q", l)
+	}
+	g := watchGap{From: "1\x1b", To: "2", Reason: "gone\u202e", Changed: 0}
+	if got := g.text(); !strings.Contains(got, `after 1\x1b up to 2 were not observed (gone\u202e)`) {
+		t.Errorf("gap line %q, want its server strings escaped", got)
+	}
+}
+
 // An event without a resourceVersion does not move where the watch resumes.
 func TestWatchRetry_ResumeIgnoresAnEmptyResourceVersion(t *testing.T) {
 	cluster := newFakeCluster(pending("web", "5"))
