@@ -17,9 +17,12 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -132,6 +135,14 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		tw.Flush()
 		return exitOK
 	}
+	// The report's files are tried before the run, which may take many
+	// minutes: a path that cannot be written would lose them all.
+	for _, path := range []string{f.report, suiteHTMLPath(f.report)} {
+		if err := checkWritable(path); err != nil {
+			fmt.Fprintf(stderr, "lbstatus: --report: %v\n", err)
+			return exitInput
+		}
+	}
 	conn, err := f.cluster.connect()
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
@@ -186,6 +197,26 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitInput
 	}
 	return exitOK
+}
+
+// checkWritable reports whether a file can be written at path, without
+// changing a file that is there: it is opened for writing but not
+// truncated, and removed again when the check made it. An empty path is
+// fine.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Lstat(path)
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	err = file.Close()
+	if errors.Is(statErr, fs.ErrNotExist) {
+		err = cmp.Or(os.Remove(path), err)
+	}
+	return err
 }
 
 // progressLine is a finished test on the terminal. Its reason may quote

@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,9 @@ func TestConformance_Usage(t *testing.T) {
 		{"no server", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s"}, exitInput, "https://127.0.0.1:1"},
 		// Before any request: the server is not there.
 		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Basic,Nope"}, exitInput, `lbstatus: --run: "Nope" names no test; the tests are Basic, Feature/IPFamilies,`},
+		// Before any request: a report that cannot be written would be
+		// lost after a run of many minutes.
+		{"report in no folder", []string{"--kubeconfig", kubeconfig, "--report", "/nonexistent/report.yaml"}, exitInput, "lbstatus: --report: open /nonexistent/report.yaml:"},
 		// Each test makes a namespace of its own: -n and -A would be ignored.
 		{"a namespace", []string{"-n", "shop"}, exitInput, "unknown shorthand flag: 'n'"},
 		{"every namespace", []string{"--all-namespaces"}, exitInput, "unknown flag: --all-namespaces"},
@@ -60,6 +65,32 @@ func TestConformance_Usage(t *testing.T) {
 				t.Errorf("stderr has more than one line: %q", stderr.String())
 			}
 		})
+	}
+}
+
+// The check that the report can be written changes nothing: a report
+// already there keeps its content, and a new path is not left behind, when
+// the run then cannot start.
+func TestConformance_ReportCheckedBeforeTheRun(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.yaml")
+	if err := os.WriteFile(old, []byte("result: success\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, report := range []string{old, filepath.Join(dir, "new.yaml")} {
+		var stderr bytes.Buffer
+		code := run([]string{"conformance", "--kubeconfig", kubeconfig, "--request-timeout", "2s", "--report", report}, nil, io.Discard, &stderr)
+		if code != exitInput || !strings.Contains(stderr.String(), "https://127.0.0.1:1") {
+			t.Errorf("--report %s: exit %d, stderr %q; want 2 naming the server", report, code, stderr.String())
+		}
+	}
+	if got, err := os.ReadFile(old); err != nil || string(got) != "result: success\n" {
+		t.Errorf("the report already there became %q (%v)", got, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d files, want only old.yaml: %v", len(entries), entries)
 	}
 }
 
