@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -30,6 +31,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/suite"
@@ -124,6 +127,10 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "lbstatus: --run: %v\n", err)
 		return exitInput
 	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "TEST\tRULES")
@@ -197,6 +204,51 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitInput
 	}
 	return exitOK
+}
+
+// check reports a flag value the run could only fail on, every test
+// alike, naming the flag: a deadline that is not positive (zero is not
+// the default: the user asked for no time at all), a namespace prefix or
+// class the apiserver would refuse, an address that is not one.
+func (f *conformanceFlags) check() error {
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{
+		{"--conditions-timeout", f.opts.ConditionsTimeout},
+		{"--provision-timeout", f.opts.ProvisionTimeout},
+		{"--settle-period", f.opts.SettlePeriod},
+	} {
+		if d.value <= 0 {
+			return fmt.Errorf("%s %s: want a positive duration", d.flag, d.value)
+		}
+	}
+	if class := f.opts.LoadBalancerClass; class != "" {
+		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
+			return fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts: %s", class, strings.Join(errs, "; "))
+		}
+	}
+	for _, t := range suite.Tests() {
+		if !(suite.Options{Run: f.run}).Selects(t.Name) {
+			continue
+		}
+		// As the suite names the namespace, before the apiserver's
+		// random suffix.
+		generate := f.opts.NamespacePrefix + "-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name)) + "-"
+		if errs := apivalidation.ValidateNamespaceName(generate, true); len(errs) > 0 {
+			return fmt.Errorf("--namespace-prefix %q: the namespace of %s would start %q, which is not a namespace name: %s",
+				f.opts.NamespacePrefix, t.Name, generate, strings.Join(errs, "; "))
+		}
+	}
+	if a, err := netip.ParseAddr(f.opts.LoadBalancerIP); err != nil || a.Zone() != "" || !a.Next().IsValid() {
+		return fmt.Errorf("--load-balancer-ip %q: want an IPv4 or IPv6 address that has a next one (the second Service of Feature/LoadBalancerIP asks for it)", f.opts.LoadBalancerIP)
+	}
+	for _, key := range f.opts.RelevantAnnotations {
+		if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
+			return fmt.Errorf("--relevant-annotation %q: not an annotation key: %s", key, strings.Join(errs, "; "))
+		}
+	}
+	return nil
 }
 
 // checkWritable reports whether a file can be written at path, without

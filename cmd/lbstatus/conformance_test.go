@@ -45,6 +45,17 @@ func TestConformance_Usage(t *testing.T) {
 		{"no server", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s"}, exitInput, "https://127.0.0.1:1"},
 		// Before any request: the server is not there.
 		{"unknown test", []string{"--kubeconfig", kubeconfig, "--run", "Basic,Nope"}, exitInput, `lbstatus: --run: "Nope" names no test; the tests are Basic, Feature/IPFamilies,`},
+		// Before any request: values every test would fail on.
+		{"zero deadline", []string{"--kubeconfig", kubeconfig, "--conditions-timeout", "0"}, exitInput, "lbstatus: --conditions-timeout 0s: want a positive duration"},
+		{"negative deadline", []string{"--kubeconfig", kubeconfig, "--provision-timeout", "-1m"}, exitInput, "lbstatus: --provision-timeout -1m0s: want a positive duration"},
+		{"negative settle period", []string{"--kubeconfig", kubeconfig, "--settle-period", "-1s"}, exitInput, "lbstatus: --settle-period -1s: want a positive duration"},
+		{"bad class", []string{"--kubeconfig", kubeconfig, "--class", "example.com/Bad!"}, exitInput, `lbstatus: --class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
+		{"bad namespace prefix", []string{"--kubeconfig", kubeconfig, "--namespace-prefix", "Conformance"}, exitInput, `lbstatus: --namespace-prefix "Conformance": the namespace of Basic would start "Conformance-basic-"`},
+		{"namespace prefix too long for one test", []string{"--kubeconfig", kubeconfig, "--run", "Basic,Feature/", "--namespace-prefix", strings.Repeat("a", 40)},
+			exitInput, "the namespace of Feature/SessionAffinity would start"},
+		{"not an address", []string{"--kubeconfig", kubeconfig, "--load-balancer-ip", "198.18.0"}, exitInput, `lbstatus: --load-balancer-ip "198.18.0": want an IPv4 or IPv6 address`},
+		{"the last address", []string{"--kubeconfig", kubeconfig, "--load-balancer-ip", "255.255.255.255"}, exitInput, `lbstatus: --load-balancer-ip "255.255.255.255": want an IPv4 or IPv6 address that has a next one`},
+		{"bad annotation key", []string{"--kubeconfig", kubeconfig, "--relevant-annotation", "example.com/a b"}, exitInput, `lbstatus: --relevant-annotation "example.com/a b": not an annotation key`},
 		// Before any request: a report that cannot be written would be
 		// lost after a run of many minutes.
 		{"report in no folder", []string{"--kubeconfig", kubeconfig, "--report", "/nonexistent/report.yaml"}, exitInput, "lbstatus: --report: open /nonexistent/report.yaml:"},
