@@ -32,7 +32,8 @@ limitations under the License.
 // SpecChange, ForeignClass, TypeChange and Recreate. A test is skipped,
 // never passed, when it cannot exercise the provider (a refusal of a plain
 // Service, a cluster that cannot create dual-stack Services, a provider that
-// reads no required features), and the skip says why.
+// reads no required features, a ForeignClass run where the provider writes
+// nothing on its own class either), and the skip says why.
 //
 // A feature's support is derived from its test alone: Supported (served,
 // not degraded, when required), Degraded (served when asked, refused when

@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -338,6 +339,9 @@ func TestForeignClass_P1_IngressAlone(t *testing.T) {
 	defer cancel()
 	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
 		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		if ptr.Deref(svc.Spec.LoadBalancerClass, "") == "example.com/mine" { // its own class: served
+			svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		}
 		return true
 	})
 	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine", SettlePeriod: 5 * time.Second})
@@ -346,6 +350,48 @@ func TestForeignClass_P1_IngressAlone(t *testing.T) {
 	}
 	if got := report.Test("ForeignClass"); got.Result != TestFailed || !strings.Contains(got.Reason, "P1") {
 		t.Errorf("ForeignClass %s (%s), want failed for P1", got.Result, got.Reason)
+	}
+}
+
+// TestForeignClass_P1_NoProvider: with no provider at all, nothing is
+// written on the foreign Service, but nothing on one of the provider's own
+// class either: ForeignClass is skipped, not passed on a silence that
+// shows nothing. A provider that serves its own class and leaves the
+// foreign Service alone passes.
+func TestForeignClass_P1_NoProvider(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		provider bool
+		timeout  time.Duration
+		want     TestResult
+	}{
+		{"no provider", false, 200 * time.Millisecond, TestSkipped},
+		{"a provider of its own class", true, 5 * time.Second, TestPassed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tc.provider {
+				fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+					if ptr.Deref(svc.Spec.LoadBalancerClass, "") != "example.com/mine" {
+						return false
+					}
+					svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+					svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+					return true
+				})
+			}
+			report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine",
+				SettlePeriod: 100 * time.Millisecond, ConditionsTimeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := report.Test("ForeignClass")
+			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "own class")) {
+				t.Errorf("ForeignClass %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
 	}
 }
 
