@@ -348,6 +348,25 @@ func (r *testRun) feature() (outcome, error) {
 		}
 		return outcome{}, err
 	}
+	if out.asked == servedRefused {
+		// A refusal of the Service that only asks for F is F's only if
+		// the provider serves the same Service without F: one that
+		// refuses every Service of the cluster (its IP family, TCP)
+		// says nothing about F.
+		if err := r.create(r.service("plain", nil)); err != nil {
+			return outcome{}, err
+		}
+		svc, err := r.await("plain")
+		if err != nil {
+			return outcome{}, err
+		}
+		if how, err := classify(svc, ""); err != nil {
+			return outcome{}, err
+		} else if how == servedRefused {
+			return outcome{}, skipf("the provider refused plain, a Service that asks for nothing, too (T1): %s; its refusal of asks says nothing about %s",
+				conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message, f)
+		}
+	}
 	return out, nil
 }
 

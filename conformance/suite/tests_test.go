@@ -642,3 +642,47 @@ func TestRecreate_C6_C7(t *testing.T) {
 		})
 	}
 }
+
+// TestFeature_RefusalOfEveryService: a provider's refusal of the Service
+// that asks for F counts against F only when it serves the same Service
+// without F. One that refuses every Service (here: all of them, as one of
+// another IP family or protocol would) leaves Feature/<F> skipped and F
+// Untested, not Refused.
+func TestFeature_RefusalOfEveryService(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		refusesPlain bool
+		want         TestResult
+		support      Support
+	}{
+		{"refuses every Service", true, TestSkipped, SupportUntested},
+		{"refuses session affinity", false, TestPassed, SupportRefused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				now := time.Now().Truncate(time.Second)
+				if tc.refusesPlain || svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
+					return true
+				}
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Feature/SessionAffinity"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := report.Test("Feature/SessionAffinity")
+			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "refused plain")) {
+				t.Errorf("Feature/SessionAffinity %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+			if f := report.Feature(v1.LoadBalancerFeatureSessionAffinity); f.Support != tc.support {
+				t.Errorf("SessionAffinity %+v, want %s", f, tc.support)
+			}
+		})
+	}
+}
