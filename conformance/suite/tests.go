@@ -349,25 +349,33 @@ func (r *testRun) feature() (outcome, error) {
 		return outcome{}, err
 	}
 	if out.asked == servedRefused {
-		// A refusal of the Service that only asks for F is F's only if
-		// the provider serves the same Service without F: one that
-		// refuses every Service of the cluster (its IP family, TCP)
-		// says nothing about F.
-		if err := r.create(r.service("plain", nil)); err != nil {
+		if err := r.plainServed("asks", string(f)); err != nil {
 			return outcome{}, err
-		}
-		svc, err := r.await("plain")
-		if err != nil {
-			return outcome{}, err
-		}
-		if how, err := classify(svc, ""); err != nil {
-			return outcome{}, err
-		} else if how == servedRefused {
-			return outcome{}, skipf("the provider refused plain, a Service that asks for nothing, too (T1): %s; its refusal of asks says nothing about %s",
-				conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message, f)
 		}
 	}
 	return out, nil
+}
+
+// plainServed returns nil when the provider serves plain, a Service that
+// asks for nothing, and a skip otherwise: a refusal of refused, a Service
+// that asks for what, is what's only if the provider serves the same
+// Service without it, and one that refuses every Service of the cluster
+// (its IP family, TCP) says nothing about what (T1).
+func (r *testRun) plainServed(refused, what string) error {
+	if err := r.create(r.service("plain", nil)); err != nil {
+		return err
+	}
+	svc, err := r.await("plain")
+	if err != nil {
+		return err
+	}
+	if how, err := classify(svc, ""); err != nil {
+		return err
+	} else if how == servedRefused {
+		return skipf("the provider refused plain, a Service that asks for nothing, too (T1): %s; its refusal of %s says nothing about %s",
+			conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message, refused, what)
+	}
+	return nil
 }
 
 // unknownRequired: a Service requiring a feature no provider knows is
@@ -395,7 +403,7 @@ func (r *testRun) unknownRequired() (outcome, error) {
 	} else if how != servedRefused {
 		return outcome{}, failf("a Service requiring the unknown feature %s was %s, not refused (R2)", UnknownFeature, how)
 	}
-	return outcome{}, nil
+	return outcome{}, r.plainServed("unknown", "the unknown feature "+string(UnknownFeature))
 }
 
 // specChange: after Serving, adding a port is acknowledged by the next

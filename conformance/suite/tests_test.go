@@ -686,3 +686,42 @@ func TestFeature_RefusalOfEveryService(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownRequiredFeature_R2_RefusalOfEveryService: the refusal R2 asks
+// for is the unknown feature's only when the provider serves the same
+// Service without it; one that refuses every Service leaves
+// UnknownRequiredFeature skipped, not passed.
+func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		refusesPlain bool
+		want         TestResult
+	}{
+		{"refuses every Service", true, TestSkipped},
+		{"refuses the unknown feature", false, TestPassed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				now := time.Now().Truncate(time.Second)
+				if _, required := svc.Annotations[v1.RequiredFeaturesAnnotation]; tc.refusesPlain || required {
+					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
+					return true
+				}
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"UnknownRequiredFeature"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := report.Test("UnknownRequiredFeature")
+			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "refused plain")) {
+				t.Errorf("UnknownRequiredFeature %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
+	}
+}
