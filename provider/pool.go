@@ -257,13 +257,27 @@ func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, err
 	if !caps.DualStack && len(served) > 1 {
 		served = served[:1]
 	}
+	// A requested address the load balancer cannot take fails it, as
+	// one outside the pool does: served elsewhere, it would claim to
+	// honor the request without a degradation (P3). The apiserver does
+	// not check that spec.loadBalancerIP is an address, nor of the
+	// Service's families.
+	var requested netip.Addr
+	if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
+		a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("requested address %q is not an IP address", svc.Spec.LoadBalancerIP)
+		case !slices.Contains(served, familyOf(a)):
+			return nil, fmt.Errorf("requested address %s is not of the IP families the load balancer serves (%v)", a, served)
+		}
+		requested = a
+	}
 	var out []netip.Addr
 	for _, f := range served {
 		want := ""
-		if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
-			if a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP); err == nil && familyOf(a) == f {
-				want = a.String()
-			}
+		if requested.IsValid() && familyOf(requested) == f {
+			want = requested.String()
 		}
 		a, err := p.opts.Pool.Allocate(key, f, want)
 		if err != nil {

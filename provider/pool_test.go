@@ -292,3 +292,36 @@ func TestProvider_RecoverClaimsServedAddresses(t *testing.T) {
 		t.Errorf("InUse %d after recovery, want 1: only old's address", pool.InUse())
 	}
 }
+
+// TestProvider_AddressesRequestedButUnusable (P3): a loadBalancerIP the
+// load balancer cannot take (not an address, which the apiserver lets
+// through, or of a family it does not serve the Service in) fails the
+// Service, as one outside the pool does, and holds nothing: served at
+// another address without a degradation, it would claim to honor the
+// request.
+func TestProvider_AddressesRequestedButUnusable(t *testing.T) {
+	v4, v6 := corev1.IPv4Protocol, corev1.IPv6Protocol
+	for _, tc := range []struct {
+		name, requested string
+		families        []corev1.IPFamily
+		dualStack       bool
+		want            string
+	}{
+		{"not an address", "lb.example.com", []corev1.IPFamily{v4}, true, `requested address "lb.example.com" is not an IP address`},
+		{"another family", "fd00::5", []corev1.IPFamily{v4}, true, "requested address fd00::5 is not of the IP families the load balancer serves ([IPv4])"},
+		{"the family not served", "fd00::5", []corev1.IPFamily{v4, v6}, false, "requested address fd00::5 is not of the IP families the load balancer serves ([IPv4])"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, err := NewPool("198.18.0.0/29", "fd00::/125")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &Provider{opts: Options{Pool: pool, Capabilities: conditions.Capabilities{IPFamilies: []corev1.IPFamily{v4, v6}, DualStack: tc.dualStack, LoadBalancerIP: true}}}
+			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested, IPFamilies: tc.families}}
+			addrs, err := p.addresses("ns/a", svc)
+			if err == nil || err.Error() != tc.want || pool.InUse() != 0 {
+				t.Errorf("addresses %v, %v with %d in use; want the error %q and none in use", addrs, err, pool.InUse(), tc.want)
+			}
+		})
+	}
+}
