@@ -42,6 +42,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -163,7 +164,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.BoolVar(&f.noMixed, "no-mixed-protocols", false, "serve one protocol per Service (Degraded PortsNotSupported)")
 	fs.BoolVar(&f.needNodePorts, "need-node-ports", false, "refuse Services with allocateLoadBalancerNodePorts false")
 	fs.StringSliceVar(&f.unsupported, "unsupported", nil, "features not implemented: SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges, ExternalTrafficPolicy (no source-IP preservation)")
-	fs.StringSliceVar(&f.refuse, "refuse", nil, "unsupported features of P3 to refuse rather than degrade")
+	fs.StringSliceVar(&f.refuse, "refuse", nil, "features of P3 given to --unsupported to refuse rather than degrade")
 	fs.StringSliceVar(&f.unknown, "unknown-features", nil, "required features the provider does not know (refused when required)")
 	fs.DurationVar(&f.delay, "provision-delay", 2*time.Second, "how long provisioning takes")
 	fs.IntVar(&f.workers, "workers", 4, "Services reconciled at once")
@@ -230,6 +231,11 @@ func (f *flags) options() (provider.Options, error) {
 	if len(f.classes) == 0 && !f.defaultClass {
 		return provider.Options{}, errors.New("no Service to handle: give --class, --default-class or both")
 	}
+	for _, class := range f.classes {
+		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
+			return provider.Options{}, fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts, so no Service has it: %s", class, strings.Join(errs, "; "))
+		}
+	}
 	pool, err := provider.NewPool(f.pools...)
 	if err != nil {
 		return provider.Options{}, fmt.Errorf("--pool: %w", err)
@@ -278,6 +284,11 @@ func (f *flags) options() (provider.Options, error) {
 		if !slices.Contains([]v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureLoadBalancerIP, v1.LoadBalancerFeatureLoadBalancerSourceRanges}, feat) {
 			return provider.Options{}, fmt.Errorf("--refuse: %q is not a feature of P3 (SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges)", s)
 		}
+		if !slices.Contains(f.unsupported, s) {
+			// Decide refuses only what the provider cannot honor:
+			// alone, --refuse would change nothing.
+			return provider.Options{}, fmt.Errorf("--refuse: %s is supported, so there is nothing to refuse: give --unsupported %s too", s, s)
+		}
 		caps.RefuseUnsupported = append(caps.RefuseUnsupported, feat)
 	}
 	for _, feat := range v1.LoadBalancerFeatures() {
@@ -306,6 +317,9 @@ func (f *flags) options() (provider.Options, error) {
 			return provider.Options{}, fmt.Errorf("--bug: unknown bug %q: want one of %s", b, bugNames())
 		}
 		set(&opts.Bugs)
+	}
+	if f.delay < 0 {
+		return provider.Options{}, fmt.Errorf("--provision-delay %s: want zero or more", f.delay)
 	}
 	if f.workers < 1 {
 		return provider.Options{}, fmt.Errorf("--workers %d: want at least 1", f.workers)

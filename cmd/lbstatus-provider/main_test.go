@@ -48,6 +48,10 @@ func TestRun_Usage(t *testing.T) {
 		{"bad protocol", []string{"--class", "c", "--protocols", "QUIC"}, 2, `unknown protocol "QUIC"`},
 		{"bad unsupported", []string{"--class", "c", "--unsupported", "Ports"}, 2, "--unsupported"},
 		{"refuse outside P3", []string{"--class", "c", "--refuse", "ExternalTrafficPolicy"}, 2, "not a feature of P3"},
+		{"refuse what is supported", []string{"--class", "c", "--unsupported", "LoadBalancerIP", "--refuse", "LoadBalancerIP,SessionAffinity"}, 2,
+			"--refuse: SessionAffinity is supported, so there is nothing to refuse: give --unsupported SessionAffinity too"},
+		{"bad class", []string{"--class", "c", "--class", "example.com/Bad!"}, 2, `--class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
+		{"negative delay", []string{"--class", "c", "--provision-delay", "-1s"}, 2, "--provision-delay -1s: want zero or more"},
 		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
 	} {
