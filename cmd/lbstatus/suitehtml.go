@@ -87,7 +87,9 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 				ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: o.Name, ResourceVersion: o.ResourceVersion},
 				Status:     o.Status,
 			}
-			svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+			// A report without the type (an earlier version's) speaks
+			// of LoadBalancer Services: every test creates them so.
+			svc.Spec.Type = cmp.Or(o.Type, corev1.ServiceTypeLoadBalancer)
 			tl.Observe(svc, nil)
 		}
 		tl.Findings(t.Findings)

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -139,5 +140,36 @@ func TestWriteSuiteHTML_Nil(t *testing.T) {
 	title, tables := htmlTables(t, path)
 	if title != "lbstatus conformance:" || len(tables) != 3 || len(tables[0]) != 2 {
 		t.Errorf("title %q, tables %q", title, tables)
+	}
+}
+
+// A Service a test turned into a ClusterIP one (TypeChange) is drawn as
+// what it was: no verdict, not a LoadBalancer Service still waiting for
+// its provider (T4). A report without the type, an earlier version's,
+// still speaks of LoadBalancer Services.
+func TestWriteSuiteHTML_TypeOfTheLastState(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		typ     corev1.ServiceType
+		pending bool
+	}{
+		{"ClusterIP", corev1.ServiceTypeClusterIP, false},
+		{"no type", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &suite.Report{Tests: []suite.TestReport{{Name: "TypeChange", Result: suite.TestPassed, Namespace: "lbs-t",
+				LastObserved: []suite.ObservedService{{Name: "retype", ResourceVersion: "7", Type: tc.typ}}}}}
+			path := filepath.Join(t.TempDir(), "report.html")
+			if err := writeSuiteHTML(path, r); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(data), "Pending, T4"); got != tc.pending {
+				t.Errorf("the page says Pending (T4): %v, want %v", got, tc.pending)
+			}
+		})
 	}
 }

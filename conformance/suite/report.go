@@ -23,6 +23,7 @@ import (
 	"io"
 
 	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -117,6 +118,9 @@ type ObservedService struct {
 	Name            string `json:"name"`
 	UID             string `json:"uid,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Type is the Service's spec.type then: a Service that stopped being
+	// a LoadBalancer (TypeChange) owes no conditions.
+	Type corev1.ServiceType `json:"type,omitempty"`
 	// Deleted says the last observation was the Service's deletion.
 	Deleted bool             `json:"deleted,omitempty"`
 	Status  v1.ServiceStatus `json:"status"`

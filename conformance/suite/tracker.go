@@ -115,7 +115,7 @@ func (t *tracker) observe(obj any, deleted bool) {
 	t.add(found)
 	t.last[svc.Name] = ObservedService{
 		Name: svc.Name, UID: string(svc.UID), ResourceVersion: svc.ResourceVersion,
-		Deleted: deleted, Status: *svc.Status.DeepCopy(),
+		Type: svc.Spec.Type, Deleted: deleted, Status: *svc.Status.DeepCopy(),
 	}
 	close(t.changed)
 	t.changed = make(chan struct{})

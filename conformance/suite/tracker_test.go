@@ -167,12 +167,16 @@ func TestTracker_ViolationEndsWaits(t *testing.T) {
 }
 
 // The report's findings leave out the checker's verdict notices, and hold
-// the end-of-trace ones; the last observations are sorted by name.
+// the end-of-trace ones; the last observations are sorted by name, each
+// with the Service's type then.
 func TestTracker_FindingsAndLastObserved(t *testing.T) {
 	tr := newTracker()
 	tr.observe(observed("served", "1", false, ""), false)
 	tr.observe(observed("served", "2", true, "192.0.2.1"), false)
 	tr.observe(observed("bare", "1", false, ""), false)
+	retyped := observed("retyped", "1", false, "")
+	retyped.Spec.Type = corev1.ServiceTypeClusterIP
+	tr.observe(retyped, false)
 	findings, last := tr.finish()
 	for _, f := range findings {
 		if f.Verdict != nil {
@@ -182,8 +186,12 @@ func TestTracker_FindingsAndLastObserved(t *testing.T) {
 	if !slices.ContainsFunc(findings, func(f conformance.Finding) bool { return f.Rule == "R3" && f.Object.Name == "bare" }) {
 		t.Errorf("findings %+v, want the end-of-trace R3 notice on bare", findings)
 	}
-	if len(last) != 2 || last[0].Name != "bare" || last[1].Name != "served" || last[1].ResourceVersion != "2" {
-		t.Errorf("last observed %+v, want bare then served at resourceVersion 2", last)
+	if len(last) != 3 || last[0].Name != "bare" || last[1].Name != "retyped" || last[2].Name != "served" || last[2].ResourceVersion != "2" {
+		t.Fatalf("last observed %+v, want bare, retyped, then served at resourceVersion 2", last)
+	}
+	// The type goes with the state: a ClusterIP Service owes no conditions.
+	if last[1].Type != corev1.ServiceTypeClusterIP || last[2].Type != corev1.ServiceTypeLoadBalancer {
+		t.Errorf("last observed types %q and %q, want ClusterIP and LoadBalancer", last[1].Type, last[2].Type)
 	}
 }
 
