@@ -356,24 +356,32 @@ func (r *testRun) feature() (outcome, error) {
 	return out, nil
 }
 
-// plainServed returns nil when the provider serves plain, a Service that
-// asks for nothing, and a skip otherwise: a refusal of refused, a Service
-// that asks for what, is what's only if the provider serves the same
-// Service without it, and one that refuses every Service of the cluster
-// (its IP family, TCP) says nothing about what (T1).
+// plainServed returns nil when the provider takes on plain, a Service
+// that asks for nothing, and a skip when it refuses it: a refusal of
+// refused, a Service that asks for what, is what's only if the provider
+// takes on the same Service without it, and one that refuses every
+// Service of the cluster (its IP family, TCP) says nothing about what
+// (T1). Taking on is enough, served or not: a provisioning under way
+// (Provisioning=True), or one that failed, is no refusal, and how long
+// provisioning takes is Basic's to judge (L2).
 func (r *testRun) plainServed(refused, what string) error {
 	if err := r.create(r.service("plain", nil)); err != nil {
 		return err
 	}
-	svc, err := r.await("plain")
-	if err != nil {
-		return err
+	if _, err := r.tr.wait(r.ctx, "plain", r.opts.ConditionsTimeout, hasConditions); err != nil {
+		return r.explain(err, fmt.Sprintf("no Serving or Provisioning condition on plain within %s of its creation (L1, L8)", r.opts.ConditionsTimeout))
 	}
-	if how, err := classify(svc, ""); err != nil {
-		return err
-	} else if how == servedRefused {
+	decided := func(s *v1.Service) bool {
+		return s != nil && (settled(s) || conditions.IsTrue(s.Status.Conditions, v1.LoadBalancerConditionProvisioning))
+	}
+	svc, err := r.tr.wait(r.ctx, "plain", r.opts.ProvisionTimeout, decided)
+	if err != nil {
+		return r.explain(err, fmt.Sprintf("plain neither settled nor started provisioning within %s (L1, L2): last status %s", r.opts.ProvisionTimeout, describe(svc)))
+	}
+	if serving := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing); serving != nil &&
+		serving.Status == metav1.ConditionFalse && serving.Reason == string(v1.LoadBalancerReasonUnsupported) {
 		return skipf("the provider refused plain, a Service that asks for nothing, too (T1): %s; its refusal of %s says nothing about %s",
-			conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).Message, refused, what)
+			serving.Message, refused, what)
 	}
 	return nil
 }

@@ -693,12 +693,15 @@ func TestFeature_RefusalOfEveryService(t *testing.T) {
 // UnknownRequiredFeature skipped, not passed.
 func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 	for _, tc := range []struct {
-		name         string
-		refusesPlain bool
-		want         TestResult
+		name                       string
+		refusesPlain, provisioning bool
+		want                       TestResult
 	}{
-		{"refuses every Service", true, TestSkipped},
-		{"refuses the unknown feature", false, TestPassed},
+		{"refuses every Service", true, false, TestSkipped},
+		{"refuses the unknown feature", false, false, TestPassed},
+		// Taken on, still provisioning: no refusal, whatever the time
+		// provisioning takes (Basic's to judge).
+		{"refuses the unknown feature, provisions slowly", false, true, TestPassed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
@@ -710,11 +713,15 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
 					return true
 				}
+				if tc.provisioning {
+					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=True/Provisioning", "LoadBalancerServing=False/Provisioning")
+					return true
+				}
 				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
 				svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
 				return true
 			})
-			report, err := Run(ctx, client, Options{Run: []string{"UnknownRequiredFeature"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+			report, err := Run(ctx, client, Options{Run: []string{"UnknownRequiredFeature"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
