@@ -227,6 +227,9 @@ func (f *conformanceFlags) check() error {
 		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
 			return fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts: %s", class, strings.Join(errs, "; "))
 		}
+		if class == suite.ForeignClass && (suite.Options{Run: f.run}).Selects("ForeignClass") {
+			return fmt.Errorf("--class %q: ForeignClass uses that class as one no provider handles; give the provider another", class)
+		}
 	}
 	for _, t := range suite.Tests() {
 		if !(suite.Options{Run: f.run}).Selects(t.Name) {

@@ -50,6 +50,7 @@ func TestConformance_Usage(t *testing.T) {
 		{"negative deadline", []string{"--kubeconfig", kubeconfig, "--provision-timeout", "-1m"}, exitInput, "lbstatus: --provision-timeout -1m0s: want a positive duration"},
 		{"negative settle period", []string{"--kubeconfig", kubeconfig, "--settle-period", "-1s"}, exitInput, "lbstatus: --settle-period -1s: want a positive duration"},
 		{"bad class", []string{"--kubeconfig", kubeconfig, "--class", "example.com/Bad!"}, exitInput, `lbstatus: --class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
+		{"the foreign class", []string{"--kubeconfig", kubeconfig, "--class", suite.ForeignClass}, exitInput, `lbstatus: --class "` + suite.ForeignClass + `": ForeignClass uses that class`},
 		{"bad namespace prefix", []string{"--kubeconfig", kubeconfig, "--namespace-prefix", "Conformance"}, exitInput, `lbstatus: --namespace-prefix "Conformance": the namespace of Basic would start "Conformance-basic-"`},
 		{"namespace prefix too long for one test", []string{"--kubeconfig", kubeconfig, "--run", "Basic,Feature/", "--namespace-prefix", strings.Repeat("a", 40)},
 			exitInput, "the namespace of Feature/SessionAffinity would start"},
