@@ -237,12 +237,9 @@ func (p *Pool) InUse() int {
 // addresses returns the pool's addresses of svc: one per IP family its
 // load balancer serves (the Service's families the capabilities support,
 // only the first without DualStack), the requested spec.loadBalancerIP
-// when the capabilities honor it; the others key held are freed. Nil
-// without a pool.
+// when the capabilities honor it; the others key held are freed. Without
+// a pool: the requested address alone when it is honored, else nil.
 func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, error) {
-	if p.opts.Pool == nil {
-		return nil, nil
-	}
 	caps := p.opts.Capabilities
 	families := svc.Spec.IPFamilies
 	if len(families) == 0 {
@@ -272,6 +269,12 @@ func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, err
 			return nil, fmt.Errorf("requested address %s is not of the IP families the load balancer serves (%v)", a, served)
 		}
 		requested = a
+	}
+	if p.opts.Pool == nil {
+		if requested.IsValid() {
+			return []netip.Addr{requested}, nil
+		}
+		return nil, nil
 	}
 	var out []netip.Addr
 	for _, f := range served {

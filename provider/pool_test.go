@@ -325,3 +325,38 @@ func TestProvider_AddressesRequestedButUnusable(t *testing.T) {
 		})
 	}
 }
+
+// TestProvider_NoPoolHonorsLoadBalancerIP (P3): without a pool, the made-up
+// address gives way to the requested loadBalancerIP when the capabilities
+// honor it and no injected bug ignores it: served elsewhere without a
+// degradation, the Service would be told its request was honored.
+func TestProvider_NoPoolHonorsLoadBalancerIP(t *testing.T) {
+	v4 := []corev1.IPFamily{corev1.IPv4Protocol}
+	for _, tc := range []struct {
+		name      string
+		capable   bool
+		bugs      Bugs
+		requested string
+		honored   bool
+	}{
+		{"capable", true, Bugs{}, "198.51.100.7", true},
+		{"nothing requested", true, Bugs{}, "", false},
+		{"not capable", false, Bugs{}, "198.51.100.7", false},
+		{"ignored by a bug", true, Bugs{IgnoreLoadBalancerIP: true}, "198.51.100.7", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Provider{opts: Options{Bugs: tc.bugs, Capabilities: conditions.Capabilities{IPFamilies: v4, LoadBalancerIP: tc.capable}}}
+			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested}}
+			svc.Namespace, svc.Name = "ns", "a"
+			got := p.state("ns/a", svc, loadBalancer{state: conditions.LoadBalancerReady}, conditions.Decision{}, faults{}).Ingress
+			madeUp := Ingress(svc, p.opts.Capabilities)[0].IP
+			want := madeUp
+			if tc.honored {
+				want = tc.requested
+			}
+			if len(got) != 1 || got[0].IP != want {
+				t.Errorf("ingress %+v, want one entry at %s", got, want)
+			}
+		})
+	}
+}

@@ -107,7 +107,8 @@ type Options struct {
 	// handed out twice, and recovered from the Services' status when Run
 	// starts. A family with no free address fails the provisioning in the
 	// infrastructure (Serving=False/Infrastructure). Nil: one made-up
-	// IPv4 address per Service (Ingress).
+	// IPv4 address per Service (Ingress), or the requested
+	// spec.loadBalancerIP when the capabilities honor it.
 	Pool *Pool
 	// NoLatencies stops the recording of write latencies in Stats, for a
 	// provider that runs for long: the list would grow without bound.
@@ -136,8 +137,8 @@ type Bugs struct {
 	// KeepConditionsOnTypeChange: the provider leaves its conditions on a
 	// Service that stopped being a LoadBalancer (breaks L9).
 	KeepConditionsOnTypeChange bool
-	// IgnoreLoadBalancerIP: with a Pool, the provider claims to honor
-	// spec.loadBalancerIP but hands out another address, without saying
+	// IgnoreLoadBalancerIP: the provider claims to honor
+	// spec.loadBalancerIP but serves at another address, without saying
 	// it is degraded (breaks P3).
 	IgnoreLoadBalancerIP bool
 }
@@ -582,11 +583,9 @@ func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decis
 	out := conditions.LoadBalancer{State: lb.state, Message: lb.message, KeepServing: conditions.KeepServing}
 	if lb.state == conditions.LoadBalancerReady {
 		out.Ingress = Ingress(svc, p.opts.Capabilities)
-		if p.opts.Pool != nil {
-			// ensure allocated them; asking again returns the same.
-			addrs, _ := p.addresses(key, svc)
-			out.Ingress = withAddresses(out.Ingress, addrs)
-		}
+		// ensure allocated them; asking again returns the same.
+		addrs, _ := p.addresses(key, svc)
+		out.Ingress = withAddresses(out.Ingress, addrs)
 		out.Degraded = degraded(svc, decision, f)
 	}
 	return out
