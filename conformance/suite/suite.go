@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -197,7 +198,8 @@ func CheckRun(run []string) error {
 // Run runs the suite against the cluster client talks to and returns its
 // report. It returns an error, and no report, only when the run cannot
 // start (nil client, a server that does not answer, a Run entry that names
-// no test); what the provider does, however bad, is in the report. Each test
+// no test, an account that may not create the tests' namespaces); what the
+// provider does, however bad, is in the report. Each test
 // creates its Services in a namespace of its own, deleted afterwards.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Report, error) {
 	if client == nil {
@@ -226,6 +228,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 
 	report.Tests = make([]TestReport, len(tests))
 	outcomes := make([]outcome, len(tests))
+	denied := make([]error, len(tests))
 	sem := make(chan struct{}, opts.Parallelism)
 	var wg sync.WaitGroup
 	for i, t := range tests {
@@ -241,13 +244,20 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 				return
 			}
 			defer func() { <-sem }()
-			report.Tests[i], outcomes[i] = runTest(ctx, client, opts, t)
+			report.Tests[i], outcomes[i], denied[i] = runTest(ctx, client, opts, t)
 			if opts.Progress != nil {
 				opts.Progress(report.Tests[i])
 			}
 		})
 	}
 	wg.Wait()
+	// An account that may not create the tests' namespaces runs no test:
+	// that says nothing of the provider, so it is no report of failures.
+	for _, err := range denied {
+		if err != nil {
+			return nil, fmt.Errorf("conformance suite: the account cannot create the tests' namespaces: %w", err)
+		}
+	}
 	for i, t := range tests {
 		if t.Feature != "" {
 			report.Features = append(report.Features, support(t, report.Tests[i], outcomes[i]))
@@ -268,7 +278,9 @@ func skipf(format string, args ...any) error { return skipError{fmt.Sprintf(form
 func failf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // runTest runs one test in a namespace of its own and cleans up after it.
-func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (rep TestReport, _ outcome) {
+// The error is the apiserver's denial of the test's namespace (forbidden,
+// or not authenticated), which the test's report also shows.
+func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (rep TestReport, _ outcome, denied error) {
 	start := time.Now()
 	rep = TestReport{Name: t.Name, Rules: t.Rules}
 	// On the named result: a deferred change to a local would come after
@@ -283,7 +295,10 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	cancel()
 	if err != nil {
 		rep.Result, rep.Reason = TestFailed, "creating the test namespace: "+err.Error()
-		return rep, outcome{}
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			denied = err
+		}
+		return rep, outcome{}, denied
 	}
 	rep.Namespace = ns.Name
 	var checkerOpts []conformance.Option
@@ -299,7 +314,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	if err := tr.start(watchCtx, client, ns.Name); err != nil {
 		rep.Result, rep.Reason = TestFailed, err.Error()
 		cleanup(client, ns.Name)
-		return rep, outcome{}
+		return rep, outcome{}, nil
 	}
 	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t}
 	out, err := t.run(run)
@@ -334,7 +349,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	if rep.Result != TestPassed {
 		out = outcome{}
 	}
-	return rep, out
+	return rep, out, nil
 }
 
 // cleanup deletes a test's Services and namespace, even after the run's

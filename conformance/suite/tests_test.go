@@ -732,3 +732,33 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_NamespacesForbidden: an account that may not create the tests'
+// namespaces runs no test, which says nothing of the provider: Run returns
+// an error naming the denial, not a report of failed tests. Another
+// failure to create a namespace stays the test's.
+func TestRun_NamespacesForbidden(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		report bool
+	}{
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, "", errors.New("no RBAC")), false},
+		{"unauthorized", apierrors.NewUnauthorized("no token"), false},
+		{"another error", apierrors.NewInternalError(errors.New("etcd is down")), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			client.PrependReactor("create", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tc.err
+			})
+			report, err := Run(t.Context(), client, Options{Run: []string{"Basic", "Recreate"}})
+			switch {
+			case tc.report && (err != nil || report.Test("Basic").Result != TestFailed):
+				t.Errorf("Run: %v; want a report with Basic failed", err)
+			case !tc.report && (report != nil || err == nil || !strings.Contains(err.Error(), "the account cannot create the tests' namespaces")):
+				t.Errorf("Run: %v, report %v; want the error alone", err, report)
+			}
+		})
+	}
+}
