@@ -64,6 +64,10 @@ are not reachable. It exists for control-plane and client-logic tests
 
 Usage: lbstatus-provider [flags]
 
+It watches every namespace, unless -n/--namespace (a kubeconfig flag) names
+one: then it serves that namespace's Services only. The Lease's namespace is
+--leader-election-namespace.
+
 Capabilities are all on by default; each --no-* flag or --unsupported value
 takes one away, so that each refusal and degradation of the rules can be
 produced. With --faults, a Service's annotations make it fail on purpose:
@@ -236,9 +240,18 @@ func (f *flags) options() (provider.Options, error) {
 			return provider.Options{}, fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts, so no Service has it: %s", class, strings.Join(errs, "; "))
 		}
 	}
+	if len(f.pools) == 0 {
+		return provider.Options{}, errors.New("--pool: no CIDR given, so no address to hand out: every Service would fail")
+	}
 	pool, err := provider.NewPool(f.pools...)
 	if err != nil {
 		return provider.Options{}, fmt.Errorf("--pool: %w", err)
+	}
+	for _, a := range [][2]string{{"--health-addr", f.healthAddr}, {"--metrics-addr", f.metricsAddr}} {
+		// Malformed is bad usage; an address in use is found when bound.
+		if err := checkAddr(a[1]); err != nil {
+			return provider.Options{}, fmt.Errorf("%s %q: %w: want host:port or :port, or \"\" for none", a[0], a[1], err)
+		}
 	}
 	caps := conditions.Capabilities{
 		DualStack:                !f.noDualStack,
@@ -482,6 +495,19 @@ func listenError(flag, addr string, err error) error {
 	err = fmt.Errorf("%s %q: %w", flag, addr, err)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		err = fmt.Errorf("%w; another program (another lbstatus-provider?) has it: give %s another address, or \"\" for none", err, flag)
+	}
+	return err
+}
+
+// checkAddr reports whether addr, unless empty, is host:port with a port
+// number or service name.
+func checkAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
 	}
 	return err
 }

@@ -53,6 +53,9 @@ func TestRun_Usage(t *testing.T) {
 		{"bad class", []string{"--class", "c", "--class", "example.com/Bad!"}, 2, `--class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
 		{"negative delay", []string{"--class", "c", "--provision-delay", "-1s"}, 2, "--provision-delay -1s: want zero or more"},
 		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
+		{"empty pool", []string{"--class", "c", "--pool="}, 2, "--pool: no CIDR given"},
+		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
+		{"unknown metrics port", []string{"--class", "c", "--metrics-addr", ":nope"}, 2, `--metrics-addr ":nope"`},
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
