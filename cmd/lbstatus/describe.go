@@ -309,9 +309,10 @@ func (d *describer) l8(svc *v1.Service) string {
 		}
 	case provisioning != nil && provisioning.Status == metav1.ConditionTrue:
 		since := provisioning.LastTransitionTime
-		if !since.IsZero() && d.now.Sub(since.Time) > conditions.DefaultProvisionTimeout {
-			return fmt.Sprintf("passed: provisioning for %s, past the provisioning deadline of %s: a test waiting for it concludes Fail (T2)",
-				d.age(since), duration.HumanDuration(conditions.DefaultProvisionTimeout))
+		if past := d.now.Sub(since.Time) - conditions.DefaultProvisionTimeout; !since.IsZero() && past > 0 {
+			// When it passed, since ages are rounded: "for 15m" may be 15m30s.
+			return fmt.Sprintf("passed %s ago: provisioning for %s, past the provisioning deadline of %s: a test waiting for it concludes Fail (T2)",
+				duration.HumanDuration(past), d.age(since), duration.HumanDuration(conditions.DefaultProvisionTimeout))
 		}
 	}
 	return ""

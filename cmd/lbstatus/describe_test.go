@@ -292,7 +292,9 @@ func TestDescribe_L8Deadline(t *testing.T) {
 		{"young", 10 * time.Second, 0, ""},
 		{"past the deadline", 31 * time.Second, 0, "passed: created 31s ago, and no condition within 30s:"},
 		{"provisioning", time.Hour, 14 * time.Minute, ""},
-		{"provisioning too long", 2 * time.Hour, 16 * time.Minute, "passed: provisioning for 16m, past the provisioning deadline of 15m:"},
+		{"provisioning too long", 2 * time.Hour, 16 * time.Minute, "passed 60s ago: provisioning for 16m, past the provisioning deadline of 15m:"},
+		// The age is rounded; when the deadline passed is not.
+		{"provisioning just too long", 2 * time.Hour, 15*time.Minute + 30*time.Second, "passed 30s ago: provisioning for 15m, past the provisioning deadline of 15m:"},
 	} {
 		svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
 		svc.CreationTimestamp = ago(tc.age)
