@@ -196,12 +196,20 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "lbstatus: %s: %d passed, %d skipped, %d failed, %d not run\n",
 			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)
 	}
-	if report.Result == suite.ResultFailure {
-		return exitViolation
-	}
-	if ctx.Err() != nil {
-		// Interrupted: the report says what ran; the run is not complete.
+	return suiteExit(report.Result, ctx.Err() != nil, stderr)
+}
+
+// suiteExit is the exit status of a run with this result: 1 when a test
+// failed, else 2 when the run was interrupted. An interrupted run says so
+// either way: the report is not of every test.
+func suiteExit(result suite.Result, interrupted bool, stderr io.Writer) int {
+	if interrupted {
 		fmt.Fprintln(stderr, "lbstatus: conformance interrupted; the report lists the tests that did not finish as notRun")
+	}
+	switch {
+	case result == suite.ResultFailure:
+		return exitViolation
+	case interrupted:
 		return exitInput
 	}
 	return exitOK

@@ -176,3 +176,25 @@ func TestConformance_SilentServer(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted run says so also when a test failed before the
+// interrupt: its exit status is then 1, but the report is not of every
+// test. It used to say nothing.
+func TestSuiteExit(t *testing.T) {
+	for _, tc := range []struct {
+		result      suite.Result
+		interrupted bool
+		code        int
+	}{
+		{suite.ResultSuccess, false, exitOK},
+		{suite.ResultFailure, false, exitViolation},
+		{suite.ResultFailure, true, exitViolation},
+		{suite.ResultPartial, true, exitInput},
+	} {
+		var stderr bytes.Buffer
+		code := suiteExit(tc.result, tc.interrupted, &stderr)
+		if said := strings.Contains(stderr.String(), "conformance interrupted"); code != tc.code || said != tc.interrupted {
+			t.Errorf("%s, interrupted %v: exit %d, said %q; want %d", tc.result, tc.interrupted, code, stderr.String(), tc.code)
+		}
+	}
+}
