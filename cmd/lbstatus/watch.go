@@ -301,16 +301,24 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	emit(end)
 	story.finish(stdout, end)
 	summary := col.Report().Summary
+	ws := watchSummary{Summary: summary, Gaps: gaps}
+	if !blind.IsZero() {
+		ws.LostSince = &blind
+	}
 	if f.output == "json" {
 		b, _ := json.Marshal(struct {
 			Summary watchSummary `json:"summary"`
-		}{watchSummary{summary, gaps}})
+		}{ws})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "Watched %s of %s.\n", plural(summary.Observations, "observation"), plural(summary.Services, "Service"))
 		if gaps > 0 {
 			fmt.Fprintf(stdout, "The watch had %s: transient states inside %s were not observed, so a clean result covers only what was seen.\n",
 				plural(gaps, "gap"), map[bool]string{true: "it", false: "them"}[gaps == 1])
+		}
+		if !blind.IsZero() {
+			fmt.Fprintf(stdout, "The watch was lost at %s and not back at the end: nothing after it was observed, so a clean result covers only what was seen.\n",
+				blind.Format(time.TimeOnly))
 		}
 		printTotals(stdout, &summary)
 	}
@@ -377,6 +385,9 @@ type watchSummary struct {
 	conformance.Summary
 	// Gaps counts the times the watch had to list again.
 	Gaps int `json:"gaps"`
+	// LostSince is when the watch was lost, if it was still lost at the
+	// end: nothing after it was observed.
+	LostSince *time.Time `json:"lostSince,omitempty"`
 }
 
 // serviceAPI lists and watches Services as this project's v1.Service.

@@ -1023,3 +1023,27 @@ func TestWatch_FirstWatchRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want a lost watch, resumed", code, stderr)
 	}
 }
+
+// A watch still lost when it is stopped says so in its summary, with
+// since when: a clean result covers only what was seen before. It used to
+// end in PASS with nothing but the earlier "lost the watch" line.
+func TestWatch_LostAtTheEnd(t *testing.T) {
+	cluster := newFakeCluster(service("web", "10", nil))
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, stop := startWatch(t, fakeEnv(cluster), "-o", format)
+		w := cluster.nextWatcher(t)
+		cluster.mu.Lock()
+		cluster.watchErrs = slices.Repeat([]error{errors.New("connection refused")}, 1000)
+		cluster.mu.Unlock()
+		w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: "etcd is down"})
+		waitFor(t, stderr, "lost the watch")
+		stop()
+		want := map[string]string{"text": "The watch was lost at ", "json": `"lostSince":"`}[format]
+		if out := stdout.String(); !strings.Contains(out, want) {
+			t.Errorf("-o %s: summary does not say the watch was lost (%q):\n%s", format, want, out)
+		}
+		cluster.mu.Lock()
+		cluster.watchErrs = nil
+		cluster.mu.Unlock()
+	}
+}
