@@ -125,6 +125,12 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "lbstatus"
 	}
+	if cfg.QPS == 0 {
+		// client-go's default, 5 requests a second, throttled a
+		// conformance run of several tests at once, with a log line for
+		// each wait.
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)

@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
@@ -196,5 +198,22 @@ func TestSuiteExit(t *testing.T) {
 		if said := strings.Contains(stderr.String(), "conformance interrupted"); code != tc.code || said != tc.interrupted {
 			t.Errorf("%s, interrupted %v: exit %d, said %q; want %d", tc.result, tc.interrupted, code, stderr.String(), tc.code)
 		}
+	}
+}
+
+// The client allows 50 requests a second, not client-go's 5, which
+// throttled a conformance run of a few tests at once and logged each wait.
+func TestConnect_RateLimit(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	cf := addClusterFlags(fs, false)
+	if err := fs.Parse([]string{"--kubeconfig", writeKubeconfig(t, "https://192.0.2.1:6443")}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := cf.connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qps := conn.client.CoreV1().RESTClient().GetRateLimiter().QPS(); qps != 50 {
+		t.Errorf("QPS %v, want 50", qps)
 	}
 }
