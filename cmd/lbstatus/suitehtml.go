@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 	"github.com/lbstatus/lbstatus/conformance/timeline"
 )
@@ -91,6 +92,9 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 			// of LoadBalancer Services: every test creates them so.
 			svc.Spec.Type = cmp.Or(o.Type, corev1.ServiceTypeLoadBalancer)
 			tl.Observe(svc, nil)
+			if o.Deleted { // drawn as ended there, not as a state it kept
+				tl.ObserveObject(conformance.Object{Service: svc, Deleted: true}, nil)
+			}
 		}
 		tl.Findings(t.Findings)
 	}

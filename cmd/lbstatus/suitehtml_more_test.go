@@ -173,3 +173,23 @@ func TestWriteSuiteHTML_TypeOfTheLastState(t *testing.T) {
 		})
 	}
 }
+
+// A Service whose last observation was its deletion is drawn as deleted
+// there, not as a state it kept to the end.
+func TestWriteSuiteHTML_DeletedLastState(t *testing.T) {
+	for _, deleted := range []bool{true, false} {
+		r := &suite.Report{Tests: []suite.TestReport{{Name: "Basic", Result: suite.TestPassed, Namespace: "lbs-t",
+			LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "7", Type: corev1.ServiceTypeLoadBalancer, Deleted: deleted}}}}}
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeSuiteHTML(path, r); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(data), "the Service was deleted"); got != deleted {
+			t.Errorf("deleted %v: the page says the Service was deleted: %v", deleted, got)
+		}
+	}
+}
