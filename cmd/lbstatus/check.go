@@ -531,9 +531,13 @@ func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
 			}
 			return nil
 		}
+		link := d.Type()&fs.ModeSymlink != 0
+		if !link && !isManifest(path) {
+			return nil
+		}
 		info, err := os.Stat(path) // a link's target
 		switch {
-		case err == nil && info.IsDir() && d.Type()&fs.ModeSymlink != 0:
+		case err == nil && info.IsDir() && link:
 			if !searched(info) {
 				*seen = append(*seen, info)
 				walk(path+string(filepath.Separator), seen, files)
