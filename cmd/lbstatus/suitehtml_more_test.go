@@ -159,15 +159,7 @@ func TestWriteSuiteHTML_TypeOfTheLastState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &suite.Report{Tests: []suite.TestReport{{Name: "TypeChange", Result: suite.TestPassed, Namespace: "lbs-t",
 				LastObserved: []suite.ObservedService{{Name: "retype", ResourceVersion: "7", Type: tc.typ}}}}}
-			path := filepath.Join(t.TempDir(), "report.html")
-			if err := writeSuiteHTML(path, r); err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Contains(string(data), "Pending, T4"); got != tc.pending {
+			if got := strings.Contains(suitePage(t, r), "Pending, T4"); got != tc.pending {
 				t.Errorf("the page says Pending (T4): %v, want %v", got, tc.pending)
 			}
 		})
@@ -180,15 +172,7 @@ func TestWriteSuiteHTML_DeletedLastState(t *testing.T) {
 	for _, deleted := range []bool{true, false} {
 		r := &suite.Report{Tests: []suite.TestReport{{Name: "Basic", Result: suite.TestPassed, Namespace: "lbs-t",
 			LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "7", Type: corev1.ServiceTypeLoadBalancer, Deleted: deleted}}}}}
-		path := filepath.Join(t.TempDir(), "report.html")
-		if err := writeSuiteHTML(path, r); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(string(data), "the Service was deleted"); got != deleted {
+		if got := strings.Contains(suitePage(t, r), "the Service was deleted"); got != deleted {
 			t.Errorf("deleted %v: the page says the Service was deleted: %v", deleted, got)
 		}
 	}

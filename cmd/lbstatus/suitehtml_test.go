@@ -62,15 +62,8 @@ func TestWriteSuiteHTML(t *testing.T) {
 					Object: conformance.ObjectRef{Kind: "Service", Namespace: "lbs-b", Name: "web"}}}},
 		},
 	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := writeSuiteHTML(path, r); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(strings.NewReader(string(data)))
+	data := suitePage(t, r)
+	doc, err := html.Parse(strings.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,13 +98,27 @@ func TestWriteSuiteHTML(t *testing.T) {
 			t.Errorf("cells lack %q: %s", want, joined)
 		}
 	}
-	if !strings.Contains(string(data), string(suite.ResultFailure)+" on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 1 failed, 0 not run") {
+	if !strings.Contains(data, string(suite.ResultFailure)+" on 2026-05-04T12:00:00Z: 1 passed, 0 skipped, 1 failed, 0 not run") {
 		t.Error("the run's result is missing")
 	}
-	if strings.Contains(string(data), "Read:") {
+	if strings.Contains(data, "Read:") {
 		t.Error("the page says it read the provider, as if it were an input")
 	}
 	if err := writeSuiteHTML(filepath.Join(t.TempDir(), "no", "such", "dir.html"), nil); err == nil {
 		t.Error("writing into a missing directory returned nil")
 	}
+}
+
+// suitePage writes r's HTML page to a temporary file and returns it.
+func suitePage(t *testing.T, r *suite.Report) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := writeSuiteHTML(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
