@@ -488,6 +488,13 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			handle(serviceEvent{lost: true})
 		}
 	}
+	back := func() {
+		if down {
+			fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", input.Escape(rv))
+			down = false
+			handle(serviceEvent{back: true})
+		}
+	}
 	relisted := false // the last thing done was a list after a gap
 	watched := false  // a watch request was accepted
 	for ctx.Err() == nil {
@@ -502,11 +509,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		healthy := false
 		if err == nil {
 			watched = true
-			if down {
-				fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", input.Escape(rv))
-				down = false
-				handle(serviceEvent{back: true})
-			}
+			back()
 			rv, healthy, err = s.consume(ctx, w, rv, known, handle)
 		}
 		if ctx.Err() != nil {
@@ -524,11 +527,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			next, ok := s.relist(ctx, lost, rv, err, known, handle, &retry)
 			if ok {
 				rv, relisted = next, true
-				if down {
-					fmt.Fprintf(log, "lbstatus: watching again from resourceVersion %s\n", input.Escape(rv))
-					down = false
-					handle(serviceEvent{back: true})
-				}
+				back()
 			}
 			continue
 		}
