@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -453,7 +454,8 @@ func TestDecode_ObjectOverTheLimitIsSkipped(t *testing.T) {
 // Whether a value over the limit is held whole depends on how far the
 // tokenizer has read ahead, which depends on the sizes of the reads: the
 // result must not. An element of an array that is a List over the limit is
-// skipped whole, read ahead or not, and never read item by item.
+// read item by item, read ahead or not, its items named in the array's; a
+// Service over the limit is skipped.
 func TestDecode_ReadAheadKeepsTheLimit(t *testing.T) {
 	const limit = 1024
 	var in strings.Builder
@@ -464,39 +466,54 @@ func TestDecode_ReadAheadKeepsTheLimit(t *testing.T) {
 		if i > 0 {
 			in.WriteString(",")
 		}
-		if i%5 != 2 {
-			name := fmt.Sprintf("s%d", i)
-			in.WriteString(svcJSON(name))
-			want = append(want, name)
-			continue
-		}
-		// A List of i/5 Services: over the limit from i = 47 on. Some of
-		// them the tokenizer holds whole before it is asked for them.
-		list := `{"kind":"List","items":[` + svcJSON(fmt.Sprintf("l%d-0", i))
-		for k := 1; k < i/5; k++ {
-			list += "," + svcJSON(fmt.Sprintf("l%d-%d", i, k))
-		}
-		list += "]}"
-		if len(list) <= limit {
-			in.WriteString(list)
-			for k := 0; k < max(1, i/5); k++ {
-				want = append(want, fmt.Sprintf("l%d-%d", i, k))
+		name := fmt.Sprintf("s%d", i)
+		switch i % 5 {
+		case 2:
+			// A List of i/5 Services: over the limit from i = 47 on. Some of
+			// them the tokenizer holds whole before it is asked for them.
+			in.WriteString(`{"kind":"List","items":[`)
+			for k := range max(1, i/5) {
+				if k > 0 {
+					in.WriteString(",")
+				}
+				in.WriteString(svcJSON(fmt.Sprintf("l%d-%d", i, k)))
+				want = append(want, fmt.Sprintf("l%d-%d items[%d].items[%d]", i, k, i, k))
 			}
-			continue
+			in.WriteString("]}")
+		case 4:
+			// A Service of i annotations: over the limit from i = 69 on.
+			var a []string
+			for k := range i {
+				a = append(a, fmt.Sprintf(`"a%d":"x"`, k))
+			}
+			svc := strings.Replace(svcJSON(name), `"namespace"`, `"annotations":{`+strings.Join(a, ",")+`},"namespace"`, 1)
+			in.WriteString(svc)
+			if len(svc) > limit {
+				over++
+				continue
+			}
+			fallthrough
+		default:
+			if i%5 != 4 {
+				in.WriteString(svcJSON(name))
+			}
+			want = append(want, fmt.Sprintf("%s items[%d]", name, i))
 		}
-		in.WriteString(list)
-		over++
 	}
 	in.WriteString("]")
-	if over < 30 {
+	if over < 15 {
 		t.Fatalf("only %d elements over the limit", over)
 	}
 	objs, errs := decodeAll(t, strings.NewReader(in.String()), MaxObjectBytes(limit))
-	if got := names(objs); got != strings.Join(want, ",") {
-		t.Errorf("objects %q, want %q", got, strings.Join(want, ","))
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.Ref.Name+" "+o.Position.Item)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%d objects, want %d; first difference at %d", len(got), len(want), firstDifference(got, want))
 	}
 	if len(errs) != over {
-		t.Fatalf("%d errors, want one per element over the limit (%d): %v", len(errs), over, errs)
+		t.Fatalf("%d errors, want one per Service over the limit (%d): %v", len(errs), over, errs)
 	}
 	for _, e := range errs {
 		if !strings.Contains(e.Error(), "larger than the limit") {
@@ -765,4 +782,13 @@ func withoutTargetPort(ports []corev1.ServicePort) []corev1.ServicePort {
 		out[i] = p
 	}
 	return out
+}
+
+// firstDifference returns the first index at which a and b differ.
+func firstDifference(a, b []string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
 }

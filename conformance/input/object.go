@@ -46,6 +46,7 @@ type job struct {
 	yaml          bool   // raw is YAML, to be converted
 	cut           bool   // an item, or a problem, of a YAML List the splitter cut into items
 	containerKind string // the kind of the List the value is an item of
+	depth         int    // how deep it is in the value the input holds
 	err           *DecodeError
 }
 
@@ -202,12 +203,8 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		}
 	}
 	// An item a splitter handed out is as deep as in its List read whole.
-	depth := 0
-	if j.containerKind != "" {
-		depth = 1
-	}
 	n := len(out)
-	out = decodeValue(raw, j.pos, j.containerKind, false, limit, depth, out)
+	out = decodeValue(raw, j.pos, j.containerKind, false, limit, j.depth, out)
 	for i := n; j.yaml && i < len(out); i++ {
 		var wt *wrongType
 		if de := out[i].err; de != nil && errors.As(de.Err, &wt) && wt.unquotedString() {

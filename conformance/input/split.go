@@ -160,12 +160,12 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	switch k {
 	case '[':
 		// A top-level array stands for a List: its elements are items.
-		return s.array("List", false, yield)
+		return s.array("List", Position{}, 1, false, yield)
 	case '{':
 		v, pos, err := s.read(false)
 		switch {
 		case errors.Is(err, errTooBig):
-			return s.large(pos, yield)
+			return s.large(pos, 0, yield)
 		case err == nil && !yield(job{raw: v, pos: pos}):
 			return pos, errStop
 		}
@@ -180,17 +180,27 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	return pos, err
 }
 
-// array hands out, as items[i], the elements of the array the tokenizer is
-// at, or drops them when discard is set.
-func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (Position, error) {
+// array hands out, as items[i] of the value at list, the elements of the
+// array the tokenizer is at, nested depth deep, or drops them when discard
+// is set. An element over the limit that is an object is read as large
+// reads a document: a List in an array, or in a List, is read item by item.
+func (s *jsonSplitter) array(kind string, list Position, depth int, discard bool, yield func(job) bool) (Position, error) {
 	if _, pos, err := s.read(true); err != nil {
 		return pos, err
 	}
 	for i := 0; s.dec.PeekKind() != ']'; i++ {
+		k := s.dec.PeekKind()
 		v, pos, err := s.read(false)
+		pos.Item = list.Item
 		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
-		j := job{raw: v, pos: pos, containerKind: kind}
-		if errors.Is(err, errTooBig) {
+		j := job{raw: v, pos: pos, containerKind: kind, depth: depth}
+		switch {
+		case errors.Is(err, errTooBig) && k == '{' && !discard && depth <= maxNesting:
+			if pos, err = s.large(pos, depth, yield); err != nil {
+				return pos, err
+			}
+			continue
+		case errors.Is(err, errTooBig):
 			j, err = job{err: tooBig(pos, s.limit)}, s.skip()
 		}
 		if err != nil {
@@ -204,17 +214,17 @@ func (s *jsonSplitter) array(kind string, discard bool, yield func(job) bool) (P
 	return pos, err
 }
 
-// large reads, member by member, the document at start that the tokenizer
-// refused to read whole. A List's items are handed out one by one, each
-// under the limit, however many, as items of the kind its members before
-// them give. Its other members are kept, up to the limit, and decoded as
+// large reads, member by member, the object at start, depth deep, that
+// the tokenizer refused to read whole. A List's items are handed out one
+// by one, each under the limit, however many, as items of the kind its
+// members before them give. Its other members are kept, up to the limit, and decoded as
 // if the List were read whole, for their problems: those before the items
 // when the items begin, so that a problem there (a name given twice) drops
 // the items, and otherwise all of them at the end. Past the limit they are
 // neither kept nor checked, however many (those kept before the items still
 // are, when the items begin), and the List is reported as over it. A
-// document that is not a List is skipped and reported.
-func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, error) {
+// value that is not a List is skipped and reported.
+func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
 	membersPos.Offset = -1 // the members' problems are not where they are
@@ -249,7 +259,7 @@ func (s *jsonSplitter) large(start Position, yield func(job) bool) (Position, er
 			if !over {
 				members = append(members, ":[]"...)
 			}
-			pos, err = s.array(listKind(kind), items || early != nil, yield) // dropped when a second items, or after a problem
+			pos, err = s.array(listKind(kind), start, depth+1, items || early != nil, yield) // dropped when a second items, or after a problem
 			items = true
 			continue
 		}
@@ -630,7 +640,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.flush()
 			s.indent, s.item = col, s.item+1
 			if !s.drop {
-				s.begin(job{containerKind: listKind(s.kind), cut: true}, lineNo)
+				s.begin(job{containerKind: listKind(s.kind), depth: 1, cut: true}, lineNo)
 				s.cur.pos.Item = "items[" + strconv.Itoa(s.item-1) + "]"
 				s.emit(line)
 			}
