@@ -489,7 +489,9 @@ func expand(paths []string) []inputPath {
 		if l, err := os.Lstat(p); err == nil && l.Mode()&fs.ModeSymlink != 0 {
 			root = p + string(filepath.Separator) // the directory the link names, not the link
 		}
-		walk(root, &[]os.FileInfo{info}, &files)
+		seen := dirSet{}
+		seen.add(info)
+		walk(root, &seen, &files)
 		if len(files) == 0 {
 			files = []inputPath{{name: p, empty: true}}
 		}
@@ -503,10 +505,7 @@ func expand(paths []string) []inputPath {
 // a directory is searched as the directory is, and each directory once
 // (seen, root included): a loop of links ends, and a directory both linked
 // to and walked into is not read twice.
-func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
-	searched := func(info os.FileInfo) bool {
-		return slices.ContainsFunc(*seen, func(s os.FileInfo) bool { return os.SameFile(s, info) })
-	}
+func walk(root string, seen *dirSet, files *[]inputPath) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*files = append(*files, inputPath{name: path, err: err})
@@ -523,11 +522,8 @@ func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
 			return fs.SkipDir
 		}
 		if d.IsDir() {
-			if info, err := d.Info(); err == nil && path != root {
-				if searched(info) {
-					return fs.SkipDir
-				}
-				*seen = append(*seen, info)
+			if info, err := d.Info(); err == nil && path != root && !seen.add(info) {
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -538,8 +534,7 @@ func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
 		info, err := os.Stat(path) // a link's target
 		switch {
 		case err == nil && info.IsDir() && link:
-			if !searched(info) {
-				*seen = append(*seen, info)
+			if seen.add(info) {
 				walk(path+string(filepath.Separator), seen, files)
 			}
 			return nil
@@ -561,6 +556,34 @@ func walk(root string, seen *[]os.FileInfo, files *[]inputPath) {
 	if err != nil {
 		*files = append(*files, inputPath{name: root, err: err})
 	}
+}
+
+// dirSet is the directories searched. Each is known by its identity on
+// the file system where the system gives one, so that searching a tree of
+// many directories takes time in proportion to their number.
+type dirSet struct {
+	ids   map[fileID]bool
+	other []os.FileInfo // compared one by one, where there is no identity
+}
+
+// add adds the directory info describes, and reports whether it was not
+// yet in s.
+func (s *dirSet) add(info os.FileInfo) bool {
+	if id, ok := identity(info); ok {
+		if s.ids[id] {
+			return false
+		}
+		if s.ids == nil {
+			s.ids = map[fileID]bool{}
+		}
+		s.ids[id] = true
+		return true
+	}
+	if slices.ContainsFunc(s.other, func(o os.FileInfo) bool { return os.SameFile(o, info) }) {
+		return false
+	}
+	s.other = append(s.other, info)
+	return true
 }
 
 // isChart reports whether a directory is a Helm chart.
