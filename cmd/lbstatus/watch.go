@@ -399,6 +399,15 @@ type serviceAPI interface {
 	watch(ctx context.Context, resourceVersion string) (watch.Interface, error)
 }
 
+// namespaced is a serviceAPI of one namespace that can tell whether it
+// exists.
+type namespaced interface {
+	// namespaceMissing returns the namespace, and reports whether the
+	// server said it does not exist; anything else, such as a user who
+	// may not read namespaces, is not missing.
+	namespaceMissing(ctx context.Context, timeout time.Duration) (string, bool)
+}
+
 // Retry timing. A watch resumes within about retryCap of the server being
 // back (client-go's informers wait up to 30 s), and a server that is still
 // down gets one request every retryCap or so.
@@ -475,6 +484,12 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		svc := &list.Items[i]
 		known[keyOf(svc)] = observedOf(svc)
 		handle(serviceEvent{svc: svc})
+	}
+	if ns, ok := s.api.(namespaced); ok && len(list.Items) == 0 {
+		// A namespace misspelt would be watched in silence for ever.
+		if name, missing := ns.namespaceMissing(ctx, s.requestTimeout); missing {
+			fmt.Fprintf(log, "lbstatus: namespace %s does not exist; its Services are watched for should it be created\n", input.Escape(name))
+		}
 	}
 	fmt.Fprintf(log, "lbstatus: watching %s; interrupt to stop\n", s.what)
 
@@ -728,6 +743,19 @@ func decoded[T any](ctx context.Context, req *rest.Request, what string) (*T, er
 }
 
 // get reads the Service name of the namespace.
+func (c *coreServices) namespaceMissing(ctx context.Context, timeout time.Duration) (string, bool) {
+	if c.namespace == "" {
+		return "", false
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	err := c.client.Get().Resource("namespaces").Name(c.namespace).MaxRetries(0).Do(ctx).Error()
+	return c.namespace, apierrors.IsNotFound(err)
+}
+
 func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
 	return decoded[v1.Service](ctx, c.request().Name(name), "Service")
 }

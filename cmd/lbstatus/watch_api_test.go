@@ -180,6 +180,44 @@ func TestWatchAPI_RequestTimeoutZero(t *testing.T) {
 	}
 }
 
+// A namespace that does not exist is said to, when it holds no Service:
+// a namespace misspelt was watched in silence. One that exists, or that
+// the user may not read, is not.
+func TestWatchAPI_MissingNamespace(t *testing.T) {
+	for ns, want := range map[string]bool{"shopp": true, "shop": false, "secret": false} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			status := map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure"}
+			switch {
+			case r.URL.Path == "/api/v1/namespaces/shopp":
+				w.WriteHeader(http.StatusNotFound)
+				status["reason"], status["code"] = "NotFound", 404
+				json.NewEncoder(w).Encode(status)
+			case r.URL.Path == "/api/v1/namespaces/secret":
+				w.WriteHeader(http.StatusForbidden)
+				status["reason"], status["code"] = "Forbidden", 403
+				json.NewEncoder(w).Encode(status)
+			case r.URL.Path == "/api/v1/namespaces/shop":
+				json.NewEncoder(w).Encode(map[string]any{"kind": "Namespace", "apiVersion": "v1", "metadata": map[string]any{"name": "shop"}})
+			case r.URL.Query().Get("watch") != "true":
+				json.NewEncoder(w).Encode(map[string]any{
+					"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			default:
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			}
+		}))
+		_, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL), "-n", ns)
+		waitFor(t, stderr, "lbstatus: watching Services in namespace "+ns)
+		stop()
+		srv.Close()
+		if got := strings.Contains(stderr.String(), "lbstatus: namespace "+ns+" does not exist; its Services are watched for should it be created\n"); got != want {
+			t.Errorf("namespace %s: said missing %v, want %v:\n%s", ns, got, want, stderr)
+		}
+	}
+}
+
 // -A watches the Services of every namespace, at the cluster-wide path,
 // and says so.
 func TestWatchAPI_AllNamespaces(t *testing.T) {
