@@ -202,6 +202,7 @@ func FuzzJSONListDifferential(f *testing.F) {
 	seed.Add(f, "secrets", []byte(`{"kind":"SecretList","items":[{"metadata":{"name":"s"},"type":"Opaque"}]}`))
 	seed.Add(f, "nested", []byte(`{"kind":"List","items":[{"kind":"List","items":[`+svcJSON("a")+`]},{"type":"ADDED","object":`+svcJSON("b")+`}]}`))
 	seed.Add(f, "twice", []byte(`{"kind":"List","items":[`+svcJSON("a")+`],"items":[`+svcJSON("b")+`]}`))
+	seed.Add(f, "array-of-lists", []byte(`[{"kind":"List","items":[`+svcJSON("a")+`,`+svcJSON("b")+`]},{"kind":"List","items":[`+svcJSON("c")+`]}]`))
 	seed.Add(f, "event", []byte(`{"type":"MODIFIED","object":`+svcJSON("a")+`}`))
 	seed.Add(f, "bad-members", []byte(`{"kind":"List","metadata":{"name":5},"items":[`+svcJSON("a")+`,`+svcJSON("b")+`]}`))
 	seed.Add(f, "kind-after-items", []byte(`{"metadata":{"name":"Foo"},"items":[{"metadata":{"name":"a"}}],"kind":"Foo","apiVersion":"v1"}`))
