@@ -400,6 +400,31 @@ func TestRead_Encodings(t *testing.T) {
 	}
 }
 
+// A byte order mark before a JSON value, as where files that begin with
+// one were joined with cat, is dropped as at the start of the input: it
+// ended the input. However the reads cut the mark, the value after it is
+// where it is. Inside an array, a mark is no file's start: malformed.
+func TestRead_ByteOrderMarkBetweenJSONValues(t *testing.T) {
+	const bom = "\uFEFF"
+	a := svcJSON("a")
+	for _, rb := range []int{0, 1, 2, 3, 7} {
+		objs, errs := decodeAll(t, strings.NewReader(bom+a+"\n"+bom+"\n"+svcJSON("b")+bom+a), readBuffer(rb))
+		if len(errs) != 0 || names(objs) != "a,b,a" {
+			t.Fatalf("read buffer %d: objects %q, errors %v", rb, names(objs), errs)
+		}
+		if p := objs[1].Position; p.Line != 3 || p.Offset != int64(3+len(a)+1+3+1) || p.Document != 2 {
+			t.Errorf("read buffer %d: b at %v", rb, p)
+		}
+		if p := objs[2].Position; p.Line != 3 || p.Offset != objs[1].Position.Offset+int64(len(svcJSON("b"))+3) {
+			t.Errorf("read buffer %d: the second a at %v", rb, p)
+		}
+		objs, errs = decodeAll(t, strings.NewReader("["+a+","+bom+a+"]"), readBuffer(rb))
+		if len(errs) != 1 || !errs[0].Fatal || names(objs) != "a" {
+			t.Errorf("read buffer %d, in an array: objects %q, errors %v", rb, names(objs), errs)
+		}
+	}
+}
+
 // Every Workers setting gives the same objects in the same order.
 func TestRead_WorkersKeepInputOrder(t *testing.T) {
 	var b strings.Builder

@@ -152,6 +152,9 @@ func (s *jsonSplitter) split(yield func(job) bool) {
 // document hands out the jobs of the next top-level value.
 func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 	k := s.dec.PeekKind()
+	if k == 0 && s.byteOrderMark() {
+		k = s.dec.PeekKind()
+	}
 	if k == 0 { // the end, or a syntax error
 		_, pos, err := s.read(true)
 		return pos, err
@@ -178,6 +181,33 @@ func (s *jsonSplitter) document(yield func(job) bool) (Position, error) {
 		return pos, errStop
 	}
 	return pos, err
+}
+
+// byteOrderMark reports whether the next top-level value, which the
+// tokenizer refused to begin, starts with a byte order mark, as where files
+// were joined with cat, and if so drops it: a new tokenizer starts after
+// it. jsontext may hold only the mark's first byte: the rest are read.
+func (s *jsonSplitter) byteOrderMark() bool {
+	ub := s.dec.UnreadBuffer()
+	n := len(ub) - len(bytes.TrimLeft(ub, " \t\r\n"))
+	rest := bytes.Clone(ub[n:])
+	if len(rest) == 0 || len(rest) < 3 && !bytes.HasPrefix([]byte("\uFEFF"), rest) || len(rest) >= 3 && !bytes.HasPrefix(rest, []byte("\uFEFF")) {
+		return false
+	}
+	if len(rest) < 3 {
+		more := make([]byte, 3-len(rest))
+		s.g.limit = max(s.g.limit, s.g.read+3)
+		m, _ := io.ReadFull(s.g, more)
+		rest = append(rest, more[:m]...) // given back to the tokenizer, a mark or not
+	}
+	s.line += newlines(ub[:n])
+	s.base += s.dec.InputOffset() + int64(n)
+	mark := bytes.HasPrefix(rest, []byte("\uFEFF"))
+	if mark {
+		rest, s.base = rest[3:], s.base+3
+	}
+	s.dec = jsontext.NewDecoder(io.MultiReader(bytes.NewReader(rest), s.g), jsonOptions...)
+	return mark
 }
 
 // array hands out, as items[i] of the value at list, the elements of the
