@@ -20,10 +20,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -134,6 +137,30 @@ func TestRun_DurationReported(t *testing.T) {
 		return
 	}
 	t.Errorf("no Basic in the report: %+v", report.Tests)
+}
+
+// Tests start in the order listed, one at a time with a parallelism of
+// one: they used to race for the slots, in an order of chance.
+func TestRun_TestsStartInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var started []string
+	client := fake.NewClientset()
+	client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		started = append(started, a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).Labels["lbstatus.github.io/conformance-test"])
+		return true, nil, errors.New("namespaces are not allowed here")
+	})
+	if _, err := Run(t.Context(), client, Options{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, test := range Tests() {
+		want = append(want, slug(test.Name))
+	}
+	if !slices.Equal(started, want) {
+		t.Errorf("tests started in the order %v, want %v", started, want)
+	}
 }
 
 func TestTests_NamesAndRules(t *testing.T) {

@@ -236,13 +236,14 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 			report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "not selected by the run's filter"}
 			continue
 		}
+		// Slots are taken here, in turn: tests start in the order listed.
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "the run was interrupted before the test started"}
+			continue
+		}
 		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "the run was interrupted before the test started"}
-				return
-			}
 			defer func() { <-sem }()
 			report.Tests[i], outcomes[i], denied[i] = runTest(ctx, client, opts, t)
 			if opts.Progress != nil {
