@@ -400,6 +400,58 @@ func TestRead_Encodings(t *testing.T) {
 	}
 }
 
+// A surrogate without its pair is not UTF-16: it used to become U+FFFD
+// in silence, rewriting a name. It ends the input, as malformed UTF-8
+// between values does; what came before it is read.
+func TestRead_UTF16SurrogateWithoutItsPair(t *testing.T) {
+	encode := func(big bool, parts ...any) []byte {
+		b := []byte{0xFF, 0xFE}
+		if big {
+			b = []byte{0xFE, 0xFF}
+		}
+		for _, p := range parts {
+			units, ok := p.([]uint16)
+			if !ok {
+				units = utf16.Encode([]rune(p.(string)))
+			}
+			for _, u := range units {
+				if big {
+					b = append(b, byte(u>>8), byte(u))
+				} else {
+					b = append(b, byte(u), byte(u>>8))
+				}
+			}
+		}
+		return b
+	}
+	a := svcJSON("a")
+	at := strconv.Itoa(2 + 2*len(a) + 2*len(`{"metadata":{"name":"`))
+	svc := "kind: Service\napiVersion: v1\nmetadata: {name: "
+	yamlAt := strconv.Itoa(2 + 2*len(svc+"a}\n---\n"+svc+`"`))
+	for name, tc := range map[string]struct {
+		in   []byte
+		want string
+	}{
+		"high alone":    {encode(false, a, `{"metadata":{"name":"`, []uint16{0xD800}, `x"}}`), "a surrogate (0xD800) without its pair, at byte " + at + " of the UTF-16 text"},
+		"low alone":     {encode(true, a, `{"metadata":{"name":"`, []uint16{0xDC00}, `x"}}`), "a surrogate (0xDC00) without its pair, at byte " + at + " of the UTF-16 text"},
+		"high at end":   {encode(false, a, []uint16{0xD800}), "it ends inside a character"},
+		"odd byte":      {append(encode(true, a), 'x'), "it ends inside a character"},
+		"YAML":          {encode(true, svc+"a}\n---\n"+svc+`"`, []uint16{0xDBFF}, "x\"}\n"), "a surrogate (0xDBFF) without its pair, at byte " + yamlAt + " of the UTF-16 text"},
+		"a pair splits": {encode(false, a, strings.Replace(svcJSON("b"), `"b"`, `"b😀"`, 1)), ""},
+	} {
+		for _, rb := range []int{0, 1, 3} {
+			objs, errs := decodeAll(t, bytes.NewReader(tc.in), readBuffer(rb))
+			switch {
+			case tc.want == "" && (len(errs) != 0 || names(objs) != "a,b😀"):
+				t.Errorf("%s, read buffer %d: objects %q, errors %v", name, rb, names(objs), errs)
+			case tc.want != "" && (names(objs) != "a" || len(errs) != 1 || !errs[0].Fatal ||
+				!strings.Contains(errs[0].Error(), "the input is not UTF-16: "+tc.want+"; the rest of it is not read")):
+				t.Errorf("%s, read buffer %d: objects %q, errors %v; want a, then %q", name, rb, names(objs), errs, tc.want)
+			}
+		}
+	}
+}
+
 // A byte order mark before a JSON value, as where files that begin with
 // one were joined with cat, is dropped as at the start of the input: it
 // ended the input. However the reads cut the mark, the value after it is

@@ -57,7 +57,8 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		base = 3
 	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
 		// UTF-16, read as UTF-8: offsets are the UTF-8 text's.
-		br = bufio.NewReaderSize(transform.NewReader(br, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
+		in := &utf16Check{r: br, big: b[0] == 0xFE, first: -1}
+		br = bufio.NewReaderSize(transform.NewReader(in, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
 	}
 	for n := 1; ; n++ {
 		b, err := br.Peek(n)
@@ -81,6 +82,55 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), br.Size())
 		return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
 	}
+}
+
+// utf16Check passes UTF-16 on, and fails the read at a surrogate without
+// its pair, which the decoder would turn into U+FFFD in silence.
+type utf16Check struct {
+	r     io.Reader
+	big   bool   // big-endian
+	off   int64  // offset of the next byte
+	first int    // the first byte of a unit cut by a read; -1 for none
+	high  uint16 // the last unit, if a high surrogate; 0 if not
+}
+
+func (c *utf16Check) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i := range n {
+		if c.first < 0 {
+			c.first = int(p[i])
+			continue
+		}
+		u := uint16(c.first) | uint16(p[i])<<8
+		if c.big {
+			u = uint16(c.first)<<8 | uint16(p[i])
+		}
+		unpaired, at := c.high, c.off+int64(i)-3
+		if low := u >= 0xDC00 && u < 0xE000; low == (c.high != 0) {
+			unpaired = 0
+		} else if low {
+			unpaired, at = u, at+2
+		}
+		if unpaired != 0 {
+			return max(i-1, 0), notUTF16(fmt.Sprintf("a surrogate (0x%04X) without its pair, at byte %d of the UTF-16 text", unpaired, at))
+		}
+		c.first, c.high = -1, 0
+		if u >= 0xD800 && u < 0xDC00 {
+			c.high = u
+		}
+	}
+	c.off += int64(n)
+	if err == io.EOF && (c.first >= 0 || c.high != 0) {
+		err = notUTF16("it ends inside a character")
+	}
+	return n, err
+}
+
+// notUTF16 says where UTF-16 is broken.
+type notUTF16 string
+
+func (e notUTF16) Error() string {
+	return "the input is not UTF-16: " + string(e) + "; the rest of it is not read"
 }
 
 // errTooBig is what guard returns once a value outgrows its allowance;
@@ -376,7 +426,10 @@ var invalidChar = regexp.MustCompile(`invalid character '(?:\\.|[^'\\])*'`)
 func (s *jsonSplitter) fatal(err error, pos Position) job {
 	de := &DecodeError{Position: pos, Fatal: true}
 	var syn *jsontext.SyntacticError
+	var nu notUTF16
 	switch {
+	case errors.As(err, &nu):
+		de.Err = nu
 	case errors.Is(err, errTooBig):
 		what := "a " + kindName(s.last)
 		if s.last == 0 {
