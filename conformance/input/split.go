@@ -241,7 +241,7 @@ func (s *jsonSplitter) byteOrderMark() bool {
 	ub := s.dec.UnreadBuffer()
 	n := len(ub) - len(bytes.TrimLeft(ub, " \t\r\n"))
 	rest := bytes.Clone(ub[n:])
-	if len(rest) == 0 || len(rest) < 3 && !bytes.HasPrefix([]byte("\uFEFF"), rest) || len(rest) >= 3 && !bytes.HasPrefix(rest, []byte("\uFEFF")) {
+	if len(rest) == 0 || !bytes.HasPrefix([]byte("\uFEFF"), rest[:min(len(rest), 3)]) {
 		return false
 	}
 	if len(rest) < 3 {
