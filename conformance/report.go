@@ -170,10 +170,12 @@ type Collector struct {
 	skipped     map[string]int                // per kind; see maxSkippedKinds
 	services    map[serviceKey]*ServiceReport // the latest Service of each name
 	retired     []*ServiceReport              // Services a new one of the name followed
-	// live holds a hash of the namespace, name and uid of each Service
-	// observed and not deleted since; seen counts the Services observed,
-	// one seen again after its deletion twice (Summary.Services).
-	live   map[uint64]struct{}
+	// live holds, by a hash of the namespace and name of each Service
+	// observed and not deleted since, a hash of the last uid observed (0
+	// while none was); seen counts the Services observed as the rows do:
+	// one seen again after its deletion, or under a new uid, twice
+	// (Summary.Services).
+	live   map[uint64]uint64
 	seen   int
 	seed   maphash.Seed
 	report Report
@@ -212,7 +214,7 @@ func (k KeepVerdictNotices) applyCollector(c *Collector) { c.noVerdicts = !bool(
 // NewCollector returns a Collector with the given options; nil options are
 // ignored.
 func NewCollector(opts ...CollectorOption) *Collector {
-	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, live: map[uint64]struct{}{}, seed: maphash.MakeSeed(),
+	c := &Collector{keep: -1, services: map[serviceKey]*ServiceReport{}, live: map[uint64]uint64{}, seed: maphash.MakeSeed(),
 		report: Report{Summary: Summary{Rules: map[RuleID]*SeverityCounts{}}}}
 	for _, o := range opts {
 		if o != nil {
@@ -236,7 +238,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	case obj.Deleted:
 		// The end of a trace, not an observation: a Service seen again
 		// under the name is another one.
-		delete(c.live, c.objectHash(obj.Service))
+		delete(c.live, c.nameHash(obj.Service))
 		if sr := c.services[serviceKey{obj.Service.Namespace, obj.Service.Name}]; sr != nil {
 			sr.Deleted = true
 		}
@@ -244,10 +246,14 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		return
 	}
 	c.report.Summary.Observations++
-	h := c.objectHash(obj.Service)
-	if _, live := c.live[h]; !live || obj.Service.Name == "" { // each manifest without a name is a Service
-		c.live[h] = struct{}{}
+	h, uid := c.nameHash(obj.Service), c.uidHash(obj.Service)
+	// Each manifest without a name is a Service; one without a uid (a
+	// manifest) is the Service of its name observed before and after it.
+	if last, live := c.live[h]; !live || obj.Service.Name == "" || last != 0 && uid != 0 && last != uid {
 		c.seen++
+		c.live[h] = uid
+	} else if uid != 0 {
+		c.live[h] = uid
 	}
 	if c.summaryOnly {
 		c.Findings(found)
@@ -299,9 +305,17 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	c.Findings(found)
 }
 
-// objectHash identifies svc by namespace, name and uid.
-func (c *Collector) objectHash(svc *v1.Service) uint64 {
-	return maphash.Comparable(c.seed, [3]string{svc.Namespace, svc.Name, string(svc.UID)})
+// nameHash identifies svc by namespace and name.
+func (c *Collector) nameHash(svc *v1.Service) uint64 {
+	return maphash.Comparable(c.seed, [2]string{svc.Namespace, svc.Name})
+}
+
+// uidHash identifies svc's uid; 0 for none.
+func (c *Collector) uidHash(svc *v1.Service) uint64 {
+	if svc.UID == "" {
+		return 0
+	}
+	return maphash.String(c.seed, string(svc.UID)) | 1
 }
 
 // retiredFindings records on old's row the findings of found about its

@@ -345,15 +345,28 @@ func TestCollector_RecreatedWithTheSameResourceVersion(t *testing.T) {
 }
 
 // A Service first read without a uid (a manifest) and then with one is one
-// Service, as it is one trace for the checker: one row.
+// Service, as it is one trace for the checker: one row, counted once (it
+// was counted twice). A manifest after it is that Service too; a new uid
+// after that is another.
 func TestCollector_UIDAddedIsTheSameService(t *testing.T) {
 	manifest := ready("web", 10)
 	manifest.UID = ""
 	live := next(manifest)
 	live.UID = "uid-web"
 	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: manifest}, Object{Kind: "Service", Service: live})
-	if len(r.Services) != 1 || r.Services[0].Observations != 2 || r.Services[0].UID != "uid-web" || r.Services[0].Deleted {
-		t.Errorf("rows:\n%swant one of two observations with uid-web", rows(r))
+	if len(r.Services) != 1 || r.Services[0].Observations != 2 || r.Services[0].UID != "uid-web" || r.Services[0].Deleted || r.Summary.Services != 1 {
+		t.Errorf("rows:\n%swant one of two observations with uid-web; %d Services, want 1", rows(r), r.Summary.Services)
+	}
+	again := next(live)
+	again.UID = ""
+	other := next(again)
+	other.UID = "uid-web-2"
+	for _, summaryOnly := range []bool{false, true} {
+		r = observeAllObjects(NewChecker(), NewCollector(SummaryOnly(summaryOnly)), Object{Kind: "Service", Service: manifest},
+			Object{Kind: "Service", Service: live}, Object{Kind: "Service", Service: again}, Object{Kind: "Service", Service: other})
+		if r.Summary.Services != 2 || !summaryOnly && len(r.Services) != 2 {
+			t.Errorf("summary only %v: %d Services, rows:\n%swant 2 and 2: the manifests are uid-web's", summaryOnly, r.Summary.Services, rows(r))
+		}
 	}
 }
 
