@@ -368,7 +368,9 @@ func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
 // reason or message, or a lastTransitionTime that moved, which is a bump
 // unless p is a new object's (fresh).
 func (t *Timeline) addPoint(l *Lane, p Point, fresh bool) {
-	if n := len(l.Points); n > 0 {
+	// A new object's first observation is a point in every lane, its state
+	// from then on, even one that equals the old object's last.
+	if n := len(l.Points); n > 0 && !fresh {
 		last := l.Points[n-1]
 		moved := !p.LastTransitionTime.Equal(last.LastTransitionTime)
 		if p.Status == last.Status && p.Reason == last.Reason && p.Message == last.Message && !moved {

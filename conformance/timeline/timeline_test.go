@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,6 +286,21 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 	s := tl.Services()[0]
 	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
 		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
+	}
+	// The new Service's first observation has a row, though its state is
+	// the old one's last (a Service relabeled out of a watch's selector
+	// and back): it had none, as if nothing had happened after the deletion.
+	for _, l := range s.Lanes {
+		if n := len(l.Points); n == 0 || l.Points[n-1].Step != 2 {
+			t.Errorf("lane %s: points %+v; want one at the new Service's first observation", l.Name, l.Points)
+		}
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  2 +1 +`).MatchString(text.String()) {
+		t.Errorf("no row for observation 2:\n%s", text.String())
 	}
 }
 
