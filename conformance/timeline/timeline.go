@@ -214,8 +214,9 @@ type Pin struct {
 	// at the end of the input (AtEnd) the last observation.
 	Step int
 	// AtEnd reports a finding made when the input ended (Checker.Finish),
-	// not on an observation. One made when the Service was deleted is
-	// pinned to its last observation, which the deletion follows.
+	// not on an observation. One made when the Service was deleted, or
+	// created again with a new uid, is pinned to its last observation,
+	// which the deletion follows.
 	AtEnd   bool
 	Finding conformance.Finding
 }
@@ -273,10 +274,14 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 			t.services[k] = s
 		}
 	}
+	// endedAt is the old Service's last step when this observation starts
+	// a new one, and endedVersion that step's resourceVersion.
+	endedAt, endedVersion := 0, ""
 	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
 		// Created again without a deletion in the input: the old one
 		// ended after its last observation.
 		t.ended(s)
+		endedAt, endedVersion = s.Observations, s.LastVersion
 	}
 	// A new object's conditions are its own, not a change of the old
 	// one's: nothing in its first observation is a bump (L6).
@@ -324,6 +329,14 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	}
 
 	for _, f := range found {
+		if endedAt > 0 && f.Object.ResourceVersion == endedVersion && endedVersion != svc.ResourceVersion {
+			// What the old Service still owed, which the checker reports
+			// with the observation of the new one: pinned to the old
+			// one's last observation, as for a DELETED event, not to the
+			// new Service's first.
+			t.pinAt(f, false, endedAt)
+			continue
+		}
 		t.pin(f, false)
 	}
 }
@@ -350,6 +363,12 @@ func (t *Timeline) Findings(found []conformance.Finding) {
 }
 
 func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
+	t.pinAt(f, atEnd, 0)
+}
+
+// pinAt pins f to the given step of the Service it names, or to the
+// Service's latest observation when step is 0.
+func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 	if f.Verdict != nil || (f.Object.Kind != "" && f.Object.Kind != "Service") {
 		return
 	}
@@ -360,7 +379,10 @@ func (t *Timeline) pin(f conformance.Finding, atEnd bool) {
 	if s == nil {
 		return
 	}
-	s.Findings = append(s.Findings, Pin{Step: s.Observations, AtEnd: atEnd, Finding: f})
+	if step == 0 {
+		step = s.Observations
+	}
+	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
 	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings)
 }
 

@@ -380,6 +380,56 @@ func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
 	}
 }
 
+// TestTimeline_RecreatedOwesAtItsEnd: a Service created again (a new uid)
+// without a DELETED event ends the old one's trace, and what the old one
+// still owed, which the checker returns with the new Service's first
+// observation, is pinned to the old one's last observation, where check's
+// table counts it, not to the new Service's first.
+func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
+	checker := conformance.NewChecker()
+	tl := New()
+	feed := func(svc *v1.Service) []conformance.Finding {
+		// Served and provisioned, as a conformant provider writes it.
+		svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{
+			Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete",
+			LastTransitionTime: svc.Status.Conditions[0].LastTransitionTime,
+		})
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.1"}}
+		found := checker.Observe(svc)
+		tl.Observe(svc, found)
+		return found
+	}
+	old := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	old.UID = "u1"
+	feed(old)
+	changed := lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0))
+	changed.UID = "u1"
+	changed.Spec.Ports = []corev1.ServicePort{{Port: 81, Protocol: corev1.ProtocolTCP}}
+	feed(changed) // a spec change the provider never acknowledges
+	again := lbService("x", "3", metav1.ConditionTrue, time.Unix(60, 0))
+	again.UID = "u2"
+	found := feed(again)
+	var owed []conformance.Finding
+	for _, f := range found {
+		if f.Rule == "L6" {
+			owed = append(owed, f)
+		}
+	}
+	if len(owed) != 1 || owed[0].Object.ResourceVersion != "2" {
+		t.Fatalf("the checker's findings on the new Service %+v, want one L6 about resourceVersion 2", found)
+	}
+	s := tl.Services()[0]
+	var pins []int
+	for _, p := range s.Findings {
+		if p.Finding.Rule == "L6" {
+			pins = append(pins, p.Step)
+		}
+	}
+	if !cmp.Equal(s.Deletions, []int{2}) || !cmp.Equal(pins, []int{2}) {
+		t.Errorf("deletions %v, L6 pinned at %v; want both at step 2, the old Service's last", s.Deletions, pins)
+	}
+}
+
 // TestTimeline_NewUIDAfterObservationWithoutOne: an observation without a
 // uid (a manifest given with a live trace) does not hide that the next uid
 // is a new Service's, as in the checker.
