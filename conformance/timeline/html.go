@@ -393,22 +393,34 @@ func layout(s *Service) serviceView {
 		v.Lanes = append(v.Lanes, lv)
 	}
 
+	// mark draws a vertical mark at x; marks at the same x (a deletion
+	// after one observation, a spec change at the next) are one.
+	mark := func(x int, label, tip string) {
+		if n := len(v.Specs); n > 0 && v.Specs[n-1].X == x {
+			v.Specs[n-1].Label += ", " + label
+			v.Specs[n-1].Tooltip += "; " + tip
+			return
+		}
+		v.Specs = append(v.Specs, markView{X: x, Y1: 4, Y2: lanesBottom + 4, TextY: 14, Label: label, Tooltip: tip})
+	}
 	for slot, r := range rs {
 		label := strconv.Itoa(r.step)
 		if r.end {
 			label = "end"
 		}
 		v.Steps = append(v.Steps, stepView{X: x(slot) + slotWidth/2, Y: v.Height - 6, Label: label})
-		if len(r.spec) > 0 || r.deleted || r.gap {
-			what := esc(r.notes(", "))
-			tip := "observation " + label + ": spec changed (" + esc(strings.Join(r.spec, ", ")) + ")"
-			switch {
-			case r.deleted:
-				tip = "observation " + label + ": the Service was deleted"
-			case r.gap:
-				tip = "observation " + label + ": then the watch saw nothing of the Service until it listed again"
-			}
-			v.Specs = append(v.Specs, markView{X: x(slot), Y1: 4, Y2: lanesBottom + 4, TextY: 14, Label: what, Tooltip: tip})
+		// A spec change is made by its observation: marked where the
+		// slot begins. A deletion or a gap follows the observation:
+		// marked where the slot ends.
+		if len(r.spec) > 0 {
+			what := esc(strings.Join(r.spec, ", "))
+			mark(x(slot), what, "observation "+label+": spec changed ("+what+")")
+		}
+		if r.deleted {
+			mark(x(slot+1), "deleted", "after observation "+label+": the Service was deleted")
+		}
+		if r.gap {
+			mark(x(slot+1), "gap", "after observation "+label+": the watch saw nothing of the Service until it listed again")
 		}
 		for i, p := range r.pins {
 			f := p.Finding

@@ -266,6 +266,39 @@ func TestLayout_SpecLabelsFit(t *testing.T) {
 	}
 }
 
+// TestLayout_DeletionAndGapFollowTheirObservation: a deletion or a gap
+// comes after the observation it is recorded at, so its mark is drawn where
+// that observation's slot ends, not where it begins (which put a Service
+// deleted after its only observation as deleted before it); a spec change
+// at the next observation shares the mark.
+func TestLayout_DeletionAndGapFollowTheirObservation(t *testing.T) {
+	tl := New()
+	gone := lbService("gone", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.ObserveObject(conformance.Object{Service: gone}, nil)
+	tl.ObserveObject(conformance.Object{Service: gone, Deleted: true}, nil)
+	unseen := lbService("unseen", "2", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.Observe(unseen, nil)
+	tl.Gap("ns", "unseen")
+	unseen = unseen.DeepCopy()
+	unseen.ResourceVersion, unseen.Spec.Ports = "3", []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
+	tl.Observe(unseen, nil)
+
+	end := labelWidth + slotWidth // the end of the first slot
+	for _, tc := range []struct {
+		svc   *Service
+		label string
+	}{
+		{tl.Services()[0], "deleted"},
+		{tl.Services()[1], "gap, ports"},
+	} {
+		v := layout(tc.svc)
+		if len(v.Specs) != 1 || v.Specs[0].X != end || v.Specs[0].Label != tc.label ||
+			!strings.HasPrefix(v.Specs[0].Tooltip, "after observation 1: ") {
+			t.Errorf("%s: marks %+v, want one %q at x %d, after observation 1", tc.svc.Ref(), v.Specs, tc.label, end)
+		}
+	}
+}
+
 func TestShorten(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
