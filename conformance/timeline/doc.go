@@ -37,9 +37,10 @@ limitations under the License.
 //
 // # Memory
 //
-// Each lane, the spec-change list and the finding list of a Service keep
-// at most MaxPoints entries (DefaultMaxPoints, 200); older ones are dropped
-// and counted, since the end of a trace is where its problem usually is.
+// Each lane, the spec-change list, the finding list and the deletions and
+// gaps of a Service keep at most MaxPoints entries (DefaultMaxPoints, 200);
+// older ones are dropped and counted, since the end of a trace is where its
+// problem usually is.
 // Per Service the Timeline also keeps the previous observation's spec and
 // annotations, to compute the next spec change. Memory grows with the
 // number of Services, not with the length of the trace.

@@ -250,10 +250,10 @@ func findingText(f conformance.Finding) string {
 	return b.String()
 }
 
-// dropped counts the events of a Service's lanes and spec changes that
-// MaxPoints dropped.
+// dropped counts the events of a Service's lanes, spec changes, deletions
+// and gaps that MaxPoints dropped.
 func dropped(s *Service) int {
-	n := s.DroppedSpecChanges
+	n := s.DroppedSpecChanges + s.DroppedDeletions + s.DroppedGaps
 	for _, l := range s.Lanes {
 		n += l.Dropped
 	}

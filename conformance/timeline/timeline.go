@@ -141,11 +141,15 @@ type Service struct {
 	// Service; the next observation starts a new Service of the same name.
 	// The latest MaxPoints are kept.
 	Deletions []int
+	// DroppedDeletions counts the deletions not kept (MaxPoints).
+	DroppedDeletions int
 	// Gaps are the steps after which the source saw nothing of the
 	// Service for a while (a watch that had to list again, see Gap): what
 	// it went through until the next observation is not known. The latest
 	// MaxPoints are kept.
 	Gaps []int
+	// DroppedGaps counts the gaps not kept (MaxPoints).
+	DroppedGaps int
 
 	// prev is the previous observation reduced to what spec changes are
 	// computed from: spec and annotations. Nil after a deletion.
@@ -247,7 +251,7 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 // starts a new Service of the same name.
 func (t *Timeline) ended(s *Service) {
 	s.Deletions = append(s.Deletions, s.Observations)
-	s.Deletions, _ = trim(t.maxPoints, s.Deletions, 0)
+	s.Deletions, s.DroppedDeletions = trim(t.maxPoints, s.Deletions, s.DroppedDeletions)
 	s.prev = nil
 }
 
@@ -348,7 +352,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 func (t *Timeline) Gap(namespace, name string) {
 	if s := t.services[key{namespace, name}]; s != nil && !slices.Contains(s.Gaps, s.Observations) {
 		s.Gaps = append(s.Gaps, s.Observations)
-		s.Gaps, _ = trim(t.maxPoints, s.Gaps, 0)
+		s.Gaps, s.DroppedGaps = trim(t.maxPoints, s.Gaps, s.DroppedGaps)
 	}
 }
 

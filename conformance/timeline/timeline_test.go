@@ -343,8 +343,21 @@ func TestTimeline_MaxPointsBoundsDeletions(t *testing.T) {
 		}
 	}
 	// Every observation but the last ended: 49 deletions, at steps 1..49.
-	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{47, 48, 49}) {
-		t.Errorf("deletions %v, want the latest three, [47 48 49]", s.Deletions)
+	s := tl.Services()[0]
+	if !cmp.Equal(s.Deletions, []int{47, 48, 49}) || s.DroppedDeletions != 46 {
+		t.Errorf("deletions %v, dropped %d; want the latest three, [47 48 49], and 46", s.Deletions, s.DroppedDeletions)
+	}
+	// The page and the text say that earlier deletions are missing, as
+	// they do for a lane's events: the rows of the steps before 47 are
+	// gone, and nothing else tells.
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []*Service{s}); err != nil {
+		t.Fatal(err)
+	}
+	// 46 deletions and 47 of Serving's points (a new lastTransitionTime
+	// each time).
+	if want := "93 earlier events not kept"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, buf.String())
 	}
 }
 
@@ -611,15 +624,15 @@ func TestTimeline_MaxPointsBoundsSpecChangesAndGaps(t *testing.T) {
 	if !cmp.Equal(steps, []int{8, 9, 10}) || s.DroppedSpecChanges != 6 {
 		t.Errorf("spec changes at %v, dropped %d; want [8 9 10] and 6", steps, s.DroppedSpecChanges)
 	}
-	if !cmp.Equal(s.Gaps, []int{8, 9, 10}) {
-		t.Errorf("gaps %v, want the latest three, [8 9 10]", s.Gaps)
+	if !cmp.Equal(s.Gaps, []int{8, 9, 10}) || s.DroppedGaps != 7 {
+		t.Errorf("gaps %v, dropped %d; want the latest three, [8 9 10], and 7", s.Gaps, s.DroppedGaps)
 	}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, tl.Services()); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "6 earlier events not kept") {
-		t.Errorf("the text does not count the dropped spec changes:\n%s", buf.String())
+	if !strings.Contains(buf.String(), "13 earlier events not kept") {
+		t.Errorf("the text does not count the dropped spec changes and gaps (6 and 7):\n%s", buf.String())
 	}
 }
 
