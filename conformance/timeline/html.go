@@ -247,7 +247,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourBusy, "provisioning or degraded; verdict Pending"},
 		{ColourBad, "not serving; verdict Fail"},
 		{ColourSkip, "verdict Skip"},
-		{ColourUnknown, "status Unknown"},
+		{ColourUnknown, "status Unknown, empty or unexpected"},
 		{ColourAbsent, "condition not set; no verdict (not a LoadBalancer Service)"},
 		{ColourUnseen, "not known: earlier events were not kept"},
 		{ColourSpec, "load-balancer-relevant spec change (G3)"},
@@ -342,7 +342,7 @@ func layout(s *Service) serviceView {
 			switch {
 			case cur == nil && l.Dropped > 0:
 				seg.Colour, seg.Label, seg.Tooltip = ColourUnseen, "?", "not known: earlier events were not kept"
-			case cur == nil || cur.Status == "":
+			case cur == nil || cur.absent():
 				seg.Colour, seg.Label, seg.Tooltip = ColourAbsent, "", name+" is not set"
 				if l.Name == LaneVerdict && cur != nil {
 					seg.Tooltip = "no verdict: the Service is not of type LoadBalancer"
@@ -354,6 +354,9 @@ func layout(s *Service) serviceView {
 				seg.Status = esc(cur.Status)
 				seg.Colour = StateColour(l.Name, cur.Status)
 				seg.Label = seg.Status
+				if cur.Status == "" { // set, with an empty status
+					seg.Colour, seg.Label = ColourUnknown, `""`
+				}
 				seg.Tooltip = esc(tooltip(l.Name, cur))
 			}
 			seg.ShowLabel = seg.Width >= charWidth*utf8.RuneCountInString(seg.Label)+6
@@ -491,7 +494,11 @@ func tooltip(lane string, p *Point) string {
 	if p.ResourceVersion != "" {
 		fmt.Fprintf(&b, " (resourceVersion %s)", p.ResourceVersion)
 	}
-	fmt.Fprintf(&b, ": %s", p.Status)
+	if p.Status == "" {
+		b.WriteString(": an empty status")
+	} else {
+		fmt.Fprintf(&b, ": %s", p.Status)
+	}
 	if p.Reason != "" {
 		fmt.Fprintf(&b, ", %s", p.Reason)
 	}

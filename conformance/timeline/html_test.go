@@ -299,6 +299,37 @@ func TestLayout_DeletionAndGapFollowTheirObservation(t *testing.T) {
 	}
 }
 
+// TestTimeline_EmptyStatusIsSet: a condition written with an empty status
+// (the API rejects it, a trace may hold it) is set, as check's table shows
+// it ("/Reason"), and its removal is a change: neither renderer may draw it
+// as absent ("-", "is not set").
+func TestTimeline_EmptyStatusIsSet(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", "", time.Unix(0, 0))
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion, svc.Status.Conditions[0].Reason = "2", ""
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion, svc.Status.Conditions = "3", nil
+	tl.Observe(svc, nil)
+	s := tl.Services()[0]
+
+	var cells []string
+	for _, r := range rows(s) {
+		cells = append(cells, r.cells[1])
+	}
+	if want := []string{"/Serving", `""`, "-"}; !cmp.Equal(cells, want) {
+		t.Errorf("Serving's cells %q, want %q", cells, want)
+	}
+	v := layout(s)
+	segs := v.Lanes[1].Segments
+	if len(segs) != 3 || segs[0].Colour != ColourUnknown || strings.Contains(segs[0].Tooltip, "not set") ||
+		!strings.Contains(segs[0].Tooltip, "an empty status") || segs[2].Colour != ColourAbsent {
+		t.Errorf("Serving's segments %+v, want an empty status, set, then absent", segs)
+	}
+}
+
 func TestShorten(t *testing.T) {
 	for _, tc := range []struct {
 		s    string

@@ -120,15 +120,19 @@ func rows(s *Service) []*row {
 // cell is a lane's new state as the text timeline shows it.
 func cell(lane string, p Point) string {
 	switch {
-	case p.Status == "":
+	case p.absent():
 		return "-"
 	case lane == LaneVerdict:
 		rule, _, _ := strings.Cut(p.Reason, ":")
 		return p.Status + " " + rule
 	}
+	// As in check's table: "/Reason" for an empty status.
 	s := p.Status
 	if p.Reason != "" {
 		s += "/" + p.Reason
+	}
+	if s == "" {
+		s = `""`
 	}
 	if p.Bumped {
 		s += "*"

@@ -188,6 +188,10 @@ type Point struct {
 	// Ready, Pending, Skip or Fail, or empty for a Service that is not of
 	// type LoadBalancer.
 	Status string
+	// Present reports a condition that is in the observation with an empty
+	// status, which the API rejects (C5) but a trace may hold: written,
+	// unlike an absent one. A point with a Status is present anyway.
+	Present bool
 	// Reason is the condition's reason; for the verdict lane the rule of
 	// section 6 and why ("T3: ...").
 	Reason string
@@ -312,6 +316,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
 			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, c.Message
+			p.Present = c.Status == ""
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}
 		t.addPoint(s.Lanes[i], p, fresh)
@@ -399,7 +404,7 @@ func (t *Timeline) addPoint(l *Lane, p Point, fresh bool) {
 	if n := len(l.Points); n > 0 && !fresh {
 		last := l.Points[n-1]
 		moved := !p.LastTransitionTime.Equal(last.LastTransitionTime)
-		if p.Status == last.Status && p.Reason == last.Reason && p.Message == last.Message && !moved {
+		if p.Status == last.Status && p.Present == last.Present && p.Reason == last.Reason && p.Message == last.Message && !moved {
 			return
 		}
 		p.Bumped = moved && p.Status == last.Status && p.Status != "" && !fresh
@@ -439,3 +444,7 @@ func (t *Timeline) Services() []*Service {
 
 // Len returns how many observations the Timeline has recorded.
 func (t *Timeline) Len() int { return t.seq }
+
+// absent reports that the point's condition is not set, or, for the
+// verdict lane, that there is no verdict.
+func (p *Point) absent() bool { return p.Status == "" && !p.Present }
