@@ -357,7 +357,7 @@ func layout(s *Service) serviceView {
 				if cur.Status == "" { // set, with an empty status
 					seg.Colour, seg.Label = ColourUnknown, `""`
 				}
-				seg.Tooltip = esc(tooltip(l.Name, cur))
+				seg.Tooltip = tooltip(l.Name, cur)
 			}
 			seg.ShowLabel = seg.Width >= charWidth*utf8.RuneCountInString(seg.Label)+6
 			seg.Dark = seg.Colour == ColourBusy || seg.Colour == ColourAbsent || seg.Colour == ColourUnseen
@@ -487,23 +487,27 @@ func layout(s *Service) serviceView {
 	return v
 }
 
-// tooltip describes a lane's state in full.
+// tooltip describes a lane's state in full, each part from the input
+// escaped on its own: escaping the whole would escape again the quotes
+// and backslashes of the quoted message when another part holds a control
+// character.
 func tooltip(lane string, p *Point) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s from observation %d", lane, p.Step)
+	fmt.Fprintf(&b, "%s from observation %d", esc(lane), p.Step)
 	if p.ResourceVersion != "" {
-		fmt.Fprintf(&b, " (resourceVersion %s)", p.ResourceVersion)
+		fmt.Fprintf(&b, " (resourceVersion %s)", esc(p.ResourceVersion))
 	}
 	if p.Status == "" {
 		b.WriteString(": an empty status")
 	} else {
-		fmt.Fprintf(&b, ": %s", p.Status)
+		fmt.Fprintf(&b, ": %s", esc(p.Status))
 	}
 	if p.Reason != "" {
-		fmt.Fprintf(&b, ", %s", p.Reason)
+		fmt.Fprintf(&b, ", %s", esc(p.Reason))
 	}
 	if p.Message != "" {
-		fmt.Fprintf(&b, ", %q", p.Message)
+		// Quoted as Go quotes it, which escapes what Escape escapes.
+		fmt.Fprintf(&b, ", %s", strconv.QuoteToGraphic(p.Message))
 	}
 	if !p.LastTransitionTime.IsZero() {
 		fmt.Fprintf(&b, ", lastTransitionTime %s", p.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z"))

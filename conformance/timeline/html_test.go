@@ -330,6 +330,22 @@ func TestTimeline_EmptyStatusIsSet(t *testing.T) {
 	}
 }
 
+// TestTooltip_EscapesEachPartOnce: a reason with a format character does
+// not make the message's quotes and backslashes escaped twice on the page,
+// which made it unreadable (\"a \\\"b\\\" ...\").
+func TestTooltip_EscapesEachPartOnce(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Status.Conditions[0].Reason = "Serving\u202e"
+	svc.Status.Conditions[0].Message = `a "b" \ c` + "\x1b"
+	tl.Observe(svc, nil)
+	got := layout(tl.Services()[0]).Lanes[1].Segments[0].Tooltip
+	want := `LoadBalancerServing from observation 1 (resourceVersion 1): True, Serving\u202e, "a \"b\" \\ c\x1b", lastTransitionTime 1970-01-01T00:00:00Z`
+	if got != want {
+		t.Errorf("tooltip\n %s\nwant\n %s", got, want)
+	}
+}
+
 func TestShorten(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
