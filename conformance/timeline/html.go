@@ -250,7 +250,7 @@ func WriteHTML(w io.Writer, p Page) error {
 		{ColourUnknown, "status Unknown, empty or unexpected"},
 		{ColourAbsent, "condition not set; no verdict (not a LoadBalancer Service)"},
 		{ColourUnseen, "not known: earlier events were not kept"},
-		{ColourSpec, "load-balancer-relevant spec change (G3)"},
+		{ColourSpec, "load-balancer-relevant spec change (G3), or a deletion or gap after an observation"},
 	}
 	return pageTemplate.Execute(w, v)
 }
