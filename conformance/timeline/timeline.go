@@ -252,11 +252,15 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 }
 
 // ended records that s ended after its latest observation: the next one
-// starts a new Service of the same name.
+// starts a new Service of the same name. Another DELETED event before the
+// next observation ends nothing more.
 func (t *Timeline) ended(s *Service) {
+	s.prev = nil
+	if n := len(s.Deletions); n > 0 && s.Deletions[n-1] == s.Observations {
+		return
+	}
 	s.Deletions = append(s.Deletions, s.Observations)
 	s.Deletions, s.DroppedDeletions = trim(t.maxPoints, s.Deletions, s.DroppedDeletions)
-	s.prev = nil
 }
 
 // Observe records one observation of a Service and the findings the

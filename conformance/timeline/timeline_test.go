@@ -443,6 +443,24 @@ func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
 	}
 }
 
+// TestTimeline_DeletedTwice: a second DELETED event before the next
+// observation ends nothing more: it neither marks the deletion again nor
+// pushes earlier deletions out of those kept (MaxPoints).
+func TestTimeline_DeletedTwice(t *testing.T) {
+	tl := New(MaxPoints(2))
+	for i, uid := range []types.UID{"u1", "u2"} {
+		svc := lbService("x", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(0, 0))
+		svc.UID = uid
+		tl.ObserveObject(conformance.Object{Service: svc}, nil)
+		for range 3 {
+			tl.ObserveObject(conformance.Object{Service: svc, Deleted: true}, nil)
+		}
+	}
+	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{1, 2}) || s.DroppedDeletions != 0 {
+		t.Errorf("deletions %v, dropped %d; want [1 2] and none", s.Deletions, s.DroppedDeletions)
+	}
+}
+
 // TestTimeline_NewUIDAfterObservationWithoutOne: an observation without a
 // uid (a manifest given with a live trace) does not hide that the next uid
 // is a new Service's, as in the checker.
