@@ -354,9 +354,9 @@ func TestTimeline_MaxPointsBoundsDeletions(t *testing.T) {
 	if err := WriteText(&buf, []*Service{s}); err != nil {
 		t.Fatal(err)
 	}
-	// 46 deletions and 47 of Serving's points (a new lastTransitionTime
-	// each time).
-	if want := "93 earlier events not kept"; !strings.Contains(buf.String(), want) {
+	// 46 deletions and 47 points of each of the four lanes (each new
+	// Service's first observation is a point in every lane).
+	if want := "234 earlier events not kept"; !strings.Contains(buf.String(), want) {
 		t.Errorf("the text does not say %q:\n%s", want, buf.String())
 	}
 }
