@@ -18,9 +18,11 @@ package timeline
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,7 +197,8 @@ type Point struct {
 	// Reason is the condition's reason; for the verdict lane the rule of
 	// section 6 and why ("T3: ...").
 	Reason string
-	// Message is the condition's message; empty for the verdict lane.
+	// Message is the condition's message, cut after MaxMessageBytes with
+	// the number of bytes cut said at the end; empty for the verdict lane.
 	Message string
 	// LastTransitionTime is the condition's; zero for the verdict lane and
 	// an absent condition.
@@ -319,7 +322,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 				p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
 			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
-			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, c.Message
+			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, clip(c.Message)
 			p.Present = c.Status == ""
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}
@@ -397,6 +400,24 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 	}
 	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
 	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings)
+}
+
+// MaxMessageBytes is how much of a condition's message a point keeps: the
+// API allows 32 KiB, and a lane keeps up to MaxPoints of them, each drawn
+// in a tooltip of the page.
+const MaxMessageBytes = 1024
+
+// clip cuts m after MaxMessageBytes, at a character's start, and says how
+// many bytes were cut.
+func clip(m string) string {
+	if len(m) <= MaxMessageBytes {
+		return m
+	}
+	n := MaxMessageBytes
+	for n > 0 && !utf8.RuneStart(m[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", m[:n], len(m)-n)
 }
 
 // addPoint appends p to the lane when the lane changed: another status,

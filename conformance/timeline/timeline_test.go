@@ -774,3 +774,34 @@ func TestWriteText_FirstErrorSticks(t *testing.T) {
 		t.Error("WriteText to a writer that failed once returned nil")
 	}
 }
+
+// A message is kept up to MaxMessageBytes, cut at a character's start, and
+// says how much was cut: a trace of 2 MB messages made points, and pages,
+// of that size.
+func TestTimeline_LongMessagesAreCut(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	long := strings.Repeat("é", MaxMessageBytes) // two bytes each
+	svc.Status.Conditions[0].Message = long
+	tl.Observe(svc, nil)
+	var serving *Lane
+	for _, l := range tl.Services()[0].Lanes {
+		if l.Name == string(v1.LoadBalancerConditionServing) {
+			serving = l
+		}
+	}
+	if serving == nil || len(serving.Points) != 1 {
+		t.Fatalf("lane %+v", serving)
+	}
+	want := strings.Repeat("é", MaxMessageBytes/2) + "… (1024 more bytes)"
+	if got := serving.Points[0].Message; got != want {
+		t.Errorf("message of %d bytes ending %q; want %d ending %q", len(got), got[len(got)-30:], len(want), want[len(want)-30:])
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Title: "t", Services: tl.Services()}); err != nil {
+		t.Fatal(err)
+	}
+	if page.Len() > 64<<10 || !strings.Contains(page.String(), "(1024 more bytes)") {
+		t.Errorf("page of %d bytes, cut said %v", page.Len(), strings.Contains(page.String(), "(1024 more bytes)"))
+	}
+}
