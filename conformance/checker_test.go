@@ -188,6 +188,13 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 		t.Errorf("a Service of another class is not checked further, got:\n%s", dump(found))
 	}
 
+	// The message names the provider's classes, and never leaves them
+	// blank when one of them is the empty class (--class '').
+	f := wantFinding(t, observeAll([]Option{Classes{"example.com/lb", ""}}, foreign), "P1", SeverityViolation, "status.conditions")
+	if want := `handles ("example.com/lb", Services without a class)`; !strings.Contains(f.Message, want) {
+		t.Errorf("P1 message: want it to contain %s, got %q", want, f.Message)
+	}
+
 	untouched := newLB("foreign-untouched")
 	untouched.Spec.LoadBalancerClass = ptr.To("other.example/lb")
 	if found := observeAll(classes, untouched); len(found) != 0 {

@@ -319,7 +319,22 @@ func (c *Checker) checkForeignClass(f *findings, svc *v1.Service) {
 	}
 	f.add("P1", SeverityViolation, conditionsField, fmt.Sprintf(
 		"the Service's loadBalancerClass %q is not one the provider under test handles (%s), yet it carries %s",
-		*svc.Spec.LoadBalancerClass, strings.Join(c.opts.classes, ", "), strings.Join(kepTypes(&v), ", ")))
+		*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(&v), ", ")))
+}
+
+// describeClasses names the classes of the provider under test for P1's
+// message: quoted, as the Service's own class is, and the empty class
+// (an empty --class) as what it means, so that the list is never blank.
+func describeClasses(classes []string) string {
+	names := make([]string, 0, len(classes))
+	for _, class := range classes {
+		if class == "" {
+			names = append(names, "Services without a class")
+			continue
+		}
+		names = append(names, strconv.Quote(class))
+	}
+	return strings.Join(names, ", ")
 }
 
 // kepTypes lists the KEP-4631 condition types present.
