@@ -104,14 +104,33 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "describe":
 		return runDescribe(ctx, args[1:], stdout, stderr, defaultDescribeEnv())
 	case "version", "--version":
-		fmt.Fprint(stdout, versionText(debug.ReadBuildInfo()))
-		return exitOK
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "lbstatus: unknown command %q\n\n%s", args[0], usage)
 	return exitInput
+}
+
+// runVersion prints versionText. It takes no arguments; --help says so
+// with an example, as every command's does, rather than printing the
+// version.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: lbstatus version\n\nPrints the version of lbstatus, the commit it was built from when the build\nrecorded one (go build in a git checkout does, go run does not), the version\nof the rules it checks and the Go release, for a bug report.\n\nExample:\n  lbstatus version\n")
+	}
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lbstatus: version takes no arguments, got %q\n", fs.Arg(0))
+		return exitInput
+	}
+	fmt.Fprint(stdout, versionText(debug.ReadBuildInfo()))
+	return exitOK
 }
 
 // versionText says which lbstatus this is, for a bug report: the module

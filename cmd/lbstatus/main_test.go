@@ -893,6 +893,14 @@ func TestVersion(t *testing.T) {
 			t.Errorf("lbstatus %s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
 		}
 	}
+	// --help is the command's help with an example, not the version.
+	if code, stdout, stderr := runCmd(t, "", "version", "--help"); code != exitOK || stdout != "" ||
+		!strings.HasPrefix(stderr, "Usage: lbstatus version") || !strings.Contains(stderr, "Example:") {
+		t.Errorf("lbstatus version --help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCmd(t, "", "version", "extra"); code != exitInput || stdout != "" || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("lbstatus version extra: exit %d, stdout %q, stderr %q; want 2 and one line", code, stdout, stderr)
+	}
 }
 
 // An input's first line counts its input errors, one as well as many,
