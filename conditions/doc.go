@@ -17,7 +17,8 @@ limitations under the License.
 // Package conditions reads and writes the KEP-4631 load-balancer status of a
 // Service: the LoadBalancerServing, LoadBalancerProvisioning and
 // LoadBalancerDegraded conditions and status.loadBalancer.ingress. Rule IDs
-// (C1, L6, ...) refer to the project's specification, spec/kep-4631.md.
+// (C1, L6, ...) refer to the project's specification, whose rules
+// "lbstatus explain" prints (their text is conformance/rules.md).
 //
 // Every function that takes or returns a Service takes either type (see
 // Object): client-go's *k8s.io/api/core/v1.Service, which providers and
