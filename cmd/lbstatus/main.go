@@ -52,6 +52,11 @@ Usage:
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed, or bad usage.
 
+Examples:
+  lbstatus check ./examples                        # the shipped examples: PASS
+  kubectl get services -A -o json | lbstatus check # a snapshot of a cluster
+  lbstatus explain L6                              # what a rule requires
+
 Run "lbstatus COMMAND --help" for a command's flags.
 `
 

@@ -1082,3 +1082,16 @@ func TestCheck_DirectoryExtensionCase(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
 }
+
+// Every command's --help, and lbstatus's own, exits 0 with an example.
+func TestHelp_EveryCommandHasAnExample(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"help"}, {"check", "--help"}, {"watch", "--help"}, {"describe", "--help"},
+		{"explain", "--help"}, {"conformance", "--help"}, {"version", "--help"},
+	} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		if code != exitOK || !strings.Contains(stdout+stderr, "Example") {
+			t.Errorf("lbstatus %s: exit %d, want 0 and an example; stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}
