@@ -19,9 +19,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,6 +32,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/pflag"
@@ -411,6 +414,11 @@ func isURL(name string) bool {
 	return strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://")
 }
 
+// fetchTimeout bounds the wait for a server's answer to a fetch, which a
+// server that accepts the connection and says nothing would make endless
+// in a CI job. The document itself may take as long as it takes.
+var fetchTimeout = 30 * time.Second
+
 // fetch opens the document at url, or says why it cannot: a response that
 // is not 2xx is an error, not an input to check.
 func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
@@ -418,7 +426,13 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = fetchTimeout
+	resp, err := (&http.Client{Transport: t}).Do(req)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+		return nil, fmt.Errorf("%s: no answer within %s", url, fetchTimeout)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -290,6 +290,37 @@ func TestCheck_Filename(t *testing.T) {
 	}
 }
 
+// A server that takes the connection and never answers is an input error
+// after fetchTimeout: "lbstatus check URL" in a CI job waited for ever.
+func TestCheck_URLWithoutAnAnswer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release) // before Close, which waits for the handler
+	defer func(d time.Duration) { fetchTimeout = d }(fetchTimeout)
+	fetchTimeout = 200 * time.Millisecond
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = runCmd(t, "", "check", srv.URL+"/x.yaml")
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("check of a URL that never answers still runs after 20 s")
+	}
+	if want := "lbstatus: " + srv.URL + "/x.yaml: no answer within 200ms\n"; code != exitInput || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitInput, want)
+	}
+}
+
 // A URL is an input, as with kubectl's -f: fetched, its document checked
 // under the URL's name; a response that is not 2xx is an input error that
 // names the URL, and a server that stops sending does not outlast Ctrl-C.
