@@ -92,6 +92,15 @@ func TestProvider_AnotherClassStartsAndLeavesTheStatusAlone(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// Nor did B write to it at all: it applied an empty status, a new
+	// resourceVersion and an entry of its manager in the managed fields
+	// of a Service that was never its.
+	managerB := provider.FieldManagerFor(fullCapabilities(classB))
+	for _, m := range getService(t, client, ns, "web").ManagedFields {
+		if m.Manager == managerB {
+			t.Errorf("P1: web (of %s) has managed fields of %s: %+v", classA, classB, m)
+		}
+	}
 }
 
 // TestProvider_UpgradeReleasesTheOldFieldManager: a provider of a class

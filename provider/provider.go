@@ -459,7 +459,12 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	if err != nil {
 		return 0, err
 	}
-	if r.Apply != nil && !f.stopWriting {
+	// A Service this provider leaves alone and never applied a status to
+	// holds nothing of its to clean up: an empty status applied there
+	// would still add its manager to the managed fields, and a new
+	// resourceVersion, of a Service that is not its (P1).
+	mine := decision.Action != conditions.ActionIgnore || ownsStatus(svc, p.manager)
+	if r.Apply != nil && !f.stopWriting && mine {
 		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
