@@ -301,7 +301,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	emit(end)
 	story.finish(stdout, end)
 	summary := col.Report().Summary
-	ws := watchSummary{Summary: summary, Gaps: gaps}
+	ws := watchSummary{Result: checkResult(&summary, false, false), Summary: summary, Gaps: gaps}
 	if !blind.IsZero() {
 		ws.LostSince = &blind
 	}
@@ -382,6 +382,9 @@ func l8Findings(unhandled map[string]unhandledService, now time.Time) []conforma
 
 // watchSummary is the checker's summary with the watch's gaps.
 type watchSummary struct {
+	// Result is PASS or FAIL, as the text summary ends, and as check's
+	// JSON summary says it.
+	Result string `json:"result"`
 	conformance.Summary
 	// Gaps counts the times the watch had to list again.
 	Gaps int `json:"gaps"`

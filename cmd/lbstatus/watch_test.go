@@ -264,11 +264,12 @@ func TestWatch_EndOfTraceOnDelete(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var last struct {
 		Summary struct {
-			Observations int `json:"observations"`
-			Services     int `json:"services"`
+			Result       string `json:"result"` // as check's JSON summary says it
+			Observations int    `json:"observations"`
+			Services     int    `json:"services"`
 		} `json:"summary"`
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Summary.Observations != 2 || last.Summary.Services != 1 {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Summary.Observations != 2 || last.Summary.Services != 1 || last.Summary.Result != "PASS" {
 		t.Errorf("last line %q: %v %+v", lines[len(lines)-1], err, last)
 	}
 }
