@@ -458,7 +458,7 @@ func openContext(ctx context.Context, name string) (io.ReadCloser, error) {
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return nil, o.err // not a nil *os.File in an interface
+			return nil, pathError(o.err) // not a nil *os.File in an interface
 		}
 		return o.f, nil
 	case <-ctx.Done():
@@ -491,7 +491,7 @@ func expand(paths []string) []inputPath {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			out = append(out, inputPath{name: p, err: err})
+			out = append(out, inputPath{name: p, err: pathError(err)})
 			continue
 		}
 		if !info.IsDir() {
@@ -522,7 +522,7 @@ func expand(paths []string) []inputPath {
 func walk(root string, seen *dirSet, files *[]inputPath) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			*files = append(*files, inputPath{name: path, err: err})
+			*files = append(*files, inputPath{name: path, err: pathError(err)})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -532,7 +532,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 			// Its templates are not YAML until rendered: one line
 			// for the chart, not one error per template.
 			err := fmt.Errorf("%s: a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template %s | lbstatus check)", path, path)
-			*files = append(*files, inputPath{name: path, err: err})
+			*files = append(*files, inputPath{name: path, err: pathError(err)})
 			return fs.SkipDir
 		}
 		if d.IsDir() {
@@ -560,7 +560,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		// wait for ever or never end.
 		in := inputPath{name: path}
 		if err != nil {
-			in.err = err
+			in.err = pathError(err)
 		} else if !info.Mode().IsRegular() {
 			in.err = fmt.Errorf("%s: not a regular file; not read", path)
 		}
@@ -568,7 +568,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		return nil
 	})
 	if err != nil {
-		*files = append(*files, inputPath{name: root, err: err})
+		*files = append(*files, inputPath{name: root, err: pathError(err)})
 	}
 }
 
@@ -598,6 +598,16 @@ func (s *dirSet) add(info os.FileInfo) bool {
 	}
 	s.other = append(s.other, info)
 	return true
+}
+
+// pathError says what is wrong with a path as "path: problem", where Go
+// says "stat path: problem", naming a system call.
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // isChart reports whether a directory is a Helm chart.

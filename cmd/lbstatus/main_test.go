@@ -209,6 +209,10 @@ func TestCheck_BadFileDoesNotStopOthers(t *testing.T) {
 	if n := strings.Count(stderr, "\n"); n != 2 || !strings.Contains(stderr, "a-bad.json") || !strings.Contains(stderr, "missing.yaml") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
+	// The path and the problem, not the system call ("stat path: ...").
+	if want := "lbstatus: " + filepath.Join(dir, "missing.yaml") + ": no such file or directory\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr)
+	}
 	if !strings.Contains(stdout, "L4") || !strings.Contains(stdout, "shop/no-ingress") {
 		t.Errorf("the file after the bad ones was not checked:\n%s", stdout)
 	}
