@@ -284,9 +284,12 @@ type ObjectRef struct {
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
-// String returns "namespace/name", "name", or "(unnamed)", escaped.
+// String returns "namespace/name", "name", or "(unnamed)" for the name of
+// one without (a manifest with generateName), escaped.
 func (o ObjectRef) String() string {
 	switch {
+	case o.Namespace != "" && o.Name == "":
+		return Escape(o.Namespace) + "/(unnamed)"
 	case o.Namespace != "":
 		return Escape(o.Namespace) + "/" + Escape(o.Name)
 	case o.Name != "":

@@ -516,6 +516,25 @@ func TestRead_EmptyInputs(t *testing.T) {
 
 // Escaped output: what would make a terminal act, or hide or reorder text,
 // comes out as a Go escape; anything else, backslashes included, as it is.
+// An object is named as kubectl names it, escaped; one without a name (a
+// manifest with generateName) read "shop/" in tables and findings.
+func TestObjectRef_String(t *testing.T) {
+	for _, tc := range []struct {
+		ref  ObjectRef
+		want string
+	}{
+		{ObjectRef{Namespace: "shop", Name: "web"}, "shop/web"},
+		{ObjectRef{Name: "web"}, "web"},
+		{ObjectRef{Namespace: "shop"}, "shop/(unnamed)"},
+		{ObjectRef{}, "(unnamed)"},
+		{ObjectRef{Namespace: "a\x1b", Name: "b\u202e"}, `a\x1b/b\u202e`},
+	} {
+		if got := tc.ref.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.ref, got, tc.want)
+		}
+	}
+}
+
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
 		"svc-1":                 "svc-1",
