@@ -125,6 +125,8 @@ Examples:
   lbstatus check ./manifests                       # every .json, .yaml, .yml below
   kubectl get services -A -o yaml | lbstatus check # a snapshot of a cluster
   lbstatus check -o json --require-services trace.json
+  lbstatus check --timeline trace.json             # each Service's story, after the table
+  lbstatus check -o html trace.json > report.html  # the same as one page, for a browser
 
 Flags:
 `
