@@ -249,10 +249,11 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	h, uid := c.nameHash(obj.Service), c.uidHash(obj.Service)
 	// Each manifest without a name is a Service; one without a uid (a
 	// manifest) is the Service of its name observed before and after it.
-	if last, live := c.live[h]; !live || obj.Service.Name == "" || last != 0 && uid != 0 && last != uid {
+	last, live := c.live[h]
+	if !live || obj.Service.Name == "" || last != 0 && uid != 0 && last != uid {
 		c.seen++
-		c.live[h] = uid
-	} else if uid != 0 {
+	}
+	if !live || uid != 0 {
 		c.live[h] = uid
 	}
 	if c.summaryOnly {

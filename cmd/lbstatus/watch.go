@@ -745,7 +745,6 @@ func decoded[T any](ctx context.Context, req *rest.Request, what string) (*T, er
 	return out, nil
 }
 
-// get reads the Service name of the namespace.
 func (c *coreServices) namespaceMissing(ctx context.Context, timeout time.Duration) (string, bool) {
 	if c.namespace == "" {
 		return "", false
@@ -759,6 +758,7 @@ func (c *coreServices) namespaceMissing(ctx context.Context, timeout time.Durati
 	return c.namespace, apierrors.IsNotFound(err)
 }
 
+// get reads the Service name of the namespace.
 func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
 	return decoded[v1.Service](ctx, c.request().Name(name), "Service")
 }
