@@ -213,8 +213,14 @@ type describer struct {
 
 // requestContext bounds one request by --request-timeout.
 func (d *describer) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d.conn.requestTimeout > 0 {
-		return context.WithTimeout(ctx, d.conn.requestTimeout)
+	return requestContext(ctx, d.conn.requestTimeout)
+}
+
+// requestContext bounds one request by timeout (--request-timeout); zero
+// is no bound, as with kubectl.
+func requestContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
 	}
 	return context.WithCancel(ctx)
 }

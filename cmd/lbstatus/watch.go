@@ -408,7 +408,7 @@ type namespaced interface {
 	// namespaceMissing returns the namespace, and reports whether the
 	// server said it does not exist; anything else, such as a user who
 	// may not read namespaces, is not missing.
-	namespaceMissing(ctx context.Context, timeout time.Duration) (string, bool)
+	namespaceMissing(ctx context.Context) (string, bool)
 }
 
 // Retry timing. A watch resumes within about retryCap of the server being
@@ -458,12 +458,8 @@ func (s *listWatchSource) newRetry() wait.Backoff {
 // list lists with the request timeout. timedOut reports that the timeout,
 // not ctx, ended it.
 func (s *listWatchSource) list(ctx context.Context) (list *v1.ServiceList, timedOut bool, err error) {
-	lctx := ctx
-	if s.requestTimeout > 0 {
-		var cancel context.CancelFunc
-		lctx, cancel = context.WithTimeout(ctx, s.requestTimeout)
-		defer cancel()
-	}
+	lctx, cancel := requestContext(ctx, s.requestTimeout)
+	defer cancel()
 	list, err = s.api.list(lctx)
 	if err == nil && list == nil {
 		err = errors.New("the server returned no list")
@@ -490,7 +486,10 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 	}
 	if ns, ok := s.api.(namespaced); ok && len(list.Items) == 0 {
 		// A namespace misspelt would be watched in silence for ever.
-		if name, missing := ns.namespaceMissing(ctx, s.requestTimeout); missing {
+		rctx, cancel := requestContext(ctx, s.requestTimeout)
+		name, missing := ns.namespaceMissing(rctx)
+		cancel()
+		if missing {
 			fmt.Fprintf(log, "lbstatus: namespace %s does not exist; its Services are watched for should it be created\n", input.Escape(name))
 		}
 	}
@@ -745,14 +744,9 @@ func decoded[T any](ctx context.Context, req *rest.Request, what string) (*T, er
 	return out, nil
 }
 
-func (c *coreServices) namespaceMissing(ctx context.Context, timeout time.Duration) (string, bool) {
+func (c *coreServices) namespaceMissing(ctx context.Context) (string, bool) {
 	if c.namespace == "" {
 		return "", false
-	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
 	}
 	err := c.client.Get().Resource("namespaces").Name(c.namespace).MaxRetries(0).Do(ctx).Error()
 	return c.namespace, apierrors.IsNotFound(err)
