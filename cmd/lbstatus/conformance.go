@@ -244,9 +244,7 @@ func (f *conformanceFlags) check() error {
 		if !(suite.Options{Run: f.run}).Selects(t.Name) {
 			continue
 		}
-		// As the suite names the namespace, before the apiserver's
-		// random suffix.
-		generate := f.opts.NamespacePrefix + "-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name)) + "-"
+		generate := t.NamespaceGenerateName(f.opts.NamespacePrefix)
 		if errs := apivalidation.ValidateNamespaceName(generate, true); len(errs) > 0 {
 			return fmt.Errorf("--namespace-prefix %q: the namespace of %s would start %q, which is not a namespace name: %s",
 				f.opts.NamespacePrefix, t.Name, generate, strings.Join(errs, "; "))

@@ -138,6 +138,13 @@ type Test struct {
 	run     func(*testRun) (outcome, error)
 }
 
+// NamespaceGenerateName is the generateName of the namespace t runs in,
+// under prefix (Options.NamespacePrefix); the apiserver appends a random
+// suffix.
+func (t Test) NamespaceGenerateName(prefix string) string {
+	return prefix + "-" + slug(t.Name) + "-"
+}
+
 // Tests returns the tests of section 9 in the order reports list them.
 func Tests() []Test {
 	out := []Test{{Name: "Basic", Rules: []string{"L1", "L2", "L4", "L8"}, run: (*testRun).basic}}
@@ -290,7 +297,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 
 	rctx, cancel := opts.request(ctx)
 	ns, err := client.CoreV1().Namespaces().Create(rctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: opts.NamespacePrefix + "-" + slug(t.Name) + "-",
+		GenerateName: t.NamespaceGenerateName(opts.NamespacePrefix),
 		Labels:       map[string]string{"lbstatus.github.io/conformance-test": slug(t.Name)},
 	}}, metav1.CreateOptions{})
 	cancel()
