@@ -432,7 +432,7 @@ func (t *Timeline) addPoint(l *Lane, p Point, fresh bool) {
 		if p.Status == last.Status && p.Present == last.Present && p.Reason == last.Reason && p.Message == last.Message && !moved {
 			return
 		}
-		p.Bumped = moved && p.Status == last.Status && p.Status != "" && !fresh
+		p.Bumped = moved && p.Status == last.Status && p.Status != ""
 	}
 	l.Points = append(l.Points, p)
 	l.Points, l.Dropped = trim(t.maxPoints, l.Points, l.Dropped)
