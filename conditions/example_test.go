@@ -165,6 +165,7 @@ func ExampleReconcile() {
 	// lost).
 	var acted *corev1.Service
 	var lb conditions.LoadBalancer
+	const manager = "example-lb"
 
 	reconcile := func() {
 		svc, err := services.Get(ctx, "web", metav1.GetOptions{})
@@ -181,12 +182,15 @@ func ExampleReconcile() {
 		default:
 			lb = conditions.LoadBalancer{State: conditions.LoadBalancerReady, Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}}
 		}
-		r, err := conditions.Reconcile(svc, caps, acted, lb, conditions.WithClock(clk))
+		// WithFieldManager: after a restart, a Service that moved to
+		// another provider's class gets no cleanup unless this
+		// manager wrote its status (P1).
+		r, err := conditions.Reconcile(svc, caps, acted, lb, conditions.WithClock(clk), conditions.WithFieldManager(manager))
 		if err != nil {
 			panic(err)
 		}
 		if r.Apply != nil {
-			if _, err := services.ApplyStatus(ctx, r.Apply, metav1.ApplyOptions{FieldManager: "example-lb", Force: true}); err != nil {
+			if _, err := services.ApplyStatus(ctx, r.Apply, metav1.ApplyOptions{FieldManager: manager, Force: true}); err != nil {
 				panic(err)
 			}
 		}

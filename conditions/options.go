@@ -28,7 +28,8 @@ import (
 //
 //   - SetOption for Set and Bump: WithClock, WithObservedGeneration;
 //   - TransitionOption for Reconcile and the provider transitions (Seen,
-//     Succeeded, ...): WithClock, WithRelevantAnnotations;
+//     Succeeded, ...): WithClock, WithRelevantAnnotations,
+//     WithFieldManager;
 //   - ChangeOption for ChangedFields: WithRelevantAnnotations;
 //   - WaitOption for Wait: WithClock, WithConditionsTimeout,
 //     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress.
@@ -45,8 +46,8 @@ import (
 type SetOption interface{ setOption() }
 
 // TransitionOption is an option of Reconcile and the provider
-// transitions: WithClock, WithRelevantAnnotations. A nil TransitionOption
-// is ignored.
+// transitions: WithClock, WithRelevantAnnotations, WithFieldManager. A nil
+// TransitionOption is ignored.
 type TransitionOption interface{ transitionOption() }
 
 // ChangeOption is an option of ChangedFields: WithRelevantAnnotations. A
@@ -86,6 +87,25 @@ type AnnotationsOption struct{ keys []string }
 // changes are load-balancer-relevant like the spec fields of G3 (L6). No
 // keys add nothing.
 func WithRelevantAnnotations(keys ...string) AnnotationsOption { return AnnotationsOption{keys} }
+
+// FieldManagerOption is the result of WithFieldManager: a
+// TransitionOption.
+type FieldManagerOption struct{ manager string }
+
+// WithFieldManager names the field manager the provider applies the status
+// with, so that a cleanup writes only where that manager has applied to the
+// status before (OwnsStatus). The cleanups are Reconcile's of an ignored
+// Service, NotLoadBalancer, and SpecUpdated to a type that is not
+// LoadBalancer. Without it, a provider that restarts (a nil acted) applies
+// an empty status to every Service of another class that has conditions:
+// it removes nothing, but it adds its manager to the Service's managed
+// fields and makes a new resourceVersion of a Service that is not its own
+// (P1). The other transitions write the provider's own state and do not
+// read it. The Services must be read with their managed fields: an
+// informer that strips them to save memory makes every cleanup look
+// foreign, and conditions would stay on a Service that is no longer a
+// LoadBalancer (L9). An empty manager is no option.
+func WithFieldManager(manager string) FieldManagerOption { return FieldManagerOption{manager} }
 
 // WaitTimeoutOption is the result of WithConditionsTimeout and
 // WithProvisionTimeout, a WaitOption.
@@ -133,15 +153,16 @@ type ProgressOption struct {
 // logs its progress with it. A nil f does nothing.
 func WithProgress(f func(svc *corev1.Service, v Verdict)) ProgressOption { return ProgressOption{f} }
 
-func (ClockOption) setOption()              {}
-func (ClockOption) transitionOption()       {}
-func (ClockOption) waitOption()             {}
-func (GenerationOption) setOption()         {}
-func (AnnotationsOption) transitionOption() {}
-func (AnnotationsOption) changeOption()     {}
-func (WaitTimeoutOption) waitOption()       {}
-func (FromCreationOption) waitOption()      {}
-func (ProgressOption) waitOption()          {}
+func (ClockOption) setOption()               {}
+func (ClockOption) transitionOption()        {}
+func (ClockOption) waitOption()              {}
+func (GenerationOption) setOption()          {}
+func (AnnotationsOption) transitionOption()  {}
+func (FieldManagerOption) transitionOption() {}
+func (AnnotationsOption) changeOption()      {}
+func (WaitTimeoutOption) waitOption()        {}
+func (FromCreationOption) waitOption()       {}
+func (ProgressOption) waitOption()           {}
 
 // Defaults of the two deadlines of L8, used by Wait.
 const (
@@ -166,6 +187,7 @@ func clockOf(c ClockOption) clock.PassiveClock {
 type transitionOptions struct {
 	clock       clock.PassiveClock
 	annotations []string
+	manager     string
 }
 
 func makeTransitionOptions(opts []TransitionOption) transitionOptions {
@@ -176,6 +198,8 @@ func makeTransitionOptions(opts []TransitionOption) transitionOptions {
 			o.clock = clockOf(opt)
 		case AnnotationsOption:
 			o.annotations = opt.keys
+		case FieldManagerOption:
+			o.manager = opt.manager
 		}
 	}
 	return o

@@ -119,7 +119,9 @@ type Reconciliation[S Object] struct {
 // cleanup with a nil acted may concern a Service of another provider:
 // write it with server-side apply (Apply, the provider's own field
 // manager), which removes only what that manager wrote; never with
-// UpdateStatus.
+// UpdateStatus. Name that manager with WithFieldManager, and the cleanup
+// is returned only where it has applied to the status: a Service of
+// another provider then gets no write at all (P1).
 //
 // Errors, with no write: nil svc; lb in an unknown state; for a Ready lb,
 // an ingress without an address (L4) or a degradation Succeeded would

@@ -291,6 +291,70 @@ func TestReconcile_L9_CleanupAfterRestart(t *testing.T) {
 	}
 }
 
+// P1 after a restart: with WithFieldManager, a provider that no longer
+// knows what it acted on cleans up only where its manager applied to the
+// status. A Service of another class whose conditions another manager
+// wrote gets no write; one of its own that left the class still does, and
+// so do NotLoadBalancer and SpecUpdated.
+func TestReconcile_P1_CleanupOnlyWhereManagerApplied(t *testing.T) {
+	caps := fullCapabilities()
+	caps.Classes = []string{"example.com/lb"}
+	written, _ := reconciled(t, coreLB(), fullCapabilities(), nil, ready)
+	foreign := written.DeepCopy()
+	foreign.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	foreign.ManagedFields = []metav1.ManagedFieldsEntry{
+		{Manager: "other", Operation: metav1.ManagedFieldsOperationApply, Subresource: "status"},
+		{Manager: "mine", Operation: metav1.ManagedFieldsOperationApply}, // the spec, not the status
+		{Manager: "mine", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"},
+		{Manager: "mine", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:status":{}}}}`)}},
+	}
+	mine := foreign.DeepCopy()
+	mine.ManagedFields = append(mine.ManagedFields, metav1.ManagedFieldsEntry{Manager: "mine", Operation: metav1.ManagedFieldsOperationApply, Subresource: "status"})
+
+	// client-go's fake clientset records an ApplyStatus without the
+	// subresource.
+	fake := foreign.DeepCopy()
+	fake.ManagedFields = append(fake.ManagedFields, metav1.ManagedFieldsEntry{Manager: "mine", Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:loadBalancer":{}}}`)}})
+	if OwnsStatus(foreign, "mine") || !OwnsStatus(mine, "mine") || !OwnsStatus(fake, "mine") || OwnsStatus((*corev1.Service)(nil), "mine") {
+		t.Fatalf("OwnsStatus: foreign %v, mine %v, fake %v; want false, true, true", OwnsStatus(foreign, "mine"), OwnsStatus(mine, "mine"), OwnsStatus(fake, "mine"))
+	}
+	if _, r := reconciled(t, foreign, caps, nil, LoadBalancer{}); r.Apply == nil {
+		t.Fatal("without WithFieldManager: no cleanup after a restart; want one, the manager being unknown")
+	}
+	after, r := reconciled(t, foreign, caps, nil, LoadBalancer{}, WithFieldManager("mine"))
+	if r.Apply != nil || !HasKEPConditions(after.Status.Conditions) {
+		t.Errorf("another manager's status: write %v, %s; want none, the status kept", r.Apply != nil, combination(after.Status.Conditions))
+	}
+	after, r = reconciled(t, mine, caps, nil, LoadBalancer{}, WithFieldManager("mine"))
+	if r.Apply == nil || HasKEPConditions(after.Status.Conditions) {
+		t.Errorf("its own status: write %v, %s; want the cleanup", r.Apply != nil, combination(after.Status.Conditions))
+	}
+
+	notLB := func(s *corev1.Service) *corev1.Service {
+		s = s.DeepCopy()
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+		return s
+	}
+	for name, f := range map[string]func(*corev1.Service) (Transition[*corev1.Service], error){
+		"NotLoadBalancer": func(s *corev1.Service) (Transition[*corev1.Service], error) {
+			return NotLoadBalancer(s, WithFieldManager("mine"))
+		},
+		"SpecUpdated": func(s *corev1.Service) (Transition[*corev1.Service], error) {
+			return SpecUpdated(written, notLB(s), WithFieldManager("mine"))
+		},
+	} {
+		tr, err := f(foreign)
+		if err != nil || tr.Apply != nil || tr.Changed || !HasKEPConditions(tr.Service.Status.Conditions) {
+			t.Errorf("%s of another manager's status: %v, write %v, changed %v; want nothing", name, err, tr.Apply != nil, tr.Changed)
+		}
+		tr, err = f(mine)
+		if err != nil || tr.Apply == nil || !tr.Changed || HasKEPConditions(tr.Service.Status.Conditions) {
+			t.Errorf("%s of its own status: %v, write %v, changed %v; want the cleanup", name, err, tr.Apply != nil, tr.Changed)
+		}
+	}
+}
+
 // L9: an ingress the provider wrote before it wrote any condition (a
 // version that predates the KEP) goes too when the Service stops being a
 // LoadBalancer.

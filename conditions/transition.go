@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -51,7 +52,8 @@ type Transition[S Object] struct {
 	// field manager applied before and left out now (a removed Degraded
 	// condition, a cleared ingress); the field manager is the caller's
 	// choice (metav1.ApplyOptions). Nil when there is nothing to write: an
-	// ignored Service (P1), and for Reconcile any unchanged status.
+	// ignored Service (P1), a cleanup of a status the WithFieldManager
+	// manager never applied to, and for Reconcile any unchanged status.
 	Apply *corev1ac.ServiceApplyConfiguration
 	// Changed reports whether the new status differs from the Service's
 	// status; a provider may skip the write when it is false.
@@ -117,10 +119,14 @@ type draft struct {
 	// when the clock has gone backwards (C7). Every transition that removes
 	// Degraded also moves Serving or Provisioning, which keeps the floor.
 	floor metav1.Time
+	// manager is WithFieldManager's; foreign marks a cleanup it skipped,
+	// the status being none of the manager's.
+	manager string
+	foreign bool
 }
 
 func newDraft(svc *v1.Service, o transitionOptions) *draft {
-	d := &draft{svc: svc, status: *svc.Status.DeepCopy(), now: o.clock.Now()}
+	d := &draft{svc: svc, status: *svc.Status.DeepCopy(), now: o.clock.Now(), manager: o.manager}
 	for _, c := range svc.Status.Conditions {
 		if isKEPType(c.Type) && c.LastTransitionTime.After(d.floor.Time) {
 			d.floor = c.LastTransitionTime
@@ -187,6 +193,9 @@ func (d *draft) remove(t v1.LoadBalancerConditionType) { Remove(&d.status.Condit
 // generation: the whole status describes what the provider made of that
 // generation (G6).
 func (d *draft) result() outcome {
+	if d.foreign {
+		return outcome{status: d.status} // nothing to write
+	}
 	for i := range d.status.Conditions {
 		if c := &d.status.Conditions[i]; isKEPType(c.Type) {
 			c.ObservedGeneration = d.svc.Generation
@@ -547,7 +556,10 @@ func (d *draft) specUpdated() {
 // KEP-4631 conditions and the ingress are removed together (L9). The
 // deprecated LoadBalancerPortsError and other controllers' conditions stay.
 // The Apply configuration holds an empty status, so server-side apply
-// removes what this field manager applied before.
+// removes what this field manager applied before. With WithFieldManager,
+// a Service whose status that manager never applied to is left as it is,
+// with a nil Apply: a cleanup there would write to a Service that is not
+// the provider's (P1).
 //
 // Errors: nil svc. The Service's type is not checked.
 func NotLoadBalancer[S Object](svc S, opts ...TransitionOption) (Transition[S], error) {
@@ -561,8 +573,32 @@ func NotLoadBalancer[S Object](svc S, opts ...TransitionOption) (Transition[S], 
 }
 
 func (d *draft) notLoadBalancer() {
+	if d.manager != "" && !ownsStatus(d.svc.ManagedFields, d.manager) {
+		d.foreign = true
+		return
+	}
 	d.remove(v1.LoadBalancerConditionServing)
 	d.remove(v1.LoadBalancerConditionProvisioning)
 	d.remove(v1.LoadBalancerConditionDegraded)
 	d.status.LoadBalancer.Ingress = nil
+}
+
+// OwnsStatus reports whether manager has applied to svc's status: its
+// managed fields hold an Apply entry of manager on the status subresource,
+// or one that holds status fields, as client-go's fake clientset records
+// an ApplyStatus. What an Update wrote is not counted, since an apply of
+// the same manager does not remove it. A nil svc gives false.
+func OwnsStatus[S Object](svc S, manager string) bool {
+	v := view(svc)
+	return v != nil && ownsStatus(v.ManagedFields, manager)
+}
+
+func ownsStatus(fields []metav1.ManagedFieldsEntry, manager string) bool {
+	return slices.ContainsFunc(fields, func(m metav1.ManagedFieldsEntry) bool {
+		if m.Manager != manager || m.Operation != metav1.ManagedFieldsOperationApply {
+			return false
+		}
+		var set map[string]json.RawMessage
+		return m.Subresource == "status" || m.FieldsV1 != nil && json.Unmarshal(m.FieldsV1.Raw, &set) == nil && set["f:status"] != nil
+	})
 }

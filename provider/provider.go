@@ -455,16 +455,13 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 		rec.lb = loadBalancer{} // nothing to serve: deleted, or never made
 		p.opts.Pool.Release(key)
 	}
-	r, err := conditions.Reconcile(svc, caps, acted, p.state(key, svc, rec.lb, decision, f))
+	// With the field manager, a Service this provider leaves alone and
+	// never applied a status to gets no cleanup write (P1).
+	r, err := conditions.Reconcile(svc, caps, acted, p.state(key, svc, rec.lb, decision, f), conditions.WithFieldManager(p.manager))
 	if err != nil {
 		return 0, err
 	}
-	// A Service this provider leaves alone and never applied a status to
-	// holds nothing of its to clean up: an empty status applied there
-	// would still add its manager to the managed fields, and a new
-	// resourceVersion, of a Service that is not its (P1).
-	mine := decision.Action != conditions.ActionIgnore || ownsStatus(svc, p.manager)
-	if r.Apply != nil && !f.stopWriting && mine {
+	if r.Apply != nil && !f.stopWriting {
 		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
@@ -473,7 +470,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 		// still means; the old manager lets go of the rest. The first
 		// reconcile after a restart writes (acted is nil), so this
 		// happens then, once per Service.
-		if decision.Action != conditions.ActionIgnore && p.manager != DefaultFieldManager && ownsStatus(svc, DefaultFieldManager) {
+		if decision.Action != conditions.ActionIgnore && p.manager != DefaultFieldManager && conditions.OwnsStatus(svc, DefaultFieldManager) {
 			if err := p.release(ctx, svc, DefaultFieldManager); err != nil {
 				return 0, err
 			}
@@ -618,13 +615,6 @@ func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1
 		return fmt.Errorf("apply status of %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	return nil
-}
-
-// ownsStatus reports whether manager has applied to svc's status.
-func ownsStatus(svc *corev1.Service, manager string) bool {
-	return slices.ContainsFunc(svc.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
-		return m.Manager == manager && m.Subresource == "status" && m.Operation == metav1.ManagedFieldsOperationApply
-	})
 }
 
 // release removes manager's ownership of svc's status by applying nothing
