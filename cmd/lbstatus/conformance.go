@@ -66,6 +66,8 @@ Examples:
   lbstatus conformance --context kind-kind --run Feature/
   # The tests and the rules each checks.
   lbstatus conformance --list
+  # Render the HTML form of a report kept earlier (writes report.html).
+  lbstatus conformance --render report.yaml
 
 Flags:
 `
@@ -89,6 +91,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
 	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
 	list := fs.Bool("list", false, "list the tests (those --run selects) and their rules, and exit; no cluster is needed")
+	render := fs.String("render", "", "write the HTML form of this report file (YAML or JSON, as --report wrote it) beside it, and exit; no cluster is needed")
 	fs.IntVar(&f.opts.Parallelism, "parallel", suite.DefaultParallelism, "how many tests run at once")
 	fs.DurationVar(&f.opts.ConditionsTimeout, "conditions-timeout", suite.DefaultConditionsTimeout, "deadline for a Service's first conditions (L8)")
 	fs.DurationVar(&f.opts.ProvisionTimeout, "provision-timeout", suite.DefaultProvisionTimeout, "deadline for provisioning to end (L8)")
@@ -131,6 +134,13 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := f.check(); err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
+	}
+	if *render != "" {
+		if *list || f.report != "" {
+			fmt.Fprintln(stderr, "lbstatus: --render takes neither --list nor --report")
+			return exitInput
+		}
+		return renderSuiteHTML(*render, stderr)
 	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)

@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +31,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 	"github.com/lbstatus/lbstatus/conformance/timeline"
 )
@@ -47,6 +49,29 @@ func suiteHTMLPath(reportPath string) string {
 		html += ".html"
 	}
 	return html
+}
+
+// renderSuiteHTML writes the HTML form of the report file at path beside
+// it, as a run with --report does, and returns the exit status.
+func renderSuiteHTML(path string, stderr io.Writer) int {
+	file, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: --render: %v\n", pathError(err))
+		return exitInput
+	}
+	report, err := suite.ReadReport(file)
+	file.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "lbstatus: --render: %s: %s\n", input.Escape(path), input.Escape(err.Error()))
+		return exitInput
+	}
+	html := suiteHTMLPath(path)
+	if err := writeSuiteHTML(html, report); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: --render: %v\n", pathError(err))
+		return exitInput
+	}
+	fmt.Fprintf(stderr, "lbstatus: wrote %s\n", input.Escape(html))
+	return exitOK
 }
 
 // writeSuiteHTML writes a suite report as a self-contained HTML page at

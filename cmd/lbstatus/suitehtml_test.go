@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,4 +123,65 @@ func suitePage(t *testing.T, r *suite.Report) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// --render: the page of a report file kept from a run is the page the run
+// wrote, with no cluster; what is not a report is exit 2 on one line that
+// names the file.
+func TestConformanceRender(t *testing.T) {
+	ltt := metav1.NewTime(time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC))
+	r := &suite.Report{APIVersion: suite.ReportAPIVersion, Kind: suite.ReportKind, Result: suite.ResultFailure, Date: "2026-05-04T12:00:00Z",
+		Statistics: suite.Statistics{Failed: 1},
+		Tests: []suite.TestReport{{Name: "SpecChange", Rules: []string{"L6"}, Result: suite.TestFailed, Reason: "L6 missed", Namespace: "lbs-b",
+			LastObserved: []suite.ObservedService{{Name: "web", ResourceVersion: "12", Status: v1.ServiceStatus{Conditions: []metav1.Condition{
+				{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue, Reason: "Serving", LastTransitionTime: ltt}}}}},
+			Findings: []conformance.Finding{{Rule: "L6", Severity: conformance.SeverityViolation, Message: "not acknowledged",
+				Object: conformance.ObjectRef{Kind: "Service", Namespace: "lbs-b", Name: "web"}}}}},
+	}
+	want := suitePage(t, r)
+	dir := t.TempDir()
+	for _, format := range []suite.Format{suite.FormatYAML, suite.FormatJSON} {
+		path := filepath.Join(dir, "report."+string(format))
+		var buf bytes.Buffer
+		if err := r.Write(&buf, format); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		if code := run([]string{"conformance", "--render", path, "--kubeconfig", "/nonexistent"}, nil, io.Discard, &stderr); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr.String())
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "report.html"))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: the page rendered from the file (%v) is not the run's", format, err)
+		}
+		if !strings.Contains(stderr.String(), "report.html") {
+			t.Errorf("%s: stderr %q does not say where the page went", format, stderr.String())
+		}
+	}
+
+	svc := filepath.Join(dir, "svc.yaml")
+	if err := os.WriteFile(svc, []byte("apiVersion: v1\nkind: Service\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--render", filepath.Join(dir, "missing.yaml")}, "missing.yaml: no such file"},
+		{[]string{"--render", svc}, "svc.yaml: not a report"},
+		{[]string{"--render", svc, "--list"}, "--render takes neither"},
+		{[]string{"--render", svc, "--report", filepath.Join(dir, "r.yaml")}, "--render takes neither"},
+	} {
+		var stderr bytes.Buffer
+		code := run(append([]string{"conformance"}, tc.args...), nil, io.Discard, &stderr)
+		if code != exitInput || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want 2 and one line with %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "svc.html")); err == nil {
+		t.Error("a page was written for a file that is not a report")
+	}
 }

@@ -24,6 +24,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -243,6 +244,29 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	}
 	_, err = w.Write(data)
 	return err
+}
+
+// ReadReport reads a Report that Write wrote, in YAML or JSON, such as a
+// run's report kept by CI, to render it again. A document that is not a
+// Report of this apiVersion and kind, or that holds a key twice, is an
+// error; members it does not know are ignored, as a later version may add
+// some.
+func ReadReport(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if data, err = sigsyaml.YAMLToJSONStrict(data); err != nil {
+		return nil, fmt.Errorf("not a report: %w", err)
+	}
+	var report Report
+	if err := json.Unmarshal(data, &report); err != nil {
+		return nil, fmt.Errorf("not a report: %w", err)
+	}
+	if report.APIVersion != ReportAPIVersion || report.Kind != ReportKind {
+		return nil, fmt.Errorf("not a report: apiVersion %q and kind %q, want %s and %s", report.APIVersion, report.Kind, ReportAPIVersion, ReportKind)
+	}
+	return &report, nil
 }
 
 // orderedYAML turns JSON into block-style YAML that keeps the members in

@@ -27,12 +27,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 func TestSupport_Section9(t *testing.T) {
@@ -291,5 +295,56 @@ func TestReportWrite_JSONEndsWithNewline(t *testing.T) {
 		if out := buf.String(); !strings.HasSuffix(out, "\n") || strings.HasSuffix(out, "\n\n") {
 			t.Errorf("%s report does not end with one newline: %q", f, out[max(len(out)-20, 0):])
 		}
+	}
+}
+
+// A report read back, from YAML or JSON, is the report written: the page
+// rendered from a report file is the run's own.
+func TestReadReport_ReadsWhatWriteWrote(t *testing.T) {
+	ltt := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, Date: "2026-11-30T12:00:00Z", SpecVersion: SpecVersion,
+		KubernetesVersion: "v1.37.0", LoadBalancerClass: "example.com/lb",
+		Implementation: Implementation{Organization: "Example", Project: "lb", Contact: []string{"@a", "@b"}},
+		Features:       []FeatureReport{{Name: v1.LoadBalancerFeatureSessionAffinity, Support: SupportDegraded, Evidence: "Feature/SessionAffinity"}},
+		Tests: []TestReport{{Name: "Basic", Rules: []string{"L1", "L2"}, Result: TestFailed, Reason: "L1", Namespace: "ns-1", Duration: "3s",
+			Findings: []conformance.Finding{{Rule: "L1", Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns-1", Name: "web", ResourceVersion: "7"},
+				Field: "status.conditions", Message: "only one", Position: &conformance.Position{Source: "watch", Offset: -1},
+				Verdict: &conformance.Verdict{Result: conditions.ResultFail, Rule: "T4", Reason: "refused"}}},
+			LastObserved: []ObservedService{{Name: "web", UID: "u", ResourceVersion: "7", Type: corev1.ServiceTypeLoadBalancer, Deleted: true,
+				Status: v1.ServiceStatus{Conditions: []metav1.Condition{{Type: "LoadBalancerServing", Status: metav1.ConditionFalse, Reason: "Provisioning", LastTransitionTime: ltt}}}}},
+		}},
+	}
+	r.summarize()
+	for _, f := range []Format{FormatYAML, FormatJSON} {
+		var buf bytes.Buffer
+		if err := r.Write(&buf, f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		back, err := ReadReport(&buf)
+		if err != nil {
+			t.Fatalf("%s: ReadReport: %v", f, err)
+		}
+		if !apiequality.Semantic.DeepEqual(r, back) {
+			t.Errorf("%s: read back\n%+v\nwant\n%+v", f, back, r)
+		}
+	}
+}
+
+func TestReadReport_RefusesWhatIsNotOne(t *testing.T) {
+	for name, in := range map[string]string{
+		"another kind":   "apiVersion: v1\nkind: Service\n",
+		"no kind":        "tests: []\n",
+		"a key twice":    "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nresult: failure\n",
+		"a wrong type":   "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\ntests: 5\n",
+		"not YAML":       "{[",
+		"an empty input": "",
+	} {
+		if r, err := ReadReport(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), "not a report") {
+			t.Errorf("%s: %+v, %v; want a \"not a report\" error", name, r, err)
+		}
+	}
+	r, err := ReadReport(strings.NewReader("apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nfromALaterVersion: 1\n"))
+	if err != nil || r.Result != ResultSuccess {
+		t.Errorf("a member it does not know: %+v, %v; want it ignored", r, err)
 	}
 }
