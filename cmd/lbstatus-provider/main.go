@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/http"
@@ -177,7 +178,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.StringSliceVar(&f.bugs, "bug", nil, "deliberate rule-breaking mistakes, for testing checkers and suites: SkipProvisioningBump (L6), ClaimForeignClasses (P1), AcceptUnknownFeatures (R2), KeepConditionsOnTypeChange (L9), IgnoreLoadBalancerIP (P3)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease, for several replicas")
 	fs.StringVar(&f.leaseNamespace, "leader-election-namespace", "", "namespace of the Lease; default: the kubeconfig's")
-	fs.StringVar(&f.leaseName, "leader-election-id", "lbstatus-provider", "name of the Lease; providers of different classes need different ones")
+	fs.StringVar(&f.leaseName, "leader-election-id", "", "name of the Lease; default: "+defaultLease+", followed with --class by the classes and a hash of them, so that providers of different classes do not share one")
 	fs.StringVar(&f.healthAddr, "health-addr", ":8081", "address of /healthz and /readyz; empty: none")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "address of /metrics; empty: none")
 	fs.Usage = func() {
@@ -227,6 +228,38 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 		return 1
 	}
 	return 0
+}
+
+// defaultLease is the Lease of a provider of Services without a class.
+const defaultLease = "lbstatus-provider"
+
+// leaseNameFor is the default Lease of a provider with caps: defaultLease,
+// followed for a provider of classes by its classes, as a name, and a hash
+// of them. Replicas of one provider share the Lease, and only the holder
+// runs; providers of different classes in one namespace must not share
+// one, or only one of them runs at a time. The classes are those of the
+// field manager, so two providers share a Lease exactly when they share a
+// field manager. Where the classes do not make a valid name, the hash
+// stands alone.
+func leaseNameFor(caps conditions.Capabilities) string {
+	manager := provider.FieldManagerFor(caps)
+	classes, ok := strings.CutPrefix(manager, provider.DefaultFieldManager+"/")
+	if !ok {
+		return defaultLease
+	}
+	h := fnv.New32a()
+	h.Write([]byte(classes))
+	sum := fmt.Sprintf("%08x", h.Sum32())
+	readable := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(strings.ReplaceAll(classes, "(default)", "default")))
+	if name := defaultLease + "-" + readable + "-" + sum; len(validation.IsDNS1123Subdomain(name)) == 0 {
+		return name
+	}
+	return defaultLease + "-" + sum
 }
 
 // options turns the flags into the provider's options; a value it does not
@@ -313,6 +346,11 @@ func (f *flags) options() (provider.Options, error) {
 		if !v1.LoadBalancerFeature(s).IsKnown() {
 			return provider.Options{}, fmt.Errorf("--unknown-features: %q is not a feature", s)
 		}
+	}
+	if f.leaseName == "" {
+		f.leaseName = leaseNameFor(caps)
+	} else if errs := validation.IsDNS1123Subdomain(f.leaseName); len(errs) > 0 {
+		return provider.Options{}, fmt.Errorf("--leader-election-id %q: not a name a Lease can have: %s", f.leaseName, strings.Join(errs, "; "))
 	}
 	opts := provider.Options{
 		Capabilities:   caps,

@@ -28,6 +28,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/yaml"
 
@@ -164,5 +165,47 @@ func TestDeployment_ArgsParse(t *testing.T) {
 	}
 	if !f.leaderElect || f.healthAddr == "" || f.metricsAddr == "" || len(opts.Capabilities.Classes) != 1 || opts.Pool == nil {
 		t.Errorf("args %q: flags %+v, want a class, a pool, leader election and both endpoints", args, f)
+	}
+}
+
+// TestLeaseName: providers of different classes get different Leases by
+// default, so that each runs; replicas of one provider share one, whatever
+// the order of their classes. A Lease name the apiserver would refuse is
+// bad usage.
+func TestLeaseName(t *testing.T) {
+	lease := func(args ...string) string {
+		t.Helper()
+		var stderr bytes.Buffer
+		f, _, code, done := parse(append(args, "--kubeconfig", "/nonexistent"), &stderr)
+		if done {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr.String())
+		}
+		return f.leaseName
+	}
+	a := lease("--class", "example.com/lb")
+	b := lease("--class", "other.example/lb")
+	if a == b || !strings.HasPrefix(a, "lbstatus-provider-example.com-lb-") || !strings.HasPrefix(b, "lbstatus-provider-other.example-lb-") {
+		t.Errorf("two classes: %q and %q, want two Leases named after them", a, b)
+	}
+	if got := lease("--default-class"); got != "lbstatus-provider" {
+		t.Errorf("the default class: %q, want lbstatus-provider", got)
+	}
+	both := lease("--class", "b.example/x,a.example/y", "--default-class")
+	if got := lease("--default-class", "--class", "a.example/y", "--class", "b.example/x"); got != both || !strings.HasPrefix(both, "lbstatus-provider-default-a.example-y-b.example-x-") {
+		t.Errorf("the same classes in another order: %q and %q, want one Lease", got, both)
+	}
+	if upper := lease("--class", "example.com/LB"); upper == a {
+		t.Errorf("classes that differ in case share the Lease %q", a)
+	}
+	// A class whose readable form is no name: the hash alone.
+	if got := lease("--class", "a.b/c.-d"); len(validation.IsDNS1123Subdomain(got)) > 0 || !strings.HasPrefix(got, "lbstatus-provider-") {
+		t.Errorf("class a.b/c.-d: Lease %q, want a valid name", got)
+	}
+	if got := lease("--class", "example.com/lb", "--leader-election-id", "mine"); got != "mine" {
+		t.Errorf("--leader-election-id mine: %q", got)
+	}
+	var stderr bytes.Buffer
+	if _, _, code, _ := parse([]string{"--class", "example.com/lb", "--leader-election-id", "Not_A_Name"}, &stderr); code != 2 || !strings.Contains(stderr.String(), "--leader-election-id") {
+		t.Errorf("an invalid Lease name: exit %d, %q; want 2 naming the flag", code, stderr.String())
 	}
 }
