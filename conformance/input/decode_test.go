@@ -241,7 +241,11 @@ func TestDecode_ScalarYAMLDocumentsAreSkipped(t *testing.T) {
 		t.Fatalf("errors %v, want %d", errs, len(want))
 	}
 	for i, e := range errs {
-		if msg := "a YAML document that is a " + want[i] + ", not a mapping; skipped"; e.Fatal || !strings.HasSuffix(e.Error(), msg) {
+		msg := "a YAML document that is a " + want[i] + ", not a mapping; skipped"
+		if i == 0 {
+			msg += ": an input is read as JSON only when it starts with { or [, and the JSON in it was not read"
+		}
+		if e.Fatal || !strings.HasSuffix(e.Error(), msg) {
 			t.Errorf("error %d: %v, want one ending %q", i, e, msg)
 		}
 	}
@@ -254,6 +258,17 @@ func TestDecode_ScalarYAMLDocumentsAreSkipped(t *testing.T) {
 		if msg := `a YAML document that is a string, not a mapping; skipped: it looks like the table "kubectl get" prints; give it -o yaml or -o json`; len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), msg) {
 			t.Errorf("kubectl's table: %v, want one error ending %q", errs, msg)
 		}
+	}
+	// A JSON stream that starts with a string or a number is YAML, one
+	// scalar: the error says why the objects in it were not read.
+	for _, in := range []string{`"x" {"kind":"Service","metadata":{"name":"a"}}`, "5\n{\"kind\":\"Service\"}\n"} {
+		_, errs = decodeAll(t, strings.NewReader(in))
+		if msg := "not a mapping; skipped: an input is read as JSON only when it starts with { or [, and the JSON in it was not read"; len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), msg) {
+			t.Errorf("%q: %v, want one error ending %q", in, errs, msg)
+		}
+	}
+	if _, errs = decodeAll(t, strings.NewReader("a: 1\n---\njust a {string}\n")); len(errs) != 1 || strings.Contains(errs[0].Error(), "JSON") {
+		t.Errorf("a YAML string in a later document: %v, want no word of JSON", errs)
 	}
 }
 

@@ -198,6 +198,9 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			err := fmt.Errorf("a YAML document that is a %s, not a mapping; skipped", kindName(jsontext.Value(raw).Kind()))
 			if s := unquote(raw); strings.HasPrefix(s, "NAME ") || strings.HasPrefix(s, "NAMESPACE ") {
 				err = fmt.Errorf(`%w: it looks like the table "kubectl get" prints; give it -o yaml or -o json`, err)
+			} else if j.pos.Document == 1 && bytes.ContainsAny(text, "{[") {
+				// JSON values after a string or a number, read as YAML.
+				err = fmt.Errorf("%w: an input is read as JSON only when it starts with { or [, and the JSON in it was not read", err)
 			}
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
 		}
