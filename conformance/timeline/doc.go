@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package timeline tells the story of a trace: per Service, one lane per
-// KEP-4631 condition (Provisioning, Serving, Degraded) and one for the
-// section 6 verdict, over the observations of the input, with the
+// KEP-4631 condition (Provisioning, Serving, Degraded), one for the
+// deprecated LoadBalancerPortsError when the Service held it, and one for
+// the section 6 verdict, over the observations of the input, with the
 // load-balancer-relevant spec changes (G3) marked and the checker's
 // findings pinned to the observation they were made on.
 //

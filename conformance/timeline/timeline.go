@@ -42,13 +42,24 @@ const LaneVerdict = "Verdict"
 
 // Lanes lists the lanes of every Service, in the order they are drawn:
 // Provisioning first, since a provider writes it first (L6), then Serving,
-// Degraded, and the verdict a client concludes from the three.
+// Degraded, and the verdict a client concludes from the three. A Service
+// that holds the deprecated LoadBalancerPortsError in any observation has
+// one more lane, named by that condition type, after Degraded (see
+// Service.Lanes).
 var Lanes = []string{
 	string(v1.LoadBalancerConditionProvisioning),
 	string(v1.LoadBalancerConditionServing),
 	string(v1.LoadBalancerConditionDegraded),
 	LaneVerdict,
 }
+
+// trackedLanes are the lanes a Timeline keeps for every Service: Lanes
+// with LoadBalancerPortsError after Degraded. That one is shown only for
+// a Service that held it, so that the timelines of the others do not grow
+// a lane that is absent throughout; it is kept for every Service so that,
+// once shown, it says what it was from the first observation on.
+var trackedLanes = slices.Insert(slices.Clone(Lanes), slices.Index(Lanes, string(v1.LoadBalancerConditionDegraded))+1,
+	string(v1.LoadBalancerConditionPortsError))
 
 // Option configures a Timeline.
 type Option interface {
@@ -127,7 +138,9 @@ type Service struct {
 	// FirstVersion and LastVersion are the resourceVersions of the first
 	// and the last observation; empty for manifests without one.
 	FirstVersion, LastVersion string
-	// Lanes holds one lane per entry of the package's Lanes, in that order.
+	// Lanes holds one lane per entry of the package's Lanes, in that order,
+	// and, when an observation of the Service held the deprecated
+	// LoadBalancerPortsError condition, a lane for it after Degraded.
 	Lanes []*Lane
 	// SpecChanges are the observations whose load-balancer-relevant spec
 	// differs from the previous observation's, oldest first.
@@ -158,6 +171,11 @@ type Service struct {
 	prev *v1.Service
 	// uid is the last observation's metadata.uid.
 	uid string
+	// lanes are the lanes kept, one per entry of trackedLanes; Lanes
+	// holds the same, LoadBalancerPortsError's left out until an
+	// observation holds that condition (portsError).
+	lanes      []*Lane
+	portsError bool
 }
 
 // Ref returns "namespace/name", or "name" without a namespace.
@@ -280,8 +298,12 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		// A manifest without a name is a Service of its own, as for the
 		// checker: two are not one Service's spec change.
 		s = &Service{Namespace: svc.Namespace, Name: svc.Name, FirstVersion: svc.ResourceVersion}
-		for _, name := range Lanes {
-			s.Lanes = append(s.Lanes, &Lane{Name: name})
+		for _, name := range trackedLanes {
+			l := &Lane{Name: name}
+			s.lanes = append(s.lanes, l)
+			if name != string(v1.LoadBalancerConditionPortsError) {
+				s.Lanes = append(s.Lanes, l)
+			}
 		}
 		if svc.Name == "" {
 			t.nameless = append(t.nameless, s)
@@ -312,8 +334,13 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	step := s.Observations
 	base := Point{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion}
 
-	for i, name := range Lanes {
+	if !s.portsError && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionPortsError) != nil {
+		s.portsError = true
+		s.Lanes = s.lanes
+	}
+	for _, l := range s.lanes {
 		p := base
+		name := l.Name
 		if name == LaneVerdict {
 			// Section 6 concludes about LoadBalancer Services only: one of
 			// another type has no verdict, as in the check's table.
@@ -326,7 +353,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 			p.Present = c.Status == ""
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}
-		t.addPoint(s.Lanes[i], p, fresh)
+		t.addPoint(l, p, fresh)
 	}
 
 	reduced := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: svc.Annotations}, Spec: svc.Spec}

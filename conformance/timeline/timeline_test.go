@@ -24,12 +24,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -803,5 +805,71 @@ func TestTimeline_LongMessagesAreCut(t *testing.T) {
 	}
 	if page.Len() > 64<<10 || !strings.Contains(page.String(), "(1024 more bytes)") {
 		t.Errorf("page of %d bytes, cut said %v", page.Len(), strings.Contains(page.String(), "(1024 more bytes)"))
+	}
+}
+
+// TestTimeline_PortsErrorLane: a Service that holds the deprecated
+// LoadBalancerPortsError in one observation gets a lane for it after
+// Degraded, absent before it and drawn like the others in both renderings;
+// a Service that never holds it keeps the usual lanes.
+func TestTimeline_PortsErrorLane(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("plain", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("ports", "10", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	held := lbService("ports", "11", metav1.ConditionTrue, time.Unix(0, 0))
+	held.Status.Conditions = append(held.Status.Conditions, metav1.Condition{
+		Type: string(v1.LoadBalancerConditionPortsError), Status: metav1.ConditionTrue, Reason: "PortsNotSupported",
+		LastTransitionTime: metav1.NewTime(time.Unix(60, 0))})
+	tl.Observe(held, nil)
+	tl.Observe(lbService("ports", "12", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+
+	lanes := func(s *Service) (names []string) {
+		for _, l := range s.Lanes {
+			names = append(names, l.Name)
+		}
+		return names
+	}
+	services := tl.Services()
+	if len(services) != 2 || services[0].Name != "plain" || services[1].Name != "ports" {
+		t.Fatalf("Services() = %v, want plain and ports", services)
+	}
+	plain, ports := services[0], services[1]
+	if !cmp.Equal(lanes(plain), Lanes) {
+		t.Errorf("plain has lanes %v, want %v", lanes(plain), Lanes)
+	}
+	want := []string{"LoadBalancerProvisioning", "LoadBalancerServing", "LoadBalancerDegraded", "LoadBalancerPortsError", LaneVerdict}
+	if !cmp.Equal(lanes(ports), want) {
+		t.Fatalf("ports has lanes %v, want %v", lanes(ports), want)
+	}
+	var got []string
+	for _, p := range ports.Lanes[3].Points {
+		got = append(got, fmt.Sprintf("%d %q %s", p.Step, p.Status, p.Reason))
+	}
+	if want := []string{`1 "" `, `2 "True" PortsNotSupported`, `3 "" `}; !cmp.Equal(got, want) {
+		t.Errorf("PortsError points %q, want %q", got, want)
+	}
+
+	var text bytes.Buffer
+	if err := WriteText(&text, services); err != nil {
+		t.Fatal(err)
+	}
+	plainText, portsText, _ := strings.Cut(text.String(), "ns/ports:")
+	if strings.Contains(plainText, "PORTSERROR") {
+		t.Errorf("plain's text timeline has a PortsError column:\n%s", plainText)
+	}
+	for _, want := range []string{"DEGRADED  PORTSERROR              VERDICT", "2    11  |             |             |         True/PortsNotSupported  |", "3    12  |             |             |         -                       |"} {
+		if !strings.Contains(portsText, want) {
+			t.Errorf("ports's text timeline lacks %q:\n%s", want, portsText)
+		}
+	}
+
+	_, doc := renderHTML(t, Page{Services: services})
+	var drawn []string
+	for _, n := range findAll(doc, func(n *html.Node) bool { return hasClass(n, "lane") }) {
+		lane, _ := attr(n, "data-lane")
+		drawn = append(drawn, lane)
+	}
+	if want := append(slices.Clone(Lanes), want...); !cmp.Equal(drawn, want) {
+		t.Errorf("the page draws lanes %v, want %v", drawn, want)
 	}
 }
