@@ -53,8 +53,9 @@ type Page struct {
 	// MaxServices bounds the timelines drawn, so that the page of a
 	// large cluster still opens in a browser; zero or less draws all.
 	// Past it, those with a violation are chosen first, then those with a
-	// warning, then the others; they are drawn in the order given, and
-	// the page says how many of how many it drew.
+	// warning, then the others, by every finding counted (Service.Counts),
+	// kept or not; they are drawn in the order given, and the page says
+	// how many of how many it drew.
 	MaxServices int
 }
 
@@ -268,11 +269,22 @@ func escAll(ss []string) []string {
 }
 
 // worst returns n of services, in their order: those with a violation
-// first, then those with a warning, then the others.
+// first, then those with a warning, then the others. Every finding counts
+// (Service.Counts), not only those kept: a Service whose violation was
+// followed by more findings than MaxPoints keeps still has one.
 func worst(services []*Service, n int) []*Service {
 	ranks := make([]int, len(services)) // 0 a violation, 1 a warning, 2 neither
 	for i, s := range services {
-		ranks[i] = 2
+		switch {
+		case s.Counts.Violations > 0:
+			ranks[i] = 0
+		case s.Counts.Warnings > 0:
+			ranks[i] = 1
+		default:
+			ranks[i] = 2
+		}
+		// A Service a caller built by hand may have findings and no
+		// counts.
 		for _, p := range s.Findings {
 			switch {
 			case p.Finding.Severity == conformance.SeverityViolation:

@@ -458,6 +458,31 @@ func TestWriteHTML_MaxServicesViolationOutranksLaterWarning(t *testing.T) {
 	}
 }
 
+// TestWriteHTML_MaxServicesCountsFindingsNotKept: a Service whose
+// violation was followed by more findings than MaxPoints keeps is still
+// drawn before one with a warning only: the ranking counts every finding.
+func TestWriteHTML_MaxServicesCountsFindingsNotKept(t *testing.T) {
+	tl := New(MaxPoints(2))
+	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
+		for _, sev := range sevs {
+			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
+		}
+		return out
+	}
+	tl.Observe(lbService("b-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), f("b-warned", conformance.SeverityWarning))
+	tl.Observe(lbService("z-broken", "2", metav1.ConditionTrue, time.Unix(0, 0)),
+		f("z-broken", conformance.SeverityViolation, conformance.SeverityNotice, conformance.SeverityNotice))
+	services := tl.Services()
+	z := services[1]
+	if want := (conformance.SeverityCounts{Violations: 1, Notices: 2}); z.Counts != want || z.DroppedFindings != 1 {
+		t.Errorf("z-broken counts %+v, %d dropped; want %+v and the violation dropped", z.Counts, z.DroppedFindings, want)
+	}
+	page, _ := renderHTML(t, Page{Services: services, MaxServices: 1})
+	if !strings.Contains(page, `data-service="ns/z-broken"`) || strings.Contains(page, `data-service="ns/b-warned"`) {
+		t.Errorf("MaxServices 1 does not draw the Service whose violation was not kept:\n%s", page)
+	}
+}
+
 // TestWriteHTML_ServiceWithoutObservations: a Service a caller builds by
 // hand, with lanes but no points, is drawn as one slot of absent
 // conditions, not a panic.

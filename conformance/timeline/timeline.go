@@ -152,6 +152,9 @@ type Service struct {
 	Findings []Pin
 	// DroppedFindings counts the findings not kept (MaxPoints).
 	DroppedFindings int
+	// Counts counts the findings on the Service by severity, those not
+	// kept too, verdict notices left out as from Findings.
+	Counts conformance.SeverityCounts
 	// Deletions are the steps at which a DELETED watch event ended the
 	// Service; the next observation starts a new Service of the same name.
 	// The latest MaxPoints are kept.
@@ -425,6 +428,7 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 	if step == 0 {
 		step = s.Observations
 	}
+	s.Counts.Add(f.Severity)
 	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
 	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings)
 }
