@@ -90,7 +90,7 @@ func rows(s *Service) []*row {
 		r.pins = append(r.pins, p)
 	}
 	for _, d := range s.Deletions {
-		get(d, "").deleted = true
+		get(d.Step, d.ResourceVersion).deleted = true
 	}
 	for _, g := range s.Gaps {
 		get(g, "").gap = true

@@ -155,10 +155,10 @@ type Service struct {
 	// Counts counts the findings on the Service by severity, those not
 	// kept too, verdict notices left out as from Findings.
 	Counts conformance.SeverityCounts
-	// Deletions are the steps at which a DELETED watch event ended the
-	// Service; the next observation starts a new Service of the same name.
-	// The latest MaxPoints are kept.
-	Deletions []int
+	// Deletions are the observations after which a DELETED watch event
+	// ended the Service; the next observation starts a new Service of the
+	// same name. The latest MaxPoints are kept.
+	Deletions []Mark
 	// DroppedDeletions counts the deletions not kept (MaxPoints).
 	DroppedDeletions int
 	// Gaps are the steps after which the source saw nothing of the
@@ -240,6 +240,15 @@ type SpecChange struct {
 	Fields []string
 }
 
+// Mark is an event that follows an observation of a Service, such as its
+// deletion.
+type Mark struct {
+	// Step is the observation it follows.
+	Step int
+	// ResourceVersion is that observation's, empty when it has none.
+	ResourceVersion string
+}
+
 // Pin is a finding placed on a Service's timeline.
 type Pin struct {
 	// Step is the observation the finding was made on; for a finding owed
@@ -280,10 +289,10 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 // next observation ends nothing more.
 func (t *Timeline) ended(s *Service) {
 	s.prev = nil
-	if n := len(s.Deletions); n > 0 && s.Deletions[n-1] == s.Observations {
+	if n := len(s.Deletions); n > 0 && s.Deletions[n-1].Step == s.Observations {
 		return
 	}
-	s.Deletions = append(s.Deletions, s.Observations)
+	s.Deletions = append(s.Deletions, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
 	s.Deletions, s.DroppedDeletions = trim(t.maxPoints, s.Deletions, s.DroppedDeletions)
 }
 

@@ -286,7 +286,7 @@ func TestTimeline_DeletionEndsTrace(t *testing.T) {
 	b.Spec.Ports = []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}
 	tl.ObserveObject(conformance.Object{Service: b}, nil)
 	s := tl.Services()[0]
-	if len(s.SpecChanges) != 0 || !cmp.Equal(s.Deletions, []int{1}) {
+	if len(s.SpecChanges) != 0 || !cmp.Equal(markSteps(s.Deletions), []int{1}) {
 		t.Errorf("spec changes %v, deletions %v; want none and [1]", s.SpecChanges, s.Deletions)
 	}
 	// The new Service's first observation has a row, though its state is
@@ -346,7 +346,7 @@ func TestTimeline_MaxPointsBoundsDeletions(t *testing.T) {
 	}
 	// Every observation but the last ended: 49 deletions, at steps 1..49.
 	s := tl.Services()[0]
-	if !cmp.Equal(s.Deletions, []int{47, 48, 49}) || s.DroppedDeletions != 46 {
+	if !cmp.Equal(markSteps(s.Deletions), []int{47, 48, 49}) || s.DroppedDeletions != 46 {
 		t.Errorf("deletions %v, dropped %d; want the latest three, [47 48 49], and 46", s.Deletions, s.DroppedDeletions)
 	}
 	// The page and the text say that earlier deletions are missing, as
@@ -382,7 +382,7 @@ func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
 		again.UID = "u2"
 		tl.ObserveObject(conformance.Object{Service: again}, nil)
 		s := tl.Services()[0]
-		if !cmp.Equal(s.Deletions, []int{1}) {
+		if !cmp.Equal(markSteps(s.Deletions), []int{1}) {
 			t.Errorf("DELETED event %v: deletions %v, want [1]", withEvent, s.Deletions)
 		}
 		serving := s.Lanes[1]
@@ -440,7 +440,7 @@ func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
 			pins = append(pins, p.Step)
 		}
 	}
-	if !cmp.Equal(s.Deletions, []int{2}) || !cmp.Equal(pins, []int{2}) {
+	if !cmp.Equal(markSteps(s.Deletions), []int{2}) || !cmp.Equal(pins, []int{2}) {
 		t.Errorf("deletions %v, L6 pinned at %v; want both at step 2, the old Service's last", s.Deletions, pins)
 	}
 }
@@ -458,7 +458,7 @@ func TestTimeline_DeletedTwice(t *testing.T) {
 			tl.ObserveObject(conformance.Object{Service: svc, Deleted: true}, nil)
 		}
 	}
-	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{1, 2}) || s.DroppedDeletions != 0 {
+	if s := tl.Services()[0]; !cmp.Equal(markSteps(s.Deletions), []int{1, 2}) || s.DroppedDeletions != 0 {
 		t.Errorf("deletions %v, dropped %d; want [1 2] and none", s.Deletions, s.DroppedDeletions)
 	}
 }
@@ -476,7 +476,7 @@ func TestTimeline_NewUIDAfterObservationWithoutOne(t *testing.T) {
 	for _, svc := range []*v1.Service{old, manifest, again} {
 		tl.ObserveObject(conformance.Object{Service: svc}, nil)
 	}
-	if s := tl.Services()[0]; !cmp.Equal(s.Deletions, []int{2}) {
+	if s := tl.Services()[0]; !cmp.Equal(markSteps(s.Deletions), []int{2}) {
 		t.Errorf("deletions %v, want [2]: u2 follows u1", s.Deletions)
 	}
 }
@@ -871,5 +871,60 @@ func TestTimeline_PortsErrorLane(t *testing.T) {
 	}
 	if want := append(slices.Clone(Lanes), want...); !cmp.Equal(drawn, want) {
 		t.Errorf("the page draws lanes %v, want %v", drawn, want)
+	}
+}
+
+// markSteps returns the steps of marks.
+func markSteps(marks []Mark) []int {
+	var steps []int
+	for _, m := range marks {
+		steps = append(steps, m.Step)
+	}
+	return steps
+}
+
+// TestTimeline_DeletionRowShowsResourceVersion: the row of an observation
+// after which the Service was deleted, or created again with a new uid,
+// shows that observation's resourceVersion in both renderings, also when
+// no lane changed there.
+func TestTimeline_DeletionRowShowsResourceVersion(t *testing.T) {
+	tl := New()
+	for _, rv := range []string{"10", "11"} {
+		svc := lbService("deleted", rv, metav1.ConditionTrue, time.Unix(0, 0))
+		tl.ObserveObject(conformance.Object{Service: svc}, nil)
+	}
+	gone := lbService("deleted", "12", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.ObserveObject(conformance.Object{Service: gone, Deleted: true}, nil)
+	for i, rv := range []string{"20", "21", "22"} {
+		svc := lbService("recreated", rv, metav1.ConditionTrue, time.Unix(0, 0))
+		svc.UID = types.UID("u1")
+		if i == 2 {
+			svc.UID = "u2"
+		}
+		tl.Observe(svc, nil)
+	}
+	services := tl.Services()
+	for i, want := range []Mark{{Step: 2, ResourceVersion: "11"}, {Step: 2, ResourceVersion: "21"}} {
+		if got := services[i].Deletions; !cmp.Equal(got, []Mark{want}) {
+			t.Errorf("%s: deletions %+v, want %+v", services[i].Ref(), got, []Mark{want})
+		}
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, services); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  2    11  |             |             |         |           deleted", "  2    21  |             |             |         |           deleted"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text timeline lacks %q:\n%s", want, text.String())
+		}
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Services: services}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<tr><td>2</td><td>11</td>", "<tr><td>2</td><td>21</td>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("page lacks the row %q", want)
+		}
 	}
 }
