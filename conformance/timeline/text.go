@@ -93,7 +93,7 @@ func rows(s *Service) []*row {
 		get(d.Step, d.ResourceVersion).deleted = true
 	}
 	for _, g := range s.Gaps {
-		get(g, "").gap = true
+		get(g.Step, g.ResourceVersion).gap = true
 	}
 	out := make([]*row, 0, len(byStep)+1)
 	for _, r := range byStep {

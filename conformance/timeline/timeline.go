@@ -161,11 +161,11 @@ type Service struct {
 	Deletions []Mark
 	// DroppedDeletions counts the deletions not kept (MaxPoints).
 	DroppedDeletions int
-	// Gaps are the steps after which the source saw nothing of the
-	// Service for a while (a watch that had to list again, see Gap): what
-	// it went through until the next observation is not known. The latest
-	// MaxPoints are kept.
-	Gaps []int
+	// Gaps are the observations after which the source saw nothing of
+	// the Service for a while (a watch that had to list again, see Gap):
+	// what it went through until the next observation is not known. The
+	// latest MaxPoints are kept.
+	Gaps []Mark
 	// DroppedGaps counts the gaps not kept (MaxPoints).
 	DroppedGaps int
 
@@ -240,8 +240,8 @@ type SpecChange struct {
 	Fields []string
 }
 
-// Mark is an event that follows an observation of a Service, such as its
-// deletion.
+// Mark is an event that follows an observation of a Service: its
+// deletion, or a gap in what the source saw.
 type Mark struct {
 	// Step is the observation it follows.
 	Step int
@@ -401,8 +401,8 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 // again. A Service never observed is ignored: one created in the gap
 // starts after it.
 func (t *Timeline) Gap(namespace, name string) {
-	if s := t.services[key{namespace, name}]; s != nil && !slices.Contains(s.Gaps, s.Observations) {
-		s.Gaps = append(s.Gaps, s.Observations)
+	if s := t.services[key{namespace, name}]; s != nil && !slices.ContainsFunc(s.Gaps, func(g Mark) bool { return g.Step == s.Observations }) {
+		s.Gaps = append(s.Gaps, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
 		s.Gaps, s.DroppedGaps = trim(t.maxPoints, s.Gaps, s.DroppedGaps)
 	}
 }

@@ -492,7 +492,7 @@ func TestTimeline_Gap(t *testing.T) {
 	tl.Gap("ns", "never")
 	tl.ObserveObject(conformance.Object{Service: lbService("x", "9", metav1.ConditionFalse, time.Unix(60, 0))}, nil)
 	services := tl.Services()
-	if len(services) != 1 || !cmp.Equal(services[0].Gaps, []int{1}) {
+	if len(services) != 1 || !cmp.Equal(markSteps(services[0].Gaps), []int{1}) {
 		t.Fatalf("services %d, gaps %v; want one Service with a gap after step 1", len(services), services[0].Gaps)
 	}
 	var buf bytes.Buffer
@@ -644,7 +644,7 @@ func TestTimeline_MaxPointsBoundsSpecChangesAndGaps(t *testing.T) {
 	if !cmp.Equal(steps, []int{8, 9, 10}) || s.DroppedSpecChanges != 6 {
 		t.Errorf("spec changes at %v, dropped %d; want [8 9 10] and 6", steps, s.DroppedSpecChanges)
 	}
-	if !cmp.Equal(s.Gaps, []int{8, 9, 10}) || s.DroppedGaps != 7 {
+	if !cmp.Equal(markSteps(s.Gaps), []int{8, 9, 10}) || s.DroppedGaps != 7 {
 		t.Errorf("gaps %v, dropped %d; want the latest three, [8 9 10], and 7", s.Gaps, s.DroppedGaps)
 	}
 	var buf bytes.Buffer
@@ -926,5 +926,33 @@ func TestTimeline_DeletionRowShowsResourceVersion(t *testing.T) {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("page lacks the row %q", want)
 		}
+	}
+}
+
+// TestTimeline_GapRowShowsResourceVersion: the row of an observation after
+// which the watch lost sight of the Service shows that observation's
+// resourceVersion, also when no lane changed there.
+func TestTimeline_GapRowShowsResourceVersion(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Gap("ns", "x")
+	services := tl.Services()
+	if got, want := services[0].Gaps, []Mark{{Step: 2, ResourceVersion: "2"}}; !cmp.Equal(got, want) {
+		t.Errorf("gaps %+v, want %+v", got, want)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, services); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  2    2   |             |             |         |           gap"; !strings.Contains(text.String(), want) {
+		t.Errorf("text timeline lacks %q:\n%s", want, text.String())
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Services: services}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<tr><td>2</td><td>2</td>"; !strings.Contains(page.String(), want) {
+		t.Errorf("page lacks the row %q", want)
 	}
 }
