@@ -19,6 +19,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/timeline"
 )
 
 // l6Trace is a trace where web misses L6, api acknowledges its spec change
@@ -262,5 +265,42 @@ func TestCheck_HTMLSaysWhyNotPassed(t *testing.T) {
 	code, stdout, _ = runCmdContext(ctx, strings.NewReader(readyYAML), "check", "-o", "html")
 	if code != exitInput || !strings.Contains(stdout, "the check was interrupted") {
 		t.Errorf("interrupted: exit %d, the page does not say so", code)
+	}
+}
+
+// TestCheck_TimelineCutsLongCells: check --timeline cuts a reason of 1 KiB
+// in the timeline, where it would widen every row, and says so, while the
+// finding that names it keeps it whole; the shipped examples and
+// violations have no cell cut.
+func TestCheck_TimelineCutsLongCells(t *testing.T) {
+	reason := "Waiting" + strings.Repeat("A", 1017)
+	trace := filepath.Join(t.TempDir(), "long.json")
+	obj := `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop","uid":"u1","resourceVersion":"RV"},` +
+		`"spec":{"type":"LoadBalancer"},"status":{"conditions":[` +
+		`{"type":"LoadBalancerProvisioning","status":"True","reason":"REASON","message":"","lastTransitionTime":"2026-05-04T12:00:00Z"},` +
+		`{"type":"LoadBalancerServing","status":"False","reason":"Provisioning","message":"","lastTransitionTime":"2026-05-04T12:00:00Z"}]}}`
+	first := strings.NewReplacer("RV", "10", "REASON", "Provisioning").Replace(obj)
+	second := strings.NewReplacer("RV", "11", "REASON", reason).Replace(obj)
+	if err := os.WriteFile(trace, []byte(first+"\n"+second+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, "", "check", "--timeline", trace)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	_, story, _ := strings.Cut(out, "shop/web: 2 observations")
+	for _, want := range []string{
+		"\n  2    11  True/" + reason[:timeline.MaxTextCell-6] + "…  |",
+		"\n  (\"…\" marks a cell cut at 48 characters)\n",
+		"obs 2    warning   C3   status.conditions[0].reason: LoadBalancerProvisioning=True has reason \"" + reason + "\"",
+	} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the timeline lacks %q:\n%s", want, story)
+		}
+	}
+
+	code, out, errOut = runCmd(t, "", "check", "--timeline", "../../examples", "../../violations")
+	if code != exitViolation || !strings.Contains(out, "Timeline:") || strings.Contains(out, "…") {
+		t.Errorf("exit %d, stderr %q; want 1 and timelines without a cut:\n%s", code, errOut, out)
 	}
 }

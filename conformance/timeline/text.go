@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/input"
@@ -146,14 +147,73 @@ func laneTitle(name string) string {
 	return strings.ToUpper(strings.TrimPrefix(name, "LoadBalancer"))
 }
 
+// MaxTextCell is how many characters a cell of the text timeline shows of
+// a lane's state or a resourceVersion: a reason may be 1 KiB long, and a
+// column is as wide as its widest cell. It fits every status and reason
+// KEP-4631 defines with the "*" of a bump, with room to spare.
+const MaxTextCell = 48
+
+// clipCell escapes c as input.Escape does and cuts the result to
+// MaxTextCell characters, the last one "…", keeping a trailing "*" (a
+// bump) after it; it reports whether it cut. The cut never splits an
+// escape (\x1b, \u202e), which would read as other text.
+func clipCell(c string) (string, bool) {
+	e := input.Escape(c)
+	if utf8.RuneCountInString(e) <= MaxTextCell {
+		return e, false
+	}
+	body, bump := strings.CutSuffix(e, "*")
+	room := MaxTextCell - 1 // "…"
+	if bump {
+		room--
+	}
+	kept, chars := 0, 0 // of body, in bytes and in characters
+	for kept < len(body) {
+		size, n := unit(body[kept:], e != c)
+		if chars+n > room {
+			break
+		}
+		kept, chars = kept+size, chars+n
+	}
+	out := body[:kept] + "…"
+	if bump {
+		out += "*"
+	}
+	return out, true
+}
+
+// unit returns the length in bytes and in characters of the first
+// character of s, or, when s is escaped text, of the escape it starts
+// (strconv.QuoteToGraphic's: \n, \\, \x1b, \u202e, \U0010ffff).
+func unit(s string, escaped bool) (int, int) {
+	if escaped && len(s) > 1 && s[0] == '\\' {
+		n := 2
+		switch s[1] {
+		case 'x':
+			n = 4
+		case 'u':
+			n = 6
+		case 'U':
+			n = 10
+		}
+		n = min(n, len(s))
+		return n, n
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	return size, 1
+}
+
 // WriteText writes the timelines of services as text: per Service a table
 // whose columns are the lanes and whose rows are the observations where
 // something happened, time flowing down. A lane's cell shows its new state
-// where it changed and "|" where it goes on unchanged. Below each table
-// come the findings in full. What the input says (names, reasons,
-// messages) is escaped as check's text output escapes it (input.Escape),
-// so that it cannot drive the terminal. Nil or empty services writes a line saying
-// there is nothing to show. The only error is the writer's.
+// where it changed and "|" where it goes on unchanged; a state or a
+// resourceVersion longer than MaxTextCell characters is cut, with "…"
+// where it is, and a line below the table says so (WriteHTML shows it
+// whole). Below each table come the findings in full. What the input says
+// (names, reasons, messages) is escaped as check's text output escapes it
+// (input.Escape), so that it cannot drive the terminal. Nil or empty
+// services writes a line saying there is nothing to show. The only error
+// is the writer's.
 func WriteText(w io.Writer, services []*Service) error {
 	ew := &errWriter{w: w}
 	if len(services) == 0 {
@@ -190,6 +250,7 @@ func writeService(w io.Writer, s *Service) {
 	}
 	header = append(header, "SPEC CHANGE", "FINDINGS")
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	clipped := false
 	for _, r := range rows(s) {
 		cols := []string{"  " + strconv.Itoa(r.step), r.version}
 		if r.end {
@@ -214,6 +275,14 @@ func writeService(w io.Writer, s *Service) {
 		// Every cell ends in a tab, the last ones too: tabwriter aligns
 		// only cells that a tab terminates.
 		for i, c := range cols {
+			// The resourceVersion and the lanes' cells come from the
+			// input, and one long reason would widen every row.
+			if i >= 1 && i < 2+len(r.cells) {
+				var cut bool
+				cols[i], cut = clipCell(c)
+				clipped = clipped || cut
+				continue
+			}
 			cols[i] = input.Escape(c)
 		}
 		fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
@@ -221,6 +290,9 @@ func writeService(w io.Writer, s *Service) {
 	tw.Flush()
 	for line := range strings.Lines(table.String()) {
 		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+	if clipped {
+		fmt.Fprintf(w, "  (\"…\" marks a cell cut at %d characters)\n", MaxTextCell)
 	}
 
 	if len(s.Findings) == 0 {

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
@@ -954,5 +955,86 @@ func TestTimeline_GapRowShowsResourceVersion(t *testing.T) {
 	}
 	if want := "<tr><td>2</td><td>2</td>"; !strings.Contains(page.String(), want) {
 		t.Errorf("page lacks the row %q", want)
+	}
+}
+
+// TestClipCell: a cell up to MaxTextCell characters is kept, escaped; a
+// longer one is cut to MaxTextCell with "…", before the "*" of a bump, and
+// never inside an escape.
+func TestClipCell(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	for _, tc := range []struct {
+		in, want string
+		cut      bool
+	}{
+		{"", "", false},
+		{a(MaxTextCell), a(MaxTextCell), false},
+		{strings.Repeat("é", MaxTextCell), strings.Repeat("é", MaxTextCell), false},
+		{a(MaxTextCell + 1), a(MaxTextCell-1) + "…", true},
+		{strings.Repeat("é", MaxTextCell+1), strings.Repeat("é", MaxTextCell-1) + "…", true},
+		{a(MaxTextCell) + "*", a(MaxTextCell-2) + "…*", true},
+		{"\x1b", `\x1b`, false},
+		// The escape of U+202E would start at character 45 and end at
+		// 50: it is left out whole.
+		{a(44) + "\u202e" + a(10), a(44) + "…", true},
+		{a(40) + "\u202e" + a(10), a(40) + `\u202e` + "a…", true},
+		{a(45) + `"` + "\x00", a(45) + `\"` + "…", true},
+	} {
+		got, cut := clipCell(tc.in)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("clipCell(%q) = %q, %v; want %q, %v", tc.in, got, cut, tc.want, tc.cut)
+		}
+		if n := utf8.RuneCountInString(got); n > MaxTextCell {
+			t.Errorf("clipCell(%q) is %d characters, over %d", tc.in, n, MaxTextCell)
+		}
+	}
+	// Every state KEP-4631 defines fits, with the longest status and a bump.
+	for _, f := range v1.LoadBalancerFeatures() {
+		reason, _ := v1.DegradedReason(f)
+		if c := "Unknown/" + string(reason) + "*"; utf8.RuneCountInString(c) > MaxTextCell {
+			t.Errorf("%q is longer than MaxTextCell, %d", c, MaxTextCell)
+		}
+	}
+}
+
+// TestWriteText_CutsLongCells: one reason of 1 KiB, or a long
+// resourceVersion, does not widen every row of the text timeline: the
+// cell is cut with "…" (the "*" of a bump kept) and a line says so; the
+// page keeps the whole reason.
+func TestWriteText_CutsLongCells(t *testing.T) {
+	tl := New()
+	long := strings.Repeat("R", 1024)
+	rv := strings.Repeat("9", 60)
+	tl.Observe(lbService("long", rv, metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("long", "2", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	bumped := lbService("long", "3", metav1.ConditionTrue, time.Unix(60, 0))
+	bumped.Status.Conditions[0].Reason = long
+	tl.Observe(bumped, nil)
+	tl.Observe(lbService("short", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	services := tl.Services()
+
+	var text bytes.Buffer
+	if err := WriteText(&text, services); err != nil {
+		t.Fatal(err)
+	}
+	longText, shortText, _ := strings.Cut(text.String(), "ns/short:")
+	for _, want := range []string{
+		"\n  1    " + rv[:MaxTextCell-1] + "…  -             True/Serving  ",
+		"\n  3    3" + strings.Repeat(" ", MaxTextCell+1) + "|             True/" + long[:MaxTextCell-7] + "…*  |",
+		"\n  (\"…\" marks a cell cut at 48 characters)\n",
+	} {
+		if !strings.Contains(longText, want) {
+			t.Errorf("text timeline of long lacks %q:\n%s", want, longText)
+		}
+	}
+	if strings.Contains(shortText, "…") {
+		t.Errorf("text timeline of short has a cut:\n%s", shortText)
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Services: services}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "True/"+long+"*") || !strings.Contains(page.String(), rv) {
+		t.Error("the page does not show the long reason and resourceVersion whole")
 	}
 }
