@@ -96,7 +96,9 @@ type ServiceListWatcher interface {
 // verdict. It relies on client-go's UntilWithSync: a watch that ends, fails
 // or expires is resumed or relisted, so Wait survives apiserver restarts and
 // "resource version too old". The Service need not exist yet when Wait
-// starts.
+// starts; one that has not appeared by the first deadline fails with
+// ErrNoKEPProvider too, its verdict saying that the Service never
+// appeared.
 //
 // Every Fail is an error, a *FailError carrying the verdict: the provider
 // failed in its infrastructure (ErrInfrastructure), or a deadline of L8
@@ -209,8 +211,13 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	case errors.Is(err, ErrServiceDeleted):
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
 	case errors.Is(cause, ErrNoKEPProvider):
-		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
-			Reason: fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", o.conditionsTimeout, since)}
+		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", o.conditionsTimeout, since)
+		if last == nil {
+			// Nothing to blame a provider for: the name or the
+			// namespace may be wrong, or the Service never made.
+			reason = fmt.Sprintf("no service named %q appeared within %s of %s, so no provider could write LoadBalancerServing or LoadBalancerProvisioning (L8)", name, o.conditionsTimeout, since)
+		}
+		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature, Reason: reason}
 		return last, verdict, fail(ErrNoKEPProvider, verdict)
 	case errors.Is(cause, ErrProvisionTimeout):
 		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,

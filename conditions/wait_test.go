@@ -759,3 +759,23 @@ func TestWait_T2_FailErrorNamesTheService(t *testing.T) {
 		})
 	}
 }
+
+// L8 on a Service that never appeared (a wrong name or namespace, or one
+// never made): the Fail says so, rather than blaming a provider that had
+// nothing to write on.
+func TestWait_L8_NeverSeenBlamesNoProvider(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset()
+	waitWatch := watching(t, cs)
+	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk))
+	waitWatch(1)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrNoKEPProvider) || r.svc != nil || r.verdict.Rule != "T2" {
+		t.Fatalf("Wait = %v, %v, %v; want Fail by T2 with ErrNoKEPProvider and no Service", r.svc, r.verdict, r.err)
+	}
+	if !strings.Contains(r.verdict.Reason, `no service named "web" appeared within 30s`) || strings.Contains(r.verdict.Reason, "KEP-aware") {
+		t.Errorf("reason %q; want it to say that the service never appeared, not that no KEP-aware provider handles it", r.verdict.Reason)
+	}
+}
