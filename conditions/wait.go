@@ -211,11 +211,14 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	case errors.Is(err, ErrServiceDeleted):
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
 	case errors.Is(cause, ErrNoKEPProvider):
-		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", o.conditionsTimeout, since)
+		// The earlier deadline ended the wait: a provision deadline
+		// shorter than the conditions deadline judges the conditions too.
+		within := min(o.conditionsTimeout, o.provisionTimeout)
+		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", within, since)
 		if last == nil {
 			// Nothing to blame a provider for: the name or the
 			// namespace may be wrong, or the Service never made.
-			reason = fmt.Sprintf("no service named %q appeared within %s of %s, so no provider could write LoadBalancerServing or LoadBalancerProvisioning (L8)", name, o.conditionsTimeout, since)
+			reason = fmt.Sprintf("no service named %q appeared within %s of %s, so no provider could write LoadBalancerServing or LoadBalancerProvisioning (L8)", name, within, since)
 		}
 		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature, Reason: reason}
 		return last, verdict, fail(ErrNoKEPProvider, verdict)

@@ -720,8 +720,13 @@ func TestWait_L8_ShortProvisionTimeoutWithoutConditions(t *testing.T) {
 	nextObservation(t, observed)
 	waitForTimers(t, clk, 2)
 	clk.Step(10 * time.Second)
-	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) {
+	r := result(t, done)
+	if !errors.Is(r.err, ErrNoKEPProvider) {
 		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider", r.verdict, r.err)
+	}
+	// The reason names the deadline that passed, not the longer one.
+	if !strings.Contains(r.verdict.Reason, "within 10s of the start of the wait") {
+		t.Errorf("reason %q; want it to name the 10 s that passed", r.verdict.Reason)
 	}
 }
 
