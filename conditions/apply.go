@@ -27,6 +27,13 @@ import (
 // applyConfiguration returns the server-side-apply configuration of the
 // part of status this package owns: the KEP-4631 conditions, in status
 // order, and the ingress. Everything else is left to its own managers.
+//
+// It carries svc's resourceVersion, a precondition of the apply: the
+// lastTransitionTimes were stamped from svc's status, and applied over a
+// newer one (svc read from an informer's cache that has not yet seen the
+// provider's previous write, say) they could move a time backwards (C7)
+// or keep it across a change of status (C6). The apiserver refuses such a
+// write with a conflict, and the provider reads the Service again.
 func applyConfiguration(svc *v1.Service, status v1.ServiceStatus) *corev1ac.ServiceApplyConfiguration {
 	st := corev1ac.ServiceStatus()
 	for i := range status.Conditions {
@@ -58,7 +65,11 @@ func applyConfiguration(svc *v1.Service, status v1.ServiceStatus) *corev1ac.Serv
 		}
 		st.WithLoadBalancer(lb)
 	}
-	return corev1ac.Service(svc.Name, svc.Namespace).WithStatus(st)
+	ac := corev1ac.Service(svc.Name, svc.Namespace).WithStatus(st)
+	if svc.ResourceVersion != "" {
+		ac.WithResourceVersion(svc.ResourceVersion)
+	}
+	return ac
 }
 
 func conditionApply(c metav1.Condition) *metav1ac.ConditionApplyConfiguration {

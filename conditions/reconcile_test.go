@@ -468,3 +468,59 @@ func TestShouldSkip_T1(t *testing.T) {
 		t.Error("a nil Service is skipped")
 	}
 }
+
+// C6, C7 across a lagging cache: a provider that reads the Service from an
+// informer may reconcile a copy older than its own last write. The times
+// of that write's status were stamped from the old copy, so the apply is
+// made conditional on the resourceVersion read: the apiserver refuses it
+// as a conflict instead of storing a Provisioning that flipped without its
+// time moving. Every transition's apply carries it; a Service without one
+// (a manifest, a fake) gives an apply without one.
+func TestReconcile_C6_C7_ApplyIsConditionalOnTheVersionRead(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	stale := coreLB(func(s *v1.Service) { s.ResourceVersion = "41" })
+	// What the provider wrote from it, stored as resourceVersion 42.
+	provisioning, _ := reconciled(t, stale, fullCapabilities(), nil, LoadBalancer{State: LoadBalancerProvisioning}, WithClock(clk))
+	provisioning.ResourceVersion = "42"
+
+	// The cache still holds 41: the same second, Provisioning seen as new.
+	r, err := Reconcile(stale, fullCapabilities(), nil, ready, WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Get(r.Service.Status.Conditions, v1.LoadBalancerConditionProvisioning); p.Status != metav1.ConditionFalse || !p.LastTransitionTime.Equal(ptr.To(wire(t0))) {
+		t.Fatalf("Provisioning from the stale copy: %v at %v; the case this test is about is False at %v", p.Status, p.LastTransitionTime, wire(t0))
+	}
+	if rv := ptr.Deref(r.Apply.ResourceVersion, ""); rv != "41" {
+		t.Errorf("apply from resourceVersion 41 has resourceVersion %q; want 41, so that it cannot land on 42", rv)
+	}
+
+	notLB := provisioning.DeepCopy()
+	notLB.Spec.Type = corev1.ServiceTypeClusterIP
+	transitions := map[string]func() (Transition[*corev1.Service], error){
+		"Seen":                func() (Transition[*corev1.Service], error) { return Seen(stale, Decide(stale, fullCapabilities())) },
+		"ProvisioningStarted": func() (Transition[*corev1.Service], error) { return ProvisioningStarted(provisioning, KeepServing) },
+		"Succeeded":           func() (Transition[*corev1.Service], error) { return Succeeded(provisioning, ingress, nil) },
+		"Failed": func() (Transition[*corev1.Service], error) {
+			return Failed(provisioning, v1.LoadBalancerReasonInfrastructure, "")
+		},
+		"SpecUpdated":     func() (Transition[*corev1.Service], error) { return SpecUpdated(nil, provisioning) },
+		"NotLoadBalancer": func() (Transition[*corev1.Service], error) { return NotLoadBalancer(notLB) },
+	}
+	for name, f := range transitions {
+		tr, err := f()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := "42"
+		if name == "Seen" {
+			want = "41"
+		}
+		if rv := ptr.Deref(tr.Apply.ResourceVersion, ""); rv != want {
+			t.Errorf("%s: apply has resourceVersion %q, want %q", name, rv, want)
+		}
+	}
+	if r, _ := Reconcile(coreLB(), fullCapabilities(), nil, ready); r.Apply.ResourceVersion != nil {
+		t.Errorf("a Service without a resourceVersion gives an apply with %q; want none", *r.Apply.ResourceVersion)
+	}
+}

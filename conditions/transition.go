@@ -46,14 +46,20 @@ type Transition[S Object] struct {
 	Service S
 	// Apply is the same change as a
 	// *k8s.io/client-go/applyconfigurations/core/v1.ServiceApplyConfiguration
-	// for Services(ns).ApplyStatus: name, namespace and a status holding
+	// for Services(ns).ApplyStatus: name, namespace, the resourceVersion
+	// of the Service the transition was made from, and a status holding
 	// only what this package owns, the KEP-4631 conditions present in the
-	// new status and the ingress. Server-side apply removes what the same
-	// field manager applied before and left out now (a removed Degraded
-	// condition, a cleared ingress); the field manager is the caller's
-	// choice (metav1.ApplyOptions). Nil when there is nothing to write: an
-	// ignored Service (P1), a cleanup of a status the WithFieldManager
-	// manager never applied to, and for Reconcile any unchanged status.
+	// new status and the ingress. The resourceVersion makes the apply
+	// conditional, as UpdateStatus is: the new lastTransitionTimes follow
+	// from the status that was read, and a Service read from a cache that
+	// lags behind gets a conflict, not a time that moves backwards (C7);
+	// read it again and make the transition again. Server-side apply
+	// removes what the same field manager applied before and left out now
+	// (a removed Degraded condition, a cleared ingress); the field manager
+	// is the caller's choice (metav1.ApplyOptions). Nil when there is
+	// nothing to write: an ignored Service (P1), a cleanup of a status the
+	// WithFieldManager manager never applied to, and for Reconcile any
+	// unchanged status.
 	Apply *corev1ac.ServiceApplyConfiguration
 	// Changed reports whether the new status differs from the Service's
 	// status; a provider may skip the write when it is false.
