@@ -28,7 +28,8 @@ import (
 
 // DegradedReasons returns the individual degradations named by conds: the
 // reason of a LoadBalancerDegraded=True condition, or, for reason Multiple,
-// the reasons listed before the first ": " of its message (G2); and
+// the reasons listed before the first colon of its message (G2: "A,B: text",
+// a space after the colon or not, or "A,B" with no text); and
 // PortsNotSupported for a LoadBalancerPortsError=True condition, the
 // deprecated KEP-1435 spelling (C4). The result is sorted and has no
 // duplicates. Provider-specific reasons are returned as they are; items of
