@@ -283,14 +283,20 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		// P1: not the provider's Service; its conditions, if any, are a
 		// violation and nothing else is the provider's business. A trace
 		// of the provider's under this name ends: with what it still owed
-		// when a new Service (a new uid) took the name.
+		// when a new Service (a new uid) took the name, or, when the
+		// Service itself moved to another class, with the conditions the
+		// provider wrote before the move, unchanged: the user's spec write
+		// left them there, and the provider removes them next.
+		leftover := false
 		if i, ok := c.services[key]; ok {
 			if st := c.states.at(i); st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 				f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
+			} else {
+				leftover = c.unchangedConditions(st, svc)
 			}
 			c.drop(key, i)
 		}
-		c.checkForeignClass(&f, svc)
+		c.checkForeignClass(&f, svc, leftover)
 		return f.list
 	}
 

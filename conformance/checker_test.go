@@ -223,6 +223,48 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 	wantFinding(t, observeAll(classes, served, changed, again), "L6", SeverityWarning, "status.conditions")
 }
 
+// P1 after a move: a Service of the provider's that the user moves to
+// another class (through another type, as loadBalancerClass is immutable
+// on a LoadBalancer) still carries the provider's conditions until the
+// provider's next write. Left unchanged by the move, they are a warning,
+// as L9's leftovers are; changed since, or still there at the next
+// observation, they are the violation P1 is.
+func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
+	classes := []Option{Classes{"example.com/lb"}}
+	mine := ready("moved", 10)
+	mine.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	clusterIP := mine.DeepCopy()
+	clusterIP.ResourceVersion = "11"
+	clusterIP.Spec.Type, clusterIP.Spec.LoadBalancerClass = corev1.ServiceTypeClusterIP, nil
+	moved := mine.DeepCopy()
+	moved.ResourceVersion = "12"
+	moved.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+
+	f := wantFinding(t, observeAll(classes, mine, clusterIP, moved), "P1", SeverityWarning, "status.conditions")
+	if !strings.Contains(f.Message, "wrote before") || f.Object.ResourceVersion != "12" {
+		t.Errorf("P1 on a move: %+v", f)
+	}
+	// Straight from the provider's class, where a fork allows it.
+	wantFinding(t, observeAll(classes, mine, moved), "P1", SeverityWarning, "status.conditions")
+
+	// Still there at the next observation: the provider did not remove them.
+	later := moved.DeepCopy()
+	later.ResourceVersion = "13"
+	later.Labels = map[string]string{"app": "web"}
+	found := withRule(observeAll(classes, mine, clusterIP, moved, later), "P1")
+	if len(found) != 2 || found[0].Severity != SeverityWarning || found[1].Severity != SeverityViolation {
+		t.Errorf("leftovers at the next observation: want a warning then a violation, got:\n%s", dump(found))
+	}
+	// Written since the provider's last observed write: a violation.
+	rewritten := moved.DeepCopy()
+	setProvisioning(rewritten, 20)
+	wantFinding(t, observeAll(classes, mine, clusterIP, rewritten), "P1", SeverityViolation, "status.conditions")
+	// A new Service under the name (a new uid): a violation.
+	other := moved.DeepCopy()
+	other.UID = "uid-moved-2"
+	wantFinding(t, observeAll(classes, mine, clusterIP, other), "P1", SeverityViolation, "status.conditions")
+}
+
 func TestCheck_P5_DegradationNamesWhatIsAsked(t *testing.T) {
 	tests := []struct {
 		feature v1.LoadBalancerFeature
