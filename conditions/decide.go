@@ -17,12 +17,14 @@ limitations under the License.
 package conditions
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -242,6 +244,13 @@ func decide(svc *v1.Service, caps Capabilities) Decision {
 		short = append(short, v1.LoadBalancerFeatureLoadBalancerSourceRanges)
 	}
 
+	// A value no one knows is refused below as a feature of its own; the
+	// annotation's own refusal is for what is malformed in it (an empty
+	// item, a value twice).
+	errs = errs.Filter(func(err error) bool {
+		var fe *field.Error
+		return errors.As(err, &fe) && fe.Type == field.ErrorTypeNotSupported
+	})
 	if len(errs) > 0 {
 		refuse("R2", "", "annotation %s is not a valid list of features: %s", v1.RequiredFeaturesAnnotation, errs.ToAggregate().Error())
 	}

@@ -152,6 +152,9 @@ func TestDecide(t *testing.T) {
 		}}, action: ActionRefuse, rules: []string{"R2"}},
 		{name: "R2 unknown annotation value", svc: []func(*v1.Service){func(s *v1.Service) {
 			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Teleport"}
+		}}, action: ActionRefuse, rules: []string{"R2"}},
+		{name: "R2 unknown annotation value in a malformed list", svc: []func(*v1.Service){func(s *v1.Service) {
+			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport,Ports,Ports"}
 		}}, action: ActionRefuse, rules: []string{"R2", "R2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
