@@ -135,9 +135,10 @@ type FromCreationOption struct{}
 // provider extra time, and one that creates it after Wait starts gives
 // the provider all of it. Until Wait has seen the Service, the deadlines
 // run from its start; a creationTimestamp in the future (clock skew)
-// leaves them there. A Service first seen of another type runs them from
-// the observation that shows it converted to LoadBalancer (L8's "or
-// converting"; the API records no conversion time). A deadline that has
+// leaves them there. A Service seen of another type stops them: they run
+// from the observation that shows it converted to LoadBalancer (L8's "or
+// converting"; the API records no conversion time), however late that
+// comes; ctx bounds a wait on a Service never converted. A deadline that has
 // already passed when Wait first sees the Service judges that first
 // observation: a Service created long ago without conditions fails at
 // once, one with them is given what is left of the provisioning deadline.

@@ -169,6 +169,15 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if last == nil {
 			namespace = svc.Namespace
 		}
+		if o.fromCreation && svc.Spec.Type != corev1.ServiceTypeLoadBalancer && (last == nil || last.Spec.Type == corev1.ServiceTypeLoadBalancer) {
+			// Not a LoadBalancer (yet): L8's deadlines wait for the
+			// conversion, whenever it comes.
+			select {
+			case origin <- time.Time{}:
+				<-moved
+			case <-waitCtx.Done():
+			}
+		}
 		if o.fromCreation && svc.Spec.Type == corev1.ServiceTypeLoadBalancer && (last == nil || last.Spec.Type != corev1.ServiceTypeLoadBalancer) {
 			// L8 counts from the creation, or from a conversion, which
 			// only an observation before it shows.
@@ -242,8 +251,9 @@ func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
 // deadlines cancels ctx with ErrNoKEPProvider or ErrProvisionTimeout when
 // the corresponding deadline of L8 passes, and returns when ctx ends. The
 // deadlines run from the start, or from each time received on origin (the
-// Service's creation or conversion) that is not in the future; moved
-// answers each, true when the deadlines moved. A deadline that has passed
+// Service's creation or conversion) that is not in the future; the zero
+// time stops them (a Service not of type LoadBalancer) until the next.
+// moved answers each, true when the deadlines moved. A deadline that has passed
 // by the time the origin arrives acts at once rather than through a timer,
 // so it does not depend on how a clock treats a timer reset to zero.
 func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Clock, o waitOptions, seen *atomic.Bool, origin <-chan time.Time, moved chan<- bool) {
@@ -279,6 +289,15 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 		timer.Reset(d)
 		return true
 	}
+	// stop stops timer, dropping a firing not yet received.
+	stop := func(timer clock.Timer) {
+		if !timer.Stop() {
+			select {
+			case <-timer.C():
+			default:
+			}
+		}
+	}
 	// fromCreation moves the deadlines to run from created (or converted),
 	// and reports whether the wait is over.
 	fromCreation := func(created time.Time) bool {
@@ -296,6 +315,12 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 		case <-ctx.Done():
 			return
 		case at := <-origin:
+			if at.IsZero() { // not a LoadBalancer: no deadline runs
+				stop(first)
+				stop(second)
+				moved <- true
+				continue
+			}
 			move := !at.After(clk.Now()) // a time in the future is clock skew
 			over := move && fromCreation(at)
 			moved <- move
