@@ -209,3 +209,30 @@ func TestLeaseName(t *testing.T) {
 		t.Errorf("an invalid Lease name: exit %d, %q; want 2 naming the flag", code, stderr.String())
 	}
 }
+
+// TestLeaseName_Stable: the default Lease name is fixed for given classes,
+// since during a rolling upgrade the replicas of the old and the new
+// version must still share one Lease: the classes, lower-cased, as a name
+// (letters, digits, dots and dashes kept, anything else a dash), and the
+// hash in eight hex digits, leading zeros too; the hash alone where the
+// classes make no valid name.
+func TestLeaseName_Stable(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--class", "zone9-14.example/LB_0"}, "lbstatus-provider-zone9-14.example-lb-0-00568278"},
+		{[]string{"--class", "example.com/LB"}, "lbstatus-provider-example.com-lb-647b3f25"},
+		{[]string{"--class", "a.b/c.-d"}, "lbstatus-provider-fe3b05a9"},
+		{[]string{"--default-class"}, "lbstatus-provider"},
+	} {
+		var stderr bytes.Buffer
+		f, _, code, done := parse(append(tc.args, "--kubeconfig", "/nonexistent"), &stderr)
+		if done {
+			t.Fatalf("%q: exit %d: %s", tc.args, code, stderr.String())
+		}
+		if f.leaseName != tc.want {
+			t.Errorf("%q: Lease %q, want %q", tc.args, f.leaseName, tc.want)
+		}
+	}
+}
