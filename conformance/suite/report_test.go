@@ -20,10 +20,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -332,12 +334,14 @@ func TestReadReport_ReadsWhatWriteWrote(t *testing.T) {
 
 func TestReadReport_RefusesWhatIsNotOne(t *testing.T) {
 	for name, in := range map[string]string{
-		"another kind":   "apiVersion: v1\nkind: Service\n",
-		"no kind":        "tests: []\n",
-		"a key twice":    "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nresult: failure\n",
-		"a wrong type":   "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\ntests: 5\n",
-		"not YAML":       "{[",
-		"an empty input": "",
+		"another kind":                    "apiVersion: v1\nkind: Service\n",
+		"no kind":                         "tests: []\n",
+		"a key twice":                     "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nresult: failure\n",
+		"a wrong type":                    "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\ntests: 5\n",
+		"not YAML":                        "{[",
+		"an empty input":                  "",
+		"another kind of this apiVersion": "apiVersion: " + ReportAPIVersion + "\nkind: Service\n",
+		"another apiVersion":              "apiVersion: lbstatus.github.io/v2\nkind: " + ReportKind + "\n",
 	} {
 		if r, err := ReadReport(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), "not a report") {
 			t.Errorf("%s: %+v, %v; want a \"not a report\" error", name, r, err)
@@ -346,5 +350,24 @@ func TestReadReport_RefusesWhatIsNotOne(t *testing.T) {
 	r, err := ReadReport(strings.NewReader("apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nfromALaterVersion: 1\n"))
 	if err != nil || r.Result != ResultSuccess {
 		t.Errorf("a member it does not know: %+v, %v; want it ignored", r, err)
+	}
+}
+
+// The key given twice is named, so that whoever edited the file can find
+// it.
+func TestReadReport_NamesTheKeyGivenTwice(t *testing.T) {
+	_, err := ReadReport(strings.NewReader("apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: success\nresult: failure\n"))
+	if err == nil || !strings.Contains(err.Error(), `"result"`) {
+		t.Errorf("got %v, want an error naming \"result\"", err)
+	}
+}
+
+// A read that fails partway is an error, even when what came before it is
+// a report: the rest of the report is missing.
+func TestReadReport_ReadError(t *testing.T) {
+	broken := errors.New("connection reset")
+	in := io.MultiReader(strings.NewReader("apiVersion: "+ReportAPIVersion+"\nkind: "+ReportKind+"\nresult: success\n"), iotest.ErrReader(broken))
+	if r, err := ReadReport(in); !errors.Is(err, broken) {
+		t.Errorf("got %+v, %v; want the read's error", r, err)
 	}
 }
