@@ -184,4 +184,25 @@ func TestConformanceRender(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "svc.html")); err == nil {
 		t.Error("a page was written for a file that is not a report")
 	}
+
+	// Where the page cannot be written, the run says so and fails.
+	kept := filepath.Join(dir, "kept")
+	if err := os.Mkdir(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(kept, "report.html"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.Write(&buf, suite.FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kept, "report.yaml"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := run([]string{"conformance", "--render", filepath.Join(kept, "report.yaml")}, nil, io.Discard, &stderr)
+	if code != exitInput || !strings.Contains(stderr.String(), "report.html") || strings.Count(stderr.String(), "\n") != 1 || strings.Contains(stderr.String(), "wrote") {
+		t.Errorf("a page that cannot be written: exit %d, %q; want 2 and one line naming report.html", code, stderr.String())
+	}
 }
