@@ -270,6 +270,20 @@ func TestDecode_ScalarYAMLDocumentsAreSkipped(t *testing.T) {
 	if _, errs = decodeAll(t, strings.NewReader("a: 1\n---\njust a {string}\n")); len(errs) != 1 || strings.Contains(errs[0].Error(), "JSON") {
 		t.Errorf("a YAML string in a later document: %v, want no word of JSON", errs)
 	}
+	// A JSON array after a number is JSON not read too; a first document
+	// with neither an object nor an array in it has no JSON to speak of.
+	if _, errs = decodeAll(t, strings.NewReader("0 [1, 2]\n")); len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), "and the JSON in it was not read") {
+		t.Errorf("a number then an array: %v, want the hint about JSON", errs)
+	}
+	if _, errs = decodeAll(t, strings.NewReader("just a string\n")); len(errs) != 1 || strings.Contains(errs[0].Error(), "JSON") {
+		t.Errorf("a YAML string alone: %v, want no word of JSON", errs)
+	}
+	// kubectl's table with a list in a custom column gets the table's hint
+	// only: it is not JSON.
+	table := "NAME   CONDITIONS\nweb    [map[reason:Provisioning status:False type:LoadBalancerServing]]\n"
+	if _, errs = decodeAll(t, strings.NewReader(table)); len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), "give it -o yaml or -o json") {
+		t.Errorf("kubectl's table with a list in it: %v, want the table's hint alone", errs)
+	}
 }
 
 func TestDecode_Truncated(t *testing.T) {
