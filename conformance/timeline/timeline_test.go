@@ -979,6 +979,15 @@ func TestClipCell(t *testing.T) {
 		{a(44) + "\u202e" + a(10), a(44) + "…", true},
 		{a(40) + "\u202e" + a(10), a(40) + `\u202e` + "a…", true},
 		{a(45) + `"` + "\x00", a(45) + `\"` + "…", true},
+		// Each kind of escape ending one character past the room is
+		// left out whole.
+		{a(46) + "\n" + a(10), a(46) + "…", true},
+		{a(44) + "\x1b" + a(10), a(44) + "…", true},
+		{a(42) + "\u202e" + a(10), a(42) + "…", true},
+		{a(38) + "\U0010ffff" + a(10), a(38) + "…", true},
+		// Text with nothing to escape has no escapes: a backslash in it
+		// is one character like another.
+		{a(45) + `\x41` + a(10), a(45) + `\x` + "…", true},
 	} {
 		got, cut := clipCell(tc.in)
 		if got != tc.want || cut != tc.cut {
