@@ -1006,6 +1006,30 @@ func TestClipCell(t *testing.T) {
 	}
 }
 
+// TestWriteText_KeepsSpecChangesWhole: only the states and the
+// resourceVersion are cut; the fields of a spec change, which say what the
+// provider had to acknowledge (L6), are listed whole however many.
+func TestWriteText_KeepsSpecChangesWhole(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("web", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	svc := lbService("web", "2", metav1.ConditionTrue, time.Unix(0, 0))
+	class := "example.com/lb"
+	svc.Spec.Ports = []corev1.ServicePort{{Port: 80}}
+	svc.Spec.LoadBalancerClass = &class
+	svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	svc.Spec.LoadBalancerSourceRanges = []string{"10.0.0.0/8"}
+	tl.Observe(svc, nil)
+	var text bytes.Buffer
+	if err := WriteText(&text, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	want := "ports,loadBalancerSourceRanges,loadBalancerClass,externalTrafficPolicy,sessionAffinity"
+	if len(want) <= MaxTextCell || !strings.Contains(text.String(), want) || strings.Contains(text.String(), "…") {
+		t.Errorf("text timeline lacks the spec change %q whole:\n%s", want, text.String())
+	}
+}
+
 // TestWriteText_CutsLongCells: one reason of 1 KiB, or a long
 // resourceVersion, does not widen every row of the text timeline: the
 // cell is cut with "…" (the "*" of a bump kept) and a line says so; the
