@@ -19,6 +19,7 @@ package timeline
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -480,6 +481,58 @@ func TestWriteHTML_MaxServicesCountsFindingsNotKept(t *testing.T) {
 	page, _ := renderHTML(t, Page{Services: services, MaxServices: 1})
 	if !strings.Contains(page, `data-service="ns/z-broken"`) || strings.Contains(page, `data-service="ns/b-warned"`) {
 		t.Errorf("MaxServices 1 does not draw the Service whose violation was not kept:\n%s", page)
+	}
+}
+
+// TestWriteHTML_MaxServicesCountsWarningsNotKept: a warning not kept
+// (MaxPoints) still puts its Service before one with no finding.
+func TestWriteHTML_MaxServicesCountsWarningsNotKept(t *testing.T) {
+	tl := New(MaxPoints(2))
+	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
+		for _, sev := range sevs {
+			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
+		}
+		return out
+	}
+	tl.Observe(lbService("a-clean", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("z-warned", "2", metav1.ConditionTrue, time.Unix(0, 0)),
+		f("z-warned", conformance.SeverityWarning, conformance.SeverityNotice, conformance.SeverityNotice))
+	services := tl.Services()
+	if z := services[1]; z.Counts.Warnings != 1 || slices.ContainsFunc(z.Findings, func(p Pin) bool { return p.Finding.Severity == conformance.SeverityWarning }) {
+		t.Fatalf("z-warned counts %+v, findings %v; want its one warning counted and not kept", z.Counts, z.Findings)
+	}
+	page, _ := renderHTML(t, Page{Services: services, MaxServices: 1})
+	if !strings.Contains(page, `data-service="ns/z-warned"`) || strings.Contains(page, `data-service="ns/a-clean"`) {
+		t.Errorf("MaxServices 1 does not draw the Service whose warning was not kept:\n%s", page)
+	}
+}
+
+// TestWriteHTML_MaxServicesHandBuilt: a Service a caller builds by hand,
+// with findings and no counts, is ranked by its findings.
+func TestWriteHTML_MaxServicesHandBuilt(t *testing.T) {
+	service := func(name string, sev conformance.Severity) *Service {
+		s := &Service{Namespace: "ns", Name: name}
+		for _, lane := range Lanes {
+			s.Lanes = append(s.Lanes, &Lane{Name: lane})
+		}
+		if sev != "" {
+			s.Findings = []Pin{{Step: 1, Finding: conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}}}}
+		}
+		return s
+	}
+	services := []*Service{service("a-clean", ""), service("b-warned", conformance.SeverityWarning), service("c-broken", conformance.SeverityViolation)}
+	for max, want := range map[int]string{1: "ns/c-broken", 2: "ns/b-warned ns/c-broken"} {
+		var page bytes.Buffer
+		if err := WriteHTML(&page, Page{Services: services, MaxServices: max}); err != nil {
+			t.Fatal(err)
+		}
+		var drawn []string
+		for _, part := range strings.Split(page.String(), `data-service="`)[1:] {
+			drawn = append(drawn, part[:strings.IndexByte(part, '"')])
+		}
+		if got := strings.Join(drawn, " "); got != want {
+			t.Errorf("MaxServices %d: drawn %q, want %q", max, got, want)
+		}
 	}
 }
 
