@@ -166,12 +166,18 @@ func TestConformanceRender(t *testing.T) {
 	if err := os.WriteFile(svc, []byte("apiVersion: v1\nkind: Service\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The parser's error for a key given twice spans two lines.
+	twice := filepath.Join(dir, "twice.yaml")
+	if err := os.WriteFile(twice, []byte("apiVersion: "+suite.ReportAPIVersion+"\nkind: "+suite.ReportKind+"\nresult: success\nresult: failure\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--render", filepath.Join(dir, "missing.yaml")}, "missing.yaml: no such file"},
 		{[]string{"--render", svc}, "svc.yaml: not a report"},
+		{[]string{"--render", twice}, `twice.yaml: not a report: yaml: unmarshal errors:\n  line 4: key \"result\"`},
 		{[]string{"--render", svc, "--list"}, "--render takes neither"},
 		{[]string{"--render", svc, "--report", filepath.Join(dir, "r.yaml")}, "--render takes neither"},
 	} {
@@ -183,6 +189,28 @@ func TestConformanceRender(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "svc.html")); err == nil {
 		t.Error("a page was written for a file that is not a report")
+	}
+
+	// A file name is escaped, so that it cannot drive the terminal, in
+	// what was written as in what is not a report.
+	esc := filepath.Join(dir, "esc\x1b[31m")
+	if err := os.Mkdir(esc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var report bytes.Buffer
+	if err := r.Write(&report, suite.FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"report.yaml": report.Bytes(), "svc.yaml": []byte("apiVersion: v1\nkind: Service\n")} {
+		path := filepath.Join(esc, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		run([]string{"conformance", "--render", path}, nil, io.Discard, &stderr)
+		if strings.Contains(stderr.String(), "\x1b") || !strings.Contains(stderr.String(), `esc\x1b[31m`) {
+			t.Errorf("%s in a folder whose name has an escape: %q, want the name escaped", name, stderr.String())
+		}
 	}
 
 	// Where the page cannot be written, the run says so and fails.
