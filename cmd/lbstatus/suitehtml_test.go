@@ -213,6 +213,23 @@ func TestConformanceRender(t *testing.T) {
 		}
 	}
 
+	// So it is where the file cannot be read or the page written.
+	blocked := filepath.Join(dir, "blocked\x1b[31m")
+	for _, d := range []string{blocked, filepath.Join(blocked, "report.html")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(blocked, "report.yaml"), report.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(esc, "missing.yaml"), filepath.Join(blocked, "report.yaml")} {
+		var stderr bytes.Buffer
+		if code := run([]string{"conformance", "--render", path}, nil, io.Discard, &stderr); code != exitInput || strings.Contains(stderr.String(), "\x1b") || !strings.Contains(stderr.String(), `\x1b[31m`) {
+			t.Errorf("--render %q: exit %d, %q; want 2 and the name escaped", path, code, stderr.String())
+		}
+	}
+
 	// Where the page cannot be written, the run says so and fails.
 	kept := filepath.Join(dir, "kept")
 	if err := os.Mkdir(kept, 0o755); err != nil {
