@@ -61,7 +61,9 @@ func TestConformance_Usage(t *testing.T) {
 		{"bad annotation key", []string{"--kubeconfig", kubeconfig, "--relevant-annotation", "example.com/a b"}, exitInput, `lbstatus: --relevant-annotation "example.com/a b": not an annotation key`},
 		// Before any request: a report that cannot be written would be
 		// lost after a run of many minutes.
-		{"report in no folder", []string{"--kubeconfig", kubeconfig, "--report", "/nonexistent/report.yaml"}, exitInput, "lbstatus: --report: open /nonexistent/report.yaml:"},
+		{"report in no folder", []string{"--kubeconfig", kubeconfig, "--report", "/nonexistent/report.yaml"}, exitInput, "lbstatus: --report: /nonexistent/report.yaml: no such file or directory"},
+		// The name reaches the terminal escaped, as every other does.
+		{"report in no folder, escaped", []string{"--kubeconfig", kubeconfig, "--report", "/nonexistent\x1b[31m/report.yaml"}, exitInput, `lbstatus: --report: /nonexistent\x1b[31m/report.yaml: no such file or directory`},
 		// Each test makes a namespace of its own: -n and -A would be ignored.
 		{"a namespace", []string{"-n", "shop"}, exitInput, "unknown shorthand flag: 'n'"},
 		{"every namespace", []string{"--all-namespaces"}, exitInput, "unknown flag: --all-namespaces"},
