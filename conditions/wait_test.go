@@ -307,6 +307,8 @@ func TestWait_L8_ConvertedDuringTheWait(t *testing.T) {
 	// takes.
 	clk.Step(40 * time.Second)
 	notDone(t, done, "40 s on a ClusterIP Service")
+	clk.Step(DefaultProvisionTimeout)
+	notDone(t, done, "past the provisioning deadline on a ClusterIP Service")
 	converted, err := cs.CoreV1().Services("default").Get(context.Background(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +323,25 @@ func TestWait_L8_ConvertedDuringTheWait(t *testing.T) {
 	clk.Step(11 * time.Second)
 	if r := result(t, done); !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "conversion") {
 		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 31 s after the conversion", r.verdict, r.err)
+	}
+}
+
+// Without WithDeadlinesFromCreation the deadlines run from the start of
+// the wait whatever the Service's type: a ClusterIP Service that nobody
+// converts fails at the first deadline, as a LoadBalancer without a
+// KEP-aware provider does.
+func TestWait_L8_NotALoadBalancerFromTheStart(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP }))
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrNoKEPProvider) || !strings.Contains(r.verdict.Reason, "within 30s of the start of the wait") {
+		t.Fatalf("Wait = %v, %v; want ErrNoKEPProvider 30 s after the start", r.verdict, r.err)
 	}
 }
 
