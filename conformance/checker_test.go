@@ -241,7 +241,8 @@ func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
 	moved.Spec.LoadBalancerClass = ptr.To("other.example/lb")
 
 	f := wantFinding(t, observeAll(classes, mine, clusterIP, moved), "P1", SeverityWarning, "status.conditions")
-	if !strings.Contains(f.Message, "wrote before") || f.Object.ResourceVersion != "12" {
+	if !strings.Contains(f.Message, "wrote before") || !strings.Contains(f.Message, `"other.example/lb"`) ||
+		!strings.Contains(f.Message, "LoadBalancerServing") || f.Object.ResourceVersion != "12" {
 		t.Errorf("P1 on a move: %+v", f)
 	}
 	// Straight from the provider's class, where a fork allows it.
@@ -259,6 +260,11 @@ func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
 	rewritten := moved.DeepCopy()
 	setProvisioning(rewritten, 20)
 	wantFinding(t, observeAll(classes, mine, clusterIP, rewritten), "P1", SeverityViolation, "status.conditions")
+	// One condition written since, the other as the provider left it: a
+	// violation too.
+	partly := moved.DeepCopy()
+	partly.Status.Conditions[1].Message = "written after the move"
+	wantFinding(t, observeAll(classes, mine, clusterIP, partly), "P1", SeverityViolation, "status.conditions")
 	// A new Service under the name (a new uid): a violation.
 	other := moved.DeepCopy()
 	other.UID = "uid-moved-2"
