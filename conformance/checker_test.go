@@ -584,6 +584,30 @@ func TestCheck_L4_AfterConversionBack(t *testing.T) {
 	wantFinding(t, check(served, clusterIP, removed, back, provisioning, early), "L4", SeverityViolation, "status.loadBalancer.ingress")
 }
 
+// TestCheck_L4_ConvertedBackBeforeTheCleanup: the apiserver clears the
+// ingress in the spec write that makes a Service a ClusterIP, and a user
+// who converts it back before the provider's cleanup (L9) leaves Serving
+// True with no ingress, which no provider could avoid: L4 waits for the
+// provider's next write, and judges that one.
+func TestCheck_L4_ConvertedBackBeforeTheCleanup(t *testing.T) {
+	served := ready("web", 0)
+	clusterIP := next(served)
+	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
+	clusterIP.Status.LoadBalancer.Ingress = nil
+	back := next(clusterIP)
+	back.Spec.Type = corev1.ServiceTypeLoadBalancer
+	noFinding(t, check(served, clusterIP, back), "L4")
+
+	provisioning := next(back)
+	setProvisioning(provisioning, 10)
+	noFinding(t, check(served, clusterIP, back, provisioning), "L4")
+	// The provider's write, Serving still True without an address.
+	bumped := next(back)
+	setReady(bumped, 10)
+	bumped.Status.LoadBalancer.Ingress = nil
+	wantFinding(t, check(served, clusterIP, back, bumped), "L4", SeverityViolation, "status.loadBalancer.ingress")
+}
+
 // specChange returns the next observation of svc with a port added: a
 // load-balancer-relevant change (G3).
 func specChange(svc *v1.Service) *v1.Service {

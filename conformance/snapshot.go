@@ -287,10 +287,13 @@ func tableReason(t v1.LoadBalancerConditionType, reason string) bool {
 
 // snapshot applies the rules that need one observation only.
 //
-// Four of them judge the status against the spec: L9 (conditions on a
+// Five of them judge the status against the spec: L9 (conditions on a
 // Service that is no longer a LoadBalancer), P5 and P6 (degradations the
-// spec does not ask for, or requires away) and R2 (serving a required
-// feature nobody knows). When the spec changed after
+// spec does not ask for, or requires away), R2 (serving a required
+// feature nobody knows) and L4 (serving without an address, which the
+// apiserver clears in the spec write that makes a Service another type:
+// converted back before the provider's cleanup, a Service serves with no
+// ingress). When the spec changed after
 // the provider's last status write (specAhead, known in a trace only), the
 // status still answers the old spec and no provider could have avoided the
 // mismatch: those rules wait for the provider's next write, which they
@@ -304,8 +307,8 @@ func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view, specAhead bool
 	}
 	c.checkReasons(f, v)
 	c.checkPartners(f, v)
-	c.checkIngress(f, svc, v)
 	if !specAhead {
+		c.checkIngress(f, svc, v)
 		c.checkUnknownRequired(f, svc, v)
 		c.checkDegradations(f, svc, v)
 	}
