@@ -230,9 +230,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		inputs++
 		if in.err != nil {
-			fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(in.err.Error()))
+			err := pathError(in.err)
+			fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
 			total.InputErrors++
-			out.inputError(in.err)
+			out.inputError(err)
 			continue
 		}
 		var r io.Reader = stdin
@@ -251,6 +252,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				interrupted = true
 				break
 			} else if err != nil {
+				err = pathError(err)
 				fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
 				total.InputErrors++
 				out.inputError(err)
@@ -460,7 +462,7 @@ func openContext(ctx context.Context, name string) (io.ReadCloser, error) {
 	select {
 	case o := <-done:
 		if o.err != nil {
-			return nil, pathError(o.err) // not a nil *os.File in an interface
+			return nil, o.err // not a nil *os.File in an interface
 		}
 		return o.f, nil
 	case <-ctx.Done():
@@ -493,7 +495,7 @@ func expand(paths []string) []inputPath {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			out = append(out, inputPath{name: p, err: pathError(err)})
+			out = append(out, inputPath{name: p, err: err})
 			continue
 		}
 		if !info.IsDir() {
@@ -524,7 +526,7 @@ func expand(paths []string) []inputPath {
 func walk(root string, seen *dirSet, files *[]inputPath) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			*files = append(*files, inputPath{name: path, err: pathError(err)})
+			*files = append(*files, inputPath{name: path, err: err})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -534,7 +536,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 			// Its templates are not YAML until rendered: one line
 			// for the chart, not one error per template.
 			err := fmt.Errorf("%s: a Helm chart, whose templates are not manifests until rendered; not read: check what it renders (helm template %s | lbstatus check)", path, path)
-			*files = append(*files, inputPath{name: path, err: pathError(err)})
+			*files = append(*files, inputPath{name: path, err: err})
 			return fs.SkipDir
 		}
 		if d.IsDir() {
@@ -562,7 +564,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		// wait for ever or never end.
 		in := inputPath{name: path}
 		if err != nil {
-			in.err = pathError(err)
+			in.err = err
 		} else if !info.Mode().IsRegular() {
 			in.err = fmt.Errorf("%s: not a regular file; not read", path)
 		}
@@ -570,7 +572,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		return nil
 	})
 	if err != nil {
-		*files = append(*files, inputPath{name: root, err: pathError(err)})
+		*files = append(*files, inputPath{name: root, err: err})
 	}
 }
 
