@@ -287,16 +287,17 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		// Service itself moved to another class, with the conditions the
 		// provider wrote before the move, unchanged: the user's spec write
 		// left them there, and the provider removes them next.
+		v := scan(svc)
 		leftover := false
 		if i, ok := c.services[key]; ok {
 			if st := c.states.at(i); st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 				f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
 			} else {
-				leftover = c.unchangedConditions(st, svc)
+				leftover = c.unchangedConditions(st, &v)
 			}
 			c.drop(key, i)
 		}
-		c.checkForeignClass(&f, svc, leftover)
+		c.checkForeignClass(&f, svc, &v, leftover)
 		return f.list
 	}
 

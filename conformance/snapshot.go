@@ -314,38 +314,34 @@ func (c *Checker) snapshot(f *findings, svc *v1.Service, v *view, specAhead bool
 	}
 }
 
-// checkForeignClass is P1. leftover marks conditions the provider wrote
-// while the Service was its own, unchanged since: a warning, as L9's
-// leftovers are, until the provider's next write.
-func (c *Checker) checkForeignClass(f *findings, svc *v1.Service, leftover bool) {
-	v := scan(svc)
+// checkForeignClass is P1, on svc's view v. leftover marks conditions the
+// provider wrote while the Service was its own, unchanged since: a
+// warning, as L9's leftovers are, until the provider's next write.
+func (c *Checker) checkForeignClass(f *findings, svc *v1.Service, v *view, leftover bool) {
 	if !v.hasKEP() {
 		return
 	}
 	if leftover {
 		f.add("P1", SeverityWarning, conditionsField, fmt.Sprintf(
 			"the Service moved to loadBalancerClass %q, not one the provider under test handles (%s), and still carries the %s the provider wrote before; the provider removes them",
-			*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(&v), ", ")))
+			*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
 		return
 	}
 	f.add("P1", SeverityViolation, conditionsField, fmt.Sprintf(
 		"the Service's loadBalancerClass %q is not one the provider under test handles (%s), yet it carries %s",
-		*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(&v), ", ")))
+		*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
 }
 
-// unchangedConditions reports whether svc carries KEP-4631 conditions, the
-// same as the last observation in st: none of them written since.
-func (c *Checker) unchangedConditions(st *serviceState, svc *v1.Service) bool {
-	v := scan(svc)
-	conds, _ := c.condStates(&v)
-	held := false
+// unchangedConditions reports whether the KEP-4631 conditions of view v
+// are those of the last observation in st: none of them written since.
+func (c *Checker) unchangedConditions(st *serviceState, v *view) bool {
+	conds, _ := c.condStates(v)
 	for s := range conds {
 		if conds[s].present != st.conds[s].present || conds[s].sum != st.conds[s].sum {
 			return false
 		}
-		held = held || conds[s].present
 	}
-	return held
+	return true
 }
 
 // describeClasses names the classes of the provider under test for P1's
