@@ -593,10 +593,9 @@ func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decis
 	return out
 }
 
-// write applies apply to the status subresource, as of the
-// resourceVersion svc was read at.
+// write applies apply, a transition of svc, to the status subresource:
+// as of the resourceVersion svc was read at, which the transition carries.
 func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1ac.ServiceApplyConfiguration) error {
-	apply = apply.WithResourceVersion(svc.ResourceVersion)
 	start := time.Now()
 	_, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: p.manager, Force: true})
 	elapsed := time.Since(start)
