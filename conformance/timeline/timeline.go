@@ -176,9 +176,8 @@ type Service struct {
 	uid string
 	// lanes are the lanes kept, one per entry of trackedLanes; Lanes
 	// holds the same, LoadBalancerPortsError's left out until an
-	// observation holds that condition (portsError).
-	lanes      []*Lane
-	portsError bool
+	// observation holds that condition.
+	lanes []*Lane
 }
 
 // Ref returns "namespace/name", or "name" without a namespace.
@@ -346,8 +345,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	step := s.Observations
 	base := Point{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion}
 
-	if !s.portsError && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionPortsError) != nil {
-		s.portsError = true
+	if len(s.Lanes) < len(s.lanes) && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionPortsError) != nil {
 		s.Lanes = s.lanes
 	}
 	for _, l := range s.lanes {
