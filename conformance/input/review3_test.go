@@ -185,3 +185,25 @@ func TestRead_WhiteSpaceBetweenValuesIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A kind given twice before the items of a List read item by item drops
+// the items, as when the List is read whole, also when the second kind is
+// past the limit and so not kept: which one is the items' kind is in doubt.
+// The error says why, where the second kind is.
+func TestRead_ListKindTwiceBeforeTheItemsPastTheLimit(t *testing.T) {
+	pad := `"metadata":{"annotations":{"p":"` + strings.Repeat("x", 150) + `","q":"` + strings.Repeat("x", 150) + `"}}`
+	for _, second := range []string{`"kind"`, `"k\u0069nd"`} {
+		head := `{"kind":"ConfigMapList",` + pad + `,`
+		in := head + second + `:"List","items":[` + svcJSON("a") + `,` + svcJSON("b") + `]}`
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(250))
+		if len(objs) != 0 || len(errs) != 1 || errs[0].Field != "kind" || errs[0].Position.Offset != int64(len(head)) ||
+			!strings.Contains(errs[0].Error(), `duplicate member name "kind"`) {
+			t.Errorf("second kind %s: objects %q, errors %v; want none and one naming the duplicate kind at byte %d", second, names(objs), errs, len(head))
+		}
+	}
+	// Once the items have begun, they are the first kind's, as documented.
+	in := `{"kind":"List","items":[` + svcJSON("a") + `],` + pad + `,"kind":"ConfigMapList"}`
+	if objs, _ := decodeAll(t, strings.NewReader(in), MaxObjectBytes(250)); names(objs) != "a" {
+		t.Errorf("kind after the items: objects %q; want a", names(objs))
+	}
+}

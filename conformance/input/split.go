@@ -302,20 +302,30 @@ func (s *jsonSplitter) array(kind string, list Position, depth int, discard bool
 // when the items begin, so that a problem there (a name given twice) drops
 // the items, and otherwise all of them at the end. Past the limit they are
 // neither kept nor checked, however many (those kept before the items still
-// are, when the items begin), and the List is reported as over it. A
-// value that is not a List is skipped and reported.
+// are, when the items begin), and the List is reported as over it; but a
+// kind given twice before the items, which leaves their kind in doubt,
+// drops them wherever the second is. A value that is not a List is skipped
+// and reported.
 func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
 	membersPos.Offset = -1 // the members' problems are not where they are
 	members, kind, items, over := []byte("{"), "", false, false
 	var early *DecodeError // a problem of the members before the items
+	var kinds int          // the kinds before the items, kept or not
 	for err == nil && s.dec.PeekKind() != '}' {
 		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
 		if name, pos, err = s.read(false); err != nil {
 			break
 		}
 		unquoted, _ := jsontext.AppendUnquote(nil, name)
+		if string(unquoted) == "kind" && !items {
+			// The kind decides the items' kind: given twice, the List is
+			// ambiguous also when the second is past the limit, not kept.
+			if kinds++; kinds == 2 && over && early == nil {
+				early = &DecodeError{Position: pos, Field: "kind", Err: errors.New(`the List's own members: duplicate member name "kind": the object is ambiguous and was not checked`)}
+			}
+		}
 		mark := len(members)
 		if !over { // past the limit, the members are no longer kept
 			if len(members) > 1 {
@@ -333,7 +343,9 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 			if over {
 				kept = append(bytes.Clone(members), '}')
 			}
-			early = checkMembers(kept, membersPos)
+			if early == nil {
+				early = checkMembers(kept, membersPos)
+			}
 		}
 		if isItems {
 			if !over {
@@ -365,10 +377,10 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 	switch {
 	case err != nil:
 		return pos, err
+	case early != nil: // why the items were dropped
+		de = early
 	case !items || over:
 		de = tooBig(start, s.limit)
-	case early != nil:
-		de = early
 	default:
 		de = checkMembers(append(members, '}'), membersPos)
 	}
