@@ -158,6 +158,24 @@ func TestRead_YAMLListQuoteClosedAfterASeparator(t *testing.T) {
 	}
 }
 
+// The same quote closed at column 0 after a separator, double-quoted, as a
+// hand or another emitter may write it, is read as YAML reads it: the items
+// after it are read, not dropped behind an item that does not parse.
+func TestRead_YAMLListDoubleQuoteClosedAfterASeparator(t *testing.T) {
+	for _, sep := range []string{"\u2028", "\u2029"} {
+		in := "kind: List\nitems:\n- kind: Service\n  metadata:\n    name: a\n    annotations:\n      note: \"quota exceeded" + sep + "\"\n- kind: Service\n  metadata:\n    name: b\n"
+		whole, err := yaml.YAMLToJSONStrict([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := readAll(t, bytes.NewReader(whole))
+		got, errs := readAll(t, bytes.NewReader([]byte(in)))
+		if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
+			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}
+
 // A limit as large as an int can be, as one may give to mean none, reads
 // what any large limit reads: the limit added to an offset must not wrap
 // around.

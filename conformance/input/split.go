@@ -481,8 +481,8 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // of any length is read item by item, each under the limit. It knows four
 // things of YAML: document markers and directives, a column-0 "items:"
 // line, the "- " that starts each entry below it, and that a line starting
-// with neither ends the entries (but for the end of a quoted value after
-// an LS or a PS). A flow sequence ("items: [...]", or on the line after
+// with neither ends the entries (but for the end of a quoted value, single
+// or double, after an LS or a PS). A flow sequence ("items: [...]", or on the line after
 // "items:") stays one document, read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
@@ -755,9 +755,10 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.members.Reset()
 			s.emit(line)
 			return
-		case col > max(s.indent, 0) || s.sep && bytes.HasPrefix(line[col:], []byte("'")):
+		case col > max(s.indent, 0) || s.sep && len(line) > col && (line[col] == '\'' || line[col] == '"'):
 			// After an LS or a PS, kubectl prints a quoted value's end
-			// at column 0: 'message<LS>'.
+			// at column 0: 'message<LS>'; so may a hand or another
+			// emitter, in double quotes.
 			s.emit(line)
 			return
 		}
