@@ -240,6 +240,60 @@ func TestSSA_ReconcileSteadyStateWritesNothing(t *testing.T) {
 	}
 }
 
+// TestSSA_StaleTransitionIsAConflict: a provider that reconciles from a
+// copy older than its own last write (an informer's cache that lags)
+// makes a transition whose times follow from a status that is no longer
+// stored. Its apply carries the copy's resourceVersion, so the real
+// apiserver refuses it with a conflict instead of moving
+// Provisioning back to True with its old time (C6, C7), and the status
+// stays as the newer write left it. Made again from a fresh read, the
+// transition is applied.
+func TestSSA_StaleTransitionIsAConflict(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-integration")
+	ctx := context.Background()
+	name := createLoadBalancer(t, client, ns, "web", nil)
+	applyTransition(t, client, conditions.Seen[*corev1.Service], getService(t, client, ns, name))
+	stale := getService(t, client, ns, name)
+
+	// The provider's newer write, which the stale copy has not seen.
+	served, err := conditions.Succeeded(stale, provider.Ingress(stale, ssaCapabilities), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyStatus(t, client, served, providerManager, true)
+	want := getService(t, client, ns, name)
+
+	// A spec change read from the stale copy: Provisioning bumped (L6)
+	// over a status that is no longer there.
+	tr, err := conditions.ProvisioningStarted(stale, conditions.KeepServing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Apply.ResourceVersion; got == nil || *got != stale.ResourceVersion {
+		t.Fatalf("apply resourceVersion %v, want the stale copy's %q", got, stale.ResourceVersion)
+	}
+	_, err = client.CoreV1().Services(ns).ApplyStatus(ctx, tr.Apply, metav1.ApplyOptions{FieldManager: providerManager, Force: true})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("apply of a transition made from resourceVersion %s, after %s was stored: got %v, want a conflict", stale.ResourceVersion, want.ResourceVersion, err)
+	}
+	if got := getService(t, client, ns, name); got.ResourceVersion != want.ResourceVersion {
+		t.Errorf("the refused apply changed the Service: resourceVersion %s, was %s", got.ResourceVersion, want.ResourceVersion)
+	}
+
+	// Read again and made again, the transition goes through.
+	fresh := getService(t, client, ns, name)
+	tr, err = conditions.ProvisioningStarted(fresh, conditions.KeepServing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyStatus(t, client, tr, providerManager, true)
+	assertConditions(t, getService(t, client, ns, name), map[string]string{
+		string(v1.LoadBalancerConditionProvisioning): "True/Provisioning",
+		string(v1.LoadBalancerConditionServing):      "True/Serving",
+	})
+}
+
 // createLoadBalancer creates a LoadBalancer Service with one TCP port,
 // changed by edit when not nil, and returns its name.
 func createLoadBalancer(t *testing.T, client kubernetes.Interface, ns, name string, edit func(*corev1.Service)) string {
