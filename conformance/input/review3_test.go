@@ -192,13 +192,20 @@ func TestRead_WhiteSpaceBetweenValuesIsBounded(t *testing.T) {
 // The error says why, where the second kind is.
 func TestRead_ListKindTwiceBeforeTheItemsPastTheLimit(t *testing.T) {
 	pad := `"metadata":{"annotations":{"p":"` + strings.Repeat("x", 150) + `","q":"` + strings.Repeat("x", 150) + `"}}`
-	for _, second := range []string{`"kind"`, `"k\u0069nd"`} {
+	for _, tc := range []struct{ second, value string }{
+		{`"kind"`, `"List"`},
+		{`"k\u0069nd"`, `"List"`},
+		{`"kind"`, `"` + strings.Repeat("L", 230) + `"`}, // the second kind's own value goes past the limit
+	} {
 		head := `{"kind":"ConfigMapList",` + pad + `,`
-		in := head + second + `:"List","items":[` + svcJSON("a") + `,` + svcJSON("b") + `]}`
+		if len(tc.value) > 100 {
+			head = `{"kind":"ConfigMapList",`
+		}
+		in := head + tc.second + `:` + tc.value + `,"items":[` + svcJSON("a") + `,` + svcJSON("b") + `]}`
 		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(250))
 		if len(objs) != 0 || len(errs) != 1 || errs[0].Field != "kind" || errs[0].Position.Offset != int64(len(head)) ||
 			!strings.Contains(errs[0].Error(), `duplicate member name "kind"`) {
-			t.Errorf("second kind %s: objects %q, errors %v; want none and one naming the duplicate kind at byte %d", second, names(objs), errs, len(head))
+			t.Errorf("second kind %s: objects %q, errors %v; want none and one naming the duplicate kind at byte %d", tc.second, names(objs), errs, len(head))
 		}
 	}
 	// Once the items have begun, they are the first kind's, as documented.

@@ -313,6 +313,7 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 	members, kind, items, over := []byte("{"), "", false, false
 	var early *DecodeError // a problem of the members before the items
 	var kinds int          // the kinds before the items, kept or not
+	var secondKind Position
 	for err == nil && s.dec.PeekKind() != '}' {
 		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
 		if name, pos, err = s.read(false); err != nil {
@@ -320,10 +321,8 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 		}
 		unquoted, _ := jsontext.AppendUnquote(nil, name)
 		if string(unquoted) == "kind" && !items {
-			// The kind decides the items' kind: given twice, the List is
-			// ambiguous also when the second is past the limit, not kept.
-			if kinds++; kinds == 2 && over && early == nil {
-				early = &DecodeError{Position: pos, Field: "kind", Err: errors.New(`the List's own members: duplicate member name "kind": the object is ambiguous and was not checked`)}
+			if kinds++; kinds == 2 {
+				secondKind = pos
 			}
 		}
 		mark := len(members)
@@ -343,8 +342,12 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 			if over {
 				kept = append(bytes.Clone(members), '}')
 			}
-			if early == nil {
-				early = checkMembers(kept, membersPos)
+			early = checkMembers(kept, membersPos)
+			if early == nil && kinds > 1 {
+				// The kind decides the items' kind: given twice, the
+				// List is ambiguous also when one of them is past the
+				// limit, and so not kept.
+				early = &DecodeError{Position: secondKind, Field: "kind", Err: errors.New(`the List's own members: duplicate member name "kind": the object is ambiguous and was not checked`)}
 			}
 		}
 		if isItems {
