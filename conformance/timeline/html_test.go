@@ -445,14 +445,8 @@ func TestWriteHTML_EdgesGolden(t *testing.T) {
 // warning follows its violation.
 func TestWriteHTML_MaxServicesViolationOutranksLaterWarning(t *testing.T) {
 	tl := New()
-	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
-		for _, sev := range sevs {
-			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
-		}
-		return out
-	}
-	tl.Observe(lbService("a-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), f("a-warned", conformance.SeverityWarning))
-	tl.Observe(lbService("b-broken", "2", metav1.ConditionTrue, time.Unix(0, 0)), f("b-broken", conformance.SeverityViolation, conformance.SeverityWarning))
+	tl.Observe(lbService("a-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), l4Findings("a-warned", conformance.SeverityWarning))
+	tl.Observe(lbService("b-broken", "2", metav1.ConditionTrue, time.Unix(0, 0)), l4Findings("b-broken", conformance.SeverityViolation, conformance.SeverityWarning))
 	page, _ := renderHTML(t, Page{Services: tl.Services(), MaxServices: 1})
 	if !strings.Contains(page, `data-service="ns/b-broken"`) || strings.Contains(page, `data-service="ns/a-warned"`) {
 		t.Errorf("MaxServices 1 does not draw the Service with the violation:\n%s", page)
@@ -464,15 +458,9 @@ func TestWriteHTML_MaxServicesViolationOutranksLaterWarning(t *testing.T) {
 // drawn before one with a warning only: the ranking counts every finding.
 func TestWriteHTML_MaxServicesCountsFindingsNotKept(t *testing.T) {
 	tl := New(MaxPoints(2))
-	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
-		for _, sev := range sevs {
-			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
-		}
-		return out
-	}
-	tl.Observe(lbService("b-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), f("b-warned", conformance.SeverityWarning))
+	tl.Observe(lbService("b-warned", "1", metav1.ConditionTrue, time.Unix(0, 0)), l4Findings("b-warned", conformance.SeverityWarning))
 	tl.Observe(lbService("z-broken", "2", metav1.ConditionTrue, time.Unix(0, 0)),
-		f("z-broken", conformance.SeverityViolation, conformance.SeverityNotice, conformance.SeverityNotice))
+		l4Findings("z-broken", conformance.SeverityViolation, conformance.SeverityNotice, conformance.SeverityNotice))
 	services := tl.Services()
 	z := services[1]
 	if want := (conformance.SeverityCounts{Violations: 1, Notices: 2}); z.Counts != want || z.DroppedFindings != 1 {
@@ -488,15 +476,9 @@ func TestWriteHTML_MaxServicesCountsFindingsNotKept(t *testing.T) {
 // (MaxPoints) still puts its Service before one with no finding.
 func TestWriteHTML_MaxServicesCountsWarningsNotKept(t *testing.T) {
 	tl := New(MaxPoints(2))
-	f := func(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
-		for _, sev := range sevs {
-			out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
-		}
-		return out
-	}
 	tl.Observe(lbService("a-clean", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
 	tl.Observe(lbService("z-warned", "2", metav1.ConditionTrue, time.Unix(0, 0)),
-		f("z-warned", conformance.SeverityWarning, conformance.SeverityNotice, conformance.SeverityNotice))
+		l4Findings("z-warned", conformance.SeverityWarning, conformance.SeverityNotice, conformance.SeverityNotice))
 	services := tl.Services()
 	if z := services[1]; z.Counts.Warnings != 1 || slices.ContainsFunc(z.Findings, func(p Pin) bool { return p.Finding.Severity == conformance.SeverityWarning }) {
 		t.Fatalf("z-warned counts %+v, findings %v; want its one warning counted and not kept", z.Counts, z.Findings)
@@ -646,4 +628,12 @@ func TestWriteHTML_Head(t *testing.T) {
 			t.Errorf("table cells %v, want %v", cells, want)
 		}
 	}
+}
+
+// l4Findings returns an L4 finding of each severity on the Service ns/name.
+func l4Findings(name string, sevs ...conformance.Severity) (out []conformance.Finding) {
+	for _, sev := range sevs {
+		out = append(out, conformance.Finding{Rule: "L4", Severity: sev, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: name}})
+	}
+	return out
 }
