@@ -219,6 +219,14 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	inputs := 0
 	interrupted := false
 	ins := expand(paths)
+	// inputFailed reports an input that could not be found, opened or
+	// read, as path: problem, on standard error and in the output.
+	inputFailed := func(err error) {
+		err = pathError(err)
+		fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
+		total.InputErrors++
+		out.inputError(err)
+	}
 	for _, in := range ins {
 		if ctx.Err() != nil {
 			interrupted = true
@@ -230,10 +238,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		inputs++
 		if in.err != nil {
-			err := pathError(in.err)
-			fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
-			total.InputErrors++
-			out.inputError(err)
+			inputFailed(in.err)
 			continue
 		}
 		var r io.Reader = stdin
@@ -252,10 +257,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				interrupted = true
 				break
 			} else if err != nil {
-				err = pathError(err)
-				fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error()))
-				total.InputErrors++
-				out.inputError(err)
+				inputFailed(err)
 				continue
 			}
 			r = file
@@ -612,6 +614,11 @@ func pathError(err error) error {
 		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
+}
+
+// pathMessage is pathError's message, escaped for a terminal.
+func pathMessage(err error) string {
+	return input.Escape(pathError(err).Error())
 }
 
 // isChart reports whether a directory is a Helm chart.

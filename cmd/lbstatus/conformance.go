@@ -157,7 +157,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	// minutes: a path that cannot be written would lose them all.
 	for _, path := range []string{f.report, suiteHTMLPath(f.report)} {
 		if err := checkWritable(path); err != nil {
-			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", input.Escape(pathError(err).Error()))
+			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", pathMessage(err))
 			return exitInput
 		}
 	}
@@ -186,19 +186,19 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.report != "" {
 		file, err := os.Create(f.report)
 		if err != nil {
-			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", input.Escape(pathError(err).Error()))
+			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", pathMessage(err))
 			return exitInput
 		}
 		defer file.Close()
 		out = file
 	}
 	if err := report.Write(out, format); err != nil {
-		fmt.Fprintf(stderr, "lbstatus: writing the report: %s\n", input.Escape(pathError(err).Error()))
+		fmt.Fprintf(stderr, "lbstatus: writing the report: %s\n", pathMessage(err))
 		return exitInput
 	}
 	if html := suiteHTMLPath(f.report); html != "" {
 		if err := writeSuiteHTML(html, report); err != nil {
-			fmt.Fprintf(stderr, "lbstatus: writing the HTML report: %s\n", input.Escape(pathError(err).Error()))
+			fmt.Fprintf(stderr, "lbstatus: writing the HTML report: %s\n", pathMessage(err))
 			return exitInput
 		}
 	}

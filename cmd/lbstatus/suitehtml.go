@@ -56,7 +56,7 @@ func suiteHTMLPath(reportPath string) string {
 func renderSuiteHTML(path string, stderr io.Writer) int {
 	file, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", input.Escape(pathError(err).Error()))
+		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", pathMessage(err))
 		return exitInput
 	}
 	report, err := suite.ReadReport(file)
@@ -67,7 +67,7 @@ func renderSuiteHTML(path string, stderr io.Writer) int {
 	}
 	html := suiteHTMLPath(path)
 	if err := writeSuiteHTML(html, report); err != nil {
-		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", input.Escape(pathError(err).Error()))
+		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", pathMessage(err))
 		return exitInput
 	}
 	fmt.Fprintf(stderr, "lbstatus: wrote %s\n", input.Escape(html))
