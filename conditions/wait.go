@@ -278,17 +278,6 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 			cancel(ErrProvisionTimeout)
 		}
 	}
-	// rearm moves timer to fire at at, and reports false, leaving the
-	// timer stopped, when at has passed.
-	rearm := func(timer clock.Timer, at time.Time) bool {
-		timer.Stop()
-		d := at.Sub(clk.Now())
-		if d <= 0 {
-			return false
-		}
-		timer.Reset(d)
-		return true
-	}
 	// stop stops timer, dropping a firing not yet received.
 	stop := func(timer clock.Timer) {
 		if !timer.Stop() {
@@ -297,6 +286,17 @@ func deadlines(ctx context.Context, cancel context.CancelCauseFunc, clk clock.Cl
 			default:
 			}
 		}
+	}
+	// rearm moves timer to fire at at, and reports false, leaving the
+	// timer stopped, when at has passed.
+	rearm := func(timer clock.Timer, at time.Time) bool {
+		stop(timer)
+		d := at.Sub(clk.Now())
+		if d <= 0 {
+			return false
+		}
+		timer.Reset(d)
+		return true
 	}
 	// fromCreation moves the deadlines to run from created (or converted),
 	// and reports whether the wait is over.
