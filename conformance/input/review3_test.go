@@ -214,3 +214,31 @@ func TestRead_ListKindTwiceBeforeTheItemsPastTheLimit(t *testing.T) {
 		t.Errorf("kind after the items: objects %q; want a", names(objs))
 	}
 }
+
+// A document whose column-0 "items:" lines sit in a quoted value is parsed
+// for them in all at most twice its length, not once per line: 2,000 such
+// lines took the square of that (0.2 s here, and hours for a document at
+// the limit). A List whose true "items:" follows one of them is still read
+// item by item.
+func TestRead_YAMLItemsLinesInAQuotedValueParsedInLinearTime(t *testing.T) {
+	in := "kind: List\nx: \"\n" + strings.Repeat("items:\n", 2000) + "\"\n"
+	sp, de := NewDecoder(strings.NewReader(in), "in").open()
+	if de != nil {
+		t.Fatal(de)
+	}
+	ys := sp.(*yamlSplitter)
+	most := 0
+	ys.split(func(job) bool {
+		most = max(most, ys.parsed)
+		return true
+	})
+	if most > 2*len(in) {
+		t.Errorf("parsed %d bytes for the \"items:\" lines of a document of %d; want at most twice its length", most, len(in))
+	}
+
+	list := "kind: List\nx: \"\nitems:\n\"\nitems:\n- " + svcJSON("a") + "\n- " + svcJSON("b") + "\n"
+	objs, errs := decodeAll(t, strings.NewReader(list), MaxObjectBytes(len(list)-1))
+	if names(objs) != "a,b" || len(errs) != 0 {
+		t.Errorf("objects %q, errors %v; want a,b read item by item", names(objs), errs)
+	}
+}

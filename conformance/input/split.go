@@ -536,6 +536,7 @@ type yamlSplitter struct {
 	item      int    // index of the next entry
 	kind      string // the List's kind, as its members before the items say
 	inline    bool   // a column-0 "items: [": the List is read whole
+	parsed    int    // bytes of the document parsed by entries, all lines together
 }
 
 // lineBreaks turns the line breaks YAML knows besides LF and CRLF (a CR
@@ -791,9 +792,16 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 		s.items, s.indent, s.drop = true, -1, true
 		return true
 	}
-	if s.text.Len() > s.limit {
-		return false // cut short: the kind may be lost; the document is over the limit
+	n := s.text.Len() + len(line)
+	if s.text.Len() > s.limit || s.parsed > n {
+		// Cut short, the kind may be lost: the document is over the
+		// limit. Past parsed, the document is not parsed again until it
+		// has grown as long as all it was parsed for, so that "items:"
+		// lines in a quoted value, each parsed in vain, cost at most twice
+		// the document, not the square of its lines.
+		return false
 	}
+	s.parsed += n
 	var p probe
 	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.text.Bytes()), line...))
 	if err != nil || json.Unmarshal(j, &p) != nil || p.Items == nil {
@@ -830,7 +838,7 @@ func (s *yamlSplitter) end() {
 		}
 	}
 	s.list, s.items, s.drop, s.ended, s.endReported, s.inline, s.directives, s.early = false, false, false, false, false, false, false, false
-	s.indent, s.kind = -1, ""
+	s.indent, s.kind, s.parsed = -1, "", 0
 	s.members.Reset()
 }
 
