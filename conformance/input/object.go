@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -164,7 +165,7 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			raw, first = append([]byte("items:\n"), raw...), first-1
 		}
 		text := raw
-		if raw, err = yaml.YAMLToJSONStrict(raw); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
+		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
 			return append(out, result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
 		} else if err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
@@ -269,6 +270,53 @@ func entries(v any) (n int) {
 		}
 	}
 	return n
+}
+
+// yamlToJSON converts a YAML document, or an item of a List (cut), to
+// JSON. The parser reads one document, which ends where its value ends:
+// an indented mapping at the first line less indented, a flow collection
+// or a quoted scalar at its end. What follows it there is another document
+// to the parser, not read, and malformed without a "---" line before it:
+// that is an error here, not content dropped in silence, when the value
+// is an object or an array, which would be read. Only a document
+// whose value does not begin at column 0 as a block mapping, a block
+// sequence or a plain scalar can end early, so only such is parsed on.
+func yamlToJSON(text []byte, cut bool) ([]byte, error) {
+	j, err := yaml.YAMLToJSONStrict(text)
+	if k := kindOf(j); err != nil || cut || k != '{' && k != '[' || !mayEndEarly(text) {
+		return j, err // a scalar is skipped, and reported, whole
+	}
+	d := yaml2.NewDecoder(bytes.NewReader(text))
+	var v any
+	if d.Decode(&v) != nil {
+		return j, nil // read strictly, it parsed: the parsers differ in what they refuse, not in where a value ends
+	}
+	if err = d.Decode(&v); err == io.EOF {
+		return j, nil
+	} else if err == nil {
+		err = errors.New("yaml: a second document")
+	}
+	return nil, fmt.Errorf(`%w: the document's value ends on that line, and YAML reads what follows as another document, which needs a "---" line before it`, err)
+}
+
+// mayEndEarly reports whether the first line of content of a YAML
+// document is indented, or begins with a flow collection, a quoted or
+// block scalar, a tag, an anchor or an alias, or follows "---" on its line.
+func mayEndEarly(text []byte) bool {
+	for line := range bytes.Lines(text) {
+		t := bytes.TrimLeft(line, " \t")
+		switch rest := bytes.Trim(t, " \t\r\n"); {
+		case len(rest) == 0 || rest[0] == '#' || line[0] == '%':
+			continue
+		case marker(line, "---"):
+			if rest = bytes.TrimLeft(rest[3:], " \t"); len(rest) == 0 || rest[0] == '#' {
+				continue
+			}
+			return true
+		}
+		return len(t) < len(line) || bytes.IndexByte([]byte(`[{"'|>!&*`), t[0]) >= 0
+	}
+	return false
 }
 
 // errDuplicateKey is what a YAML mapping with a key given twice is: the

@@ -326,8 +326,10 @@ func TestRead_YAMLListAnchorAcrossItems(t *testing.T) {
 // The YAML filter cuts a List where a line looks like the start of an item
 // or of the items, without parsing. What it takes for the start of the
 // items is parsed with the document before it: an "items:" line inside a
-// quoted value, or below a mapping that is indented, is none, and the
-// document is read whole, as kubectl reads it. A quoted value or a flow
+// quoted value is none, and the document is read whole, as kubectl reads
+// it; below a mapping that is indented, it is none either, and the parser
+// would end the document's value before it: an input error (see
+// TestRead_YAMLValueEndsBeforeTheDocument). A quoted value or a flow
 // collection may run on across a line that looks like an item's start; the
 // item cut there does not parse, so the items after it, which may have
 // been cut anywhere, are not read: the reader never hands out an object
@@ -340,7 +342,7 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"item":             {"kind: List\nitems:\n- metadata:\n    name: a\n    annotations: {x: \"\n- metadata: {name: evil}\n  \"}\n", "next", "the rest of the List is not read"},
 		"flow":             {"kind: List\nitems:\n- metadata: {name: a,\n}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"items in a value": {"kind: List\nmetadata:\n  annotations:\n    x: \"\nitems:\n- metadata: {name: evil}\n\"\n", "List:,next", ""},
-		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "List:,next", ""},
+		"indented mapping": {" kind: List\nitems:\n- metadata: {name: evil}\n", "next", `line 1: did not find expected <document start>: the document's value ends on that line, and YAML reads what follows as another document, which needs a "---" line before it`},
 		"after ...":        {"kind: List\n...\nitems:\n- metadata: {name: evil}\n", "List:,next", `content after "..."`},
 		"dedented":         {"kind: List\nitems:\n- metadata:\n    name: a\n spec: {type: LoadBalancer}\n- metadata: {name: evil}\n", "next", "line 4: did not find expected key; the rest of the List is not read"},
 		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: a}\n", "a,next", ""},

@@ -242,3 +242,34 @@ func TestRead_YAMLItemsLinesInAQuotedValueParsedInLinearTime(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a,b read item by item", names(objs), errs)
 	}
 }
+
+// The YAML parser ends a document's value where an indented mapping meets
+// a line less indented, or where a flow collection or a quoted scalar
+// closes, and reads what follows as another document: it never reads it,
+// and says nothing. The Service after such a value was dropped in silence;
+// now the document is an input error naming the line the value ends on.
+// A document whose value starts at column 0, as every manifest's does,
+// reads as before.
+func TestRead_YAMLValueEndsBeforeTheDocument(t *testing.T) {
+	indented := " kind: Service\n apiVersion: v1\n metadata: {name: a, namespace: ns}\n spec: {type: LoadBalancer}\n"
+	for name, in := range map[string]string{
+		"indented":      indented + svcYAML("b"),
+		"flow":          "# a Service\n" + svcJSON("a") + "\n" + svcYAML("b"),
+		"quoted key":    `"kind": Service` + "\nmetadata: {name: a}\n",
+		"block mapping": svcYAML("a") + "# the end\n",
+		"--- value":     "--- " + svcJSON("a") + "\n",
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		switch name {
+		case "indented", "flow":
+			line := map[string]string{"indented": "line 4", "flow": "line 2"}[name]
+			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), line+`: did not find expected <document start>: the document's value ends on that line`) {
+				t.Errorf("%s: objects %q, errors %v; want none, and the error saying where the value ends", name, names(objs), errs)
+			}
+		default:
+			if len(objs) != 1 || len(errs) != 0 {
+				t.Errorf("%s: objects %q, errors %v; want one object, no error", name, names(objs), errs)
+			}
+		}
+	}
+}

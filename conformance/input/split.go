@@ -31,7 +31,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
-	"sigs.k8s.io/yaml"
 )
 
 // splitter cuts an input into jobs: JSON values or YAML documents.
@@ -803,7 +802,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	}
 	s.parsed += n
 	var p probe
-	j, err := yaml.YAMLToJSONStrict(append(bytes.Clone(s.text.Bytes()), line...))
+	j, err := yamlToJSON(append(bytes.Clone(s.text.Bytes()), line...), false)
 	if err != nil || json.Unmarshal(j, &p) != nil || p.Items == nil {
 		return false
 	}
@@ -831,7 +830,7 @@ func (s *yamlSplitter) end() {
 	if s.list {
 		if s.members.Len() > s.limit {
 			s.fail(tooBig(s.at(s.start), s.limit))
-		} else if j, err := yaml.YAMLToJSONStrict(s.members.Bytes()); err != nil {
+		} else if j, err := yamlToJSON(s.members.Bytes(), false); err != nil {
 			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, s.inputLine))})
 		} else if de := checkMembers(j, s.at(s.start)); de != nil && !s.early {
 			s.fail(de)
