@@ -327,10 +327,19 @@ var errDuplicateKey = errors.New("duplicate key")
 // each of its messages: "yaml: line 3: ...", or "  line 3: ..." in a list.
 var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
 
+// maxProblems is how many of the YAML parser's problems a message lists.
+const maxProblems = 3
+
 // yamlError says what is wrong with a YAML document, an item of a List or
 // a List's own members; inputLine is the input line of a line of the text.
 func yamlError(err error, item bool, inputLine func(int) int) error {
-	msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), func(m string) string {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	// The parser lists every problem it found, a line each: the first
+	// few say what is wrong, and a message stays one line of a terminal.
+	if problems := strings.Split(msg, "\n"); len(problems) > maxProblems+1 {
+		msg = strings.Join(problems[:maxProblems+1], "\n") + fmt.Sprintf("\n(and %d more)", len(problems)-maxProblems-1)
+	}
+	msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := yamlLine.FindStringSubmatch(m)
 		n, _ := strconv.Atoi(sub[2])
 		return sub[1] + "line " + strconv.Itoa(inputLine(n)) + ":"

@@ -527,6 +527,8 @@ type yamlSplitter struct {
 	// stretches of lines: [members line, input line] where each starts.
 	members   bytes.Buffer
 	stretches [][2]int
+	counted   int // bytes of members whose lines are counted, in lines
+	lines     int
 	list      bool   // "items:" was read: the document is cut into items
 	items     bool   // in the entries of an "items:"
 	drop      bool   // its entries are not handed out
@@ -767,7 +769,9 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		}
 		s.flush()
 		s.items = false // back to the List's own members
-		s.stretches = append(s.stretches, [2]int{bytes.Count(s.members.Bytes(), []byte("\n")) + 1, lineNo})
+		s.lines += bytes.Count(s.members.Bytes()[s.counted:], []byte("\n"))
+		s.counted = s.members.Len()
+		s.stretches = append(s.stretches, [2]int{s.lines + 1, lineNo})
 	}
 	if col == 0 && !blank {
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
@@ -810,7 +814,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	// when no entry does, may be its value.
 	s.members.Write(s.text.Bytes())
 	s.write(&s.members, line)
-	s.stretches = append(s.stretches[:0], [2]int{1, s.start})
+	s.stretches, s.counted, s.lines = append(s.stretches[:0], [2]int{1, s.start}), 0, 0
 	s.text.Reset()
 	s.list, s.cur, s.kind = true, nil, unquote(p.Kind)
 	s.items, s.indent, s.item = true, -1, 0
