@@ -107,8 +107,11 @@ func FuzzYAMLListDifferential(f *testing.F) {
 	})
 }
 
-// separator matches a line that would start another document.
-var separator = regexp.MustCompile(`(?m)^---`)
+// separator matches a line that would start another document, after any
+// line break YAML knows: kubectl's reader splits documents at LFs only, and
+// the YAML parser reads the first document of what it is given, so after a
+// CR alone it would drop the rest, which the reader reads.
+var separator = regexp.MustCompile("(?:^|[\n\r\u0085\u2028\u2029])---")
 
 // isYAML reports whether the reader takes data for YAML in UTF-8.
 func isYAML(data []byte) bool {
