@@ -176,6 +176,25 @@ func TestRead_YAMLListDoubleQuoteClosedAfterASeparator(t *testing.T) {
 	}
 }
 
+// An LS or a PS inside a double-quoted value of a flow mapping, written
+// raw by a hand or an emitter, breaks the line for YAML, and the mapping
+// goes on at column 0 after it: the item goes on there too. The List was
+// cut at that line, and its items after it were dropped with an error.
+func TestRead_YAMLListFlowValueGoesOnAfterASeparator(t *testing.T) {
+	for _, sep := range []string{"\u2028", "\u2029"} {
+		in := "kind: List\nitems:\n- kind: Service\n  metadata: {name: a, annotations: {note: \"quota" + sep + "exceeded\"}}\n- kind: Service\n  metadata: {name: b}\n"
+		whole, err := yaml.YAMLToJSONStrict([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := readAll(t, bytes.NewReader(whole))
+		got, errs := readAll(t, bytes.NewReader([]byte(in)))
+		if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
+			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}
+
 // A limit as large as an int can be, as one may give to mean none, reads
 // what any large limit reads: the limit added to an offset must not wrap
 // around.

@@ -760,10 +760,14 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.members.Reset()
 			s.emit(line)
 			return
-		case col > max(s.indent, 0) || s.sep && len(line) > col && (line[col] == '\'' || line[col] == '"'):
-			// After an LS or a PS, kubectl prints a quoted value's end
-			// at column 0: 'message<LS>'; so may a hand or another
-			// emitter, in double quotes.
+		case col > max(s.indent, 0) || s.sep:
+			// A line after an LS or a PS goes on with a quoted value:
+			// kubectl prints 'message<LS>' with its end at column 0, and
+			// a value such as "a<LS>b" in a flow mapping goes on there
+			// with the rest of the mapping. (An LS or a PS as the line
+			// break of a file, which no editor writes, would glue the
+			// List's members after its items to its last item, which
+			// then does not parse: an error, never a misreading.)
 			s.emit(line)
 			return
 		}
