@@ -483,9 +483,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // of any length is read item by item, each under the limit. It knows four
 // things of YAML: document markers and directives, a column-0 "items:"
 // line, the "- " that starts each entry below it, and that a line starting
-// with neither ends the entries (but for the end of a quoted value, single
-// or double, after an LS or a PS). A flow sequence ("items: [...]", or on the line after
-// "items:") stays one document, read whole.
+// with neither ends the entries (but for a line after an LS or a PS,
+// where a quoted value goes on). A flow sequence ("items: [...]", or on
+// the line after "items:") stays one document, read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -527,8 +527,8 @@ type yamlSplitter struct {
 	// stretches of lines: [members line, input line] where each starts.
 	members   bytes.Buffer
 	stretches [][2]int
-	counted   int // bytes of members whose lines are counted, in lines
-	lines     int
+	counted   int    // bytes of members counted into lines
+	lines     int    // the line breaks in them
 	list      bool   // "items:" was read: the document is cut into items
 	items     bool   // in the entries of an "items:"
 	drop      bool   // its entries are not handed out
