@@ -121,12 +121,15 @@ func isYAML(data []byte) bool {
 
 // yamlKindFollowsItems reports whether whole is a List of a kind of its
 // own that its YAML text, data, may give only after the "items:" line:
-// kindless items are read as Services then (see resolveKind).
+// kindless items are read as Services then (see resolveKind). The text
+// before that line must give the kind, parsed: the kind's name may stand
+// there as something else ("i: " before "kind: i").
 func yamlKindFollowsItems(data, whole []byte) bool {
-	var l struct{ Kind string }
+	var l, b struct{ Kind string }
 	_ = json.Unmarshal(whole, &l)
 	before, _, _ := bytes.Cut(append([]byte("\n"), data...), []byte("\nitems:"))
-	return ownKind(l.Kind) && !bytes.Contains(before, []byte(l.Kind))
+	j, err := yaml.YAMLToJSON(before)
+	return ownKind(l.Kind) && (err != nil || json.Unmarshal(j, &b) != nil || b.Kind != l.Kind)
 }
 
 // ownKind reports whether a List of this kind gives its kindless items a
