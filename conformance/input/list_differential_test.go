@@ -127,10 +127,16 @@ func isYAML(data []byte) bool {
 func yamlKindFollowsItems(data, whole []byte) bool {
 	var l, b struct{ Kind string }
 	_ = json.Unmarshal(whole, &l)
-	before, _, _ := bytes.Cut(append([]byte("\n"), data...), []byte("\nitems:"))
+	before := data
+	if loc := itemsLine.FindIndex(data); loc != nil {
+		before = data[:loc[0]]
+	}
 	j, err := yaml.YAMLToJSON(before)
 	return ownKind(l.Kind) && (err != nil || json.Unmarshal(j, &b) != nil || b.Kind != l.Kind)
 }
+
+// itemsLine matches an "items:" line, after any line break YAML knows.
+var itemsLine = regexp.MustCompile("(?:^|[\n\r\u0085\u2028\u2029])items:")
 
 // ownKind reports whether a List of this kind gives its kindless items a
 // kind other than Service.
