@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	yaml2 "go.yaml.in/yaml/v2"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -100,11 +102,26 @@ func FuzzYAMLListDifferential(f *testing.F) {
 		if len(gotErrs) == 0 && (len(wantErrs) != 0 || !slices.Equal(got, want)) {
 			t.Fatalf("read item by item, with no problem:\n%s\nread whole:\n%s\nproblems read whole: %v", strings.Join(got, "\n"), strings.Join(want, "\n"), wantErrs)
 		}
+		if len(gotErrs) == 0 && readsMore(doc) {
+			t.Fatalf("the YAML parser ends the document before its end, and reading it reported no problem:\n%s", strings.Join(got, "\n"))
+		}
 		if len(wantErrs) != 0 {
 			return // read item by item, a List with a problem is read as far as it can be
 		}
 		subsequence(t, got, want, gotErrs)
 	})
+}
+
+// readsMore reports whether the YAML parser, which reads the first
+// document of what it is given, finds more after it in doc: what it
+// drops, and what the reader must not drop in silence.
+func readsMore(doc []byte) bool {
+	d := yaml2.NewDecoder(bytes.NewReader(doc))
+	var v any
+	if d.Decode(&v) != nil {
+		return false // a second Decode after an error panics
+	}
+	return d.Decode(&v) != io.EOF
 }
 
 // separator matches a line that would start another document, after any
