@@ -286,3 +286,29 @@ func TestRead_YAMLProblemsListedInAMessageAreBounded(t *testing.T) {
 		t.Errorf("objects %q, errors %v; want a, and one error holding %q", names(objs), errs, want)
 	}
 }
+
+// A List read item by item whose kind, before its items, is itself over
+// the limit cannot say its items' kind: they were handed out as Services.
+// They are dropped, with an error at the kind; a kind under the limit, in
+// members past it, still gives theirs.
+func TestRead_ListKindOverTheLimitDropsTheItems(t *testing.T) {
+	const limit = 40
+	item := `{"metadata":{"name":"a"}}`
+	for name, kind := range map[string]string{
+		"string":        `"` + strings.Repeat("X", limit-1) + `"`, // read token by token, a string may be one byte over
+		"object":        `{"k":"` + strings.Repeat("x", 30) + `"}`,
+		"invalid UTF-8": `"` + strings.Repeat("X", 32) + "\xff" + `"`,
+	} {
+		in := `{"kind":` + kind + `,"items":[` + item + `]}`
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		if len(objs) != 0 || len(errs) != 1 || errs[0].Field != "kind" || errs[0].Position.Offset != 8 || !strings.Contains(errs[0].Error(), "its items' kind is not known") {
+			t.Errorf("%s: objects %q, errors %v; want none, and one error at the kind's value saying its items' kind is not known", name, names(objs), errs)
+		}
+	}
+	x := `"` + strings.Repeat("x", 30) + `"`
+	in := `{"kind":"ConfigMapList","metadata":{"annotations":{"a":` + x + `,"b":` + x + `}},"items":[` + item + `]}`
+	objs, _ := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+	if len(objs) != 1 || objs[0].Kind != "ConfigMap" {
+		t.Errorf("objects %+v; want one ConfigMap", objs)
+	}
+}

@@ -313,6 +313,7 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 	var early *DecodeError // a problem of the members before the items
 	var kinds int          // the kinds before the items, kept or not
 	var secondKind Position
+	var badKind *DecodeError // a kind before the items, not kept, that is not read as a string
 	for err == nil && s.dec.PeekKind() != '}' {
 		var name []byte // read as a value: kept as it is, invalid UTF-8 and all
 		if name, pos, err = s.read(false); err != nil {
@@ -348,6 +349,9 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 				// limit, and so not kept.
 				early = &DecodeError{Position: secondKind, Field: "kind", Err: errors.New(`the List's own members: duplicate member name "kind": the object is ambiguous and was not checked`)}
 			}
+			if early == nil {
+				early = badKind
+			}
 		}
 		if isItems {
 			if !over {
@@ -363,6 +367,16 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 			kind = unquote(v)
 		}
 		if errors.Is(err, errTooBig) || err == nil && len(members)+len(v) > s.limit {
+			// The kind decides the items' kind: one that is not kept,
+			// and so not checked with the members, must still be one.
+			if string(unquoted) == "kind" && !items && badKind == nil {
+				switch {
+				case err != nil:
+					badKind = &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind is larger than the limit of %s and was not read: its items' kind is not known, and they were not checked", formatBytes(s.limit))}
+				case json.Unmarshal(v, new(string)) != nil:
+					badKind = &DecodeError{Position: pos, Field: "kind", Err: errors.New("the List's kind is not a string: its items' kind is not known, and they were not checked")}
+				}
+			}
 			members = members[:mark] // without the name of the member not kept
 			if over = true; err != nil {
 				err = s.skip()
