@@ -315,18 +315,41 @@ type DecodeError struct {
 }
 
 // Error returns "position: [object: ][field: ]problem" on one escaped line.
+// What it takes from the input (the object's namespace and name, the field,
+// the problem, which may quote the input) is cut after MaxErrorText bytes
+// each: an input of a few objects, each with a name or a message of the
+// size limit, would otherwise print lines, and keep reports, of that size.
 func (e *DecodeError) Error() string {
 	s := e.Position.String() + ": "
 	if e.Object.Name != "" {
-		s += e.Object.String() + ": "
+		o := e.Object
+		o.Namespace, o.Name = clipText(o.Namespace), clipText(o.Name)
+		s += o.String() + ": "
 	}
 	if e.Field != "" {
-		s += Escape(e.Field) + ": "
+		s += Escape(clipText(e.Field)) + ": "
 	}
 	if e.Err != nil {
-		s += Escape(e.Err.Error())
+		s += Escape(clipText(e.Err.Error()))
 	}
 	return s
+}
+
+// MaxErrorText is how many bytes of each part of a DecodeError's message
+// taken from the input its Error method shows.
+const MaxErrorText = 1024
+
+// clipText cuts s after MaxErrorText bytes, at a character's start, and
+// says how many bytes were cut.
+func clipText(s string) string {
+	if len(s) <= MaxErrorText {
+		return s
+	}
+	n := MaxErrorText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:n], len(s)-n)
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

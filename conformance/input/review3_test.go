@@ -19,6 +19,7 @@ package input
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -310,5 +311,30 @@ func TestRead_ListKindOverTheLimitDropsTheItems(t *testing.T) {
 	objs, _ := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
 	if len(objs) != 1 || objs[0].Kind != "ConfigMap" {
 		t.Errorf("objects %+v; want one ConfigMap", objs)
+	}
+}
+
+// cutAt matches text cut after a whole "é", saying how much more it had.
+var cutAt = regexp.MustCompile(`é… \(\d+ more bytes\)`)
+
+// What an error takes from the input is cut: an ERROR event's message, a
+// name and a field of the size limit each made an error line, and a kept
+// error of a report, of that size (300 such events took 1.5 GB with -o
+// json).
+func TestRead_ErrorTextFromTheInputIsCut(t *testing.T) {
+	long := strings.Repeat("é", MaxErrorText) // two bytes each: cut at a character
+	for name, in := range map[string]string{
+		"message": `{"type":"ERROR","object":{"kind":"Status","message":"` + long + `"}}`,
+		"name":    `{"kind":"Service","apiVersion":"v1","metadata":{"name":"` + long + `","namespace":"` + long + `"},"spec":{"type":5}}`,
+		"field":   `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"` + long + `":1,"` + long + `":2}}`,
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 {
+			t.Fatalf("%s: errors %v, want one", name, errs)
+		}
+		msg := errs[0].Error()
+		if len(msg) > 4*MaxErrorText || !cutAt.MatchString(msg) || strings.Contains(msg, "\\x") {
+			t.Errorf("%s: an error of %d bytes, want at most %d, each long part cut after a whole character saying how much more there was: %.300s", name, len(msg), 4*MaxErrorText, msg)
+		}
 	}
 }
