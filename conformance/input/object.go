@@ -279,13 +279,15 @@ func entries(v any) (n int) {
 // to the parser, not read, and malformed without a "---" line before it:
 // that is an error here, not content dropped in silence, when the value
 // is an object or an array, which would be read, or null, which is taken
-// for a document of comments. Only a document
-// whose value does not begin at column 0 as a block mapping, a block
-// sequence or a plain scalar can end early, so only such is parsed on.
+// for a document of comments only (and may be a "~" with lines after it).
+// An object or
+// an array whose first line of content begins at column 0 as a block
+// mapping or sequence cannot end early, so it is not parsed on.
 func yamlToJSON(text []byte, cut bool) ([]byte, error) {
 	j, err := yaml.YAMLToJSONStrict(text)
-	if k := kindOf(j); err != nil || cut || k != '{' && k != '[' && k != 'n' || !mayEndEarly(text) {
-		return j, err // a string, a number or a boolean is skipped, and reported, whole
+	// A string, a number or a boolean is skipped, and reported, whole.
+	if k := kindOf(j); err != nil || cut || k != 'n' && (k != '{' && k != '[' || !mayEndEarly(text)) {
+		return j, err
 	}
 	d := yaml2.NewDecoder(bytes.NewReader(text))
 	var v any
