@@ -26,6 +26,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // SeverityCounts counts findings by severity.
@@ -86,7 +87,10 @@ type ServiceReport struct {
 	Name      string `json:"name"`
 	// ResourceVersion is that of the last observation.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
-	// Type is spec.type as last observed ("ClusterIP" when empty).
+	// Type is spec.type as last observed ("ClusterIP" when empty). It, the
+	// class and the conditions' status and reason are cut by input.Clip:
+	// kept for every Service, they cost no more than valid ones, whatever
+	// the input holds.
 	Type string `json:"type"`
 	// Class is spec.loadBalancerClass, empty when unset.
 	Class string `json:"loadBalancerClass,omitempty"`
@@ -281,19 +285,19 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	sr.Observations++
 	sr.Deleted = false
 	sr.ResourceVersion = svc.ResourceVersion
-	sr.Type = intern(string(svc.Spec.Type))
+	sr.Type = intern(input.Clip(string(svc.Spec.Type)))
 	if sr.Type == "" {
 		sr.Type = string(corev1.ServiceTypeClusterIP)
 	}
 	sr.Class = ""
 	if svc.Spec.LoadBalancerClass != nil {
-		sr.Class = *svc.Spec.LoadBalancerClass
+		sr.Class = input.Clip(*svc.Spec.LoadBalancerClass)
 	}
 	sr.Conditions = sr.Conditions[:0]
 	for _, t := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning,
 		v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError} {
 		if cond := conditions.Get(svc.Status.Conditions, t); cond != nil {
-			sr.Conditions = append(sr.Conditions, ConditionSummary{Type: intern(cond.Type), Status: intern(string(cond.Status)), Reason: intern(cond.Reason)})
+			sr.Conditions = append(sr.Conditions, ConditionSummary{Type: intern(cond.Type), Status: intern(input.Clip(string(cond.Status))), Reason: intern(input.Clip(cond.Reason))})
 		}
 	}
 	sr.Ingress = sr.Ingress[:0]

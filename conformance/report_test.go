@@ -24,10 +24,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 func TestCollector(t *testing.T) {
@@ -507,5 +509,43 @@ func TestCollector_ManifestsWithoutANameAreServicesOfTheirOwn(t *testing.T) {
 		if sr.Observations != 1 || sr.Deleted || len(sr.Ingress) != 1 || sr.Ingress[0] != fmt.Sprintf("192.0.2.%d", i+1) {
 			t.Errorf("row %d: %+v; want one observation, not deleted, ingress 192.0.2.%d", i, sr, i+1)
 		}
+	}
+}
+
+// What a report keeps of every Service, and what a finding quotes, from
+// the input is cut past what a valid one holds: 300 Services with a reason
+// of 1 MiB took 1.3 GB with -o text, where memory is to be bounded by the
+// number of Services, not by the size of their strings.
+func TestCollector_InputStringsAreCut(t *testing.T) {
+	long := strings.Repeat("x", 4*input.MaxTextBytes)
+	svc := newLB("a")
+	svc.Spec.Type = corev1.ServiceType(long)
+	svc.Spec.LoadBalancerClass = &long
+	svc.Status.Conditions = []metav1.Condition{
+		cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionStatus(long), v1.LoadBalancerReasonProvisioning, at(1)),
+		cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerConditionReason(long), at(1)),
+	}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	c, col := NewChecker(), NewCollector()
+	r := observeAllObjects(c, col, Object{Kind: "Service", APIVersion: "v1", Service: svc, Ref: ObjectRef{Kind: "Service", Namespace: "test", Name: "a"}})
+	svc.Spec.Type = corev1.ServiceType(long)
+	r2 := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", APIVersion: "v1", Service: svc, Ref: ObjectRef{Kind: "Service", Namespace: "test", Name: "a"}})
+	sr, sr2 := r.Services[0], r2.Services[0]
+	kept := []string{sr.Class, sr2.Type}
+	for _, cs := range sr.Conditions {
+		kept = append(kept, cs.Status, cs.Reason)
+	}
+	var c3 bool
+	for _, f := range sr.Findings {
+		kept = append(kept, f.Message)
+		c3 = c3 || f.Rule == "C3"
+	}
+	for _, s := range kept {
+		if len(s) > 2*input.MaxTextBytes {
+			t.Errorf("kept %d bytes: %.80s...; want at most %d", len(s), s, 2*input.MaxTextBytes)
+		}
+	}
+	if !c3 {
+		t.Errorf("findings %v; want a C3 quoting the reason", sr.Findings)
 	}
 }

@@ -19,6 +19,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -252,19 +253,31 @@ func classify(svc *v1.Service, e *field.Error) (RuleID, string) {
 		if cond := conditionAt(svc, e.Field); cond != nil {
 			return "C1", fmt.Sprintf("%s is Unknown; it may only be True or False", cond.Type)
 		}
-		return "C1", "fails API validation: " + e.ErrorBody()
+		return "C1", apiValidation(e)
 	case validation.OriginC3:
 		if cond := conditionAt(svc, e.Field); cond != nil {
-			return "C3", fmt.Sprintf("%s=%s has reason %s, which %s", cond.Type, cond.Status, cond.Reason, e.Detail)
+			return "C3", fmt.Sprintf("%s=%s has reason %s, which %s", cond.Type, input.Clip(string(cond.Status)), input.Clip(cond.Reason), e.Detail)
 		}
-		return "C3", "fails API validation: " + e.ErrorBody()
+		return "C3", apiValidation(e)
 	case validation.OriginC5, validation.OriginL5, validation.OriginP5, validation.OriginR4:
-		return RuleID(e.Origin), "fails API validation: " + e.ErrorBody()
+		return RuleID(e.Origin), apiValidation(e)
 	}
 	if strings.HasPrefix(e.Field, conditionsField) {
-		return "C5", "fails API validation: " + e.ErrorBody()
+		return "C5", apiValidation(e)
 	}
-	return "R4", "fails API validation: " + e.ErrorBody()
+	return "R4", apiValidation(e)
+}
+
+// apiValidation says what validation found, with a value that is a string
+// cut by input.Clip: the error quotes it, and it may be as large as the
+// object.
+func apiValidation(e *field.Error) string {
+	if v := reflect.ValueOf(e.BadValue); v.Kind() == reflect.String && v.Len() > input.MaxTextBytes {
+		c := *e
+		c.BadValue = input.Clip(v.String())
+		e = &c
+	}
+	return "fails API validation: " + e.ErrorBody()
 }
 
 // conditionAt returns the condition a field path below
@@ -324,12 +337,12 @@ func (c *Checker) checkForeignClass(f *findings, svc *v1.Service, v *view, lefto
 	if leftover {
 		f.add("P1", SeverityWarning, conditionsField, fmt.Sprintf(
 			"the Service moved to loadBalancerClass %q, not one the provider under test handles (%s), and still carries the %s the provider wrote before; the provider removes them",
-			*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
+			input.Clip(*svc.Spec.LoadBalancerClass), describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
 		return
 	}
 	f.add("P1", SeverityViolation, conditionsField, fmt.Sprintf(
 		"the Service's loadBalancerClass %q is not one the provider under test handles (%s), yet it carries %s",
-		*svc.Spec.LoadBalancerClass, describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
+		input.Clip(*svc.Spec.LoadBalancerClass), describeClasses(c.opts.classes), strings.Join(kepTypes(v), ", ")))
 }
 
 // unchangedConditions reports whether the KEP-4631 conditions of view v
@@ -394,7 +407,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 		if (cond.Status == metav1.ConditionTrue || cond.Status == metav1.ConditionFalse) &&
 			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) {
 			f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
-				"%s=%s has reason %q, which is not in the specification's table", cond.Type, cond.Status, cond.Reason))
+				"%s=%s has reason %q, which is not in the specification's table", cond.Type, cond.Status, input.Clip(cond.Reason)))
 		}
 	}
 	if i := v.degraded; i >= 0 {
@@ -406,7 +419,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 		case metav1.ConditionTrue:
 			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) {
 				f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
-					"LoadBalancerDegraded=True has reason %q, which is not in the specification's table", cond.Reason))
+					"LoadBalancerDegraded=True has reason %q, which is not in the specification's table", input.Clip(cond.Reason)))
 			}
 		}
 	}
@@ -482,7 +495,7 @@ func (c *Checker) checkUnknownRequired(f *findings, svc *v1.Service, v *view) {
 			where = "metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]"
 		}
 		f.add("R2", SeverityWarning, where, fmt.Sprintf(
-			"LoadBalancerServing is True while the required feature %q is unknown to this checker: a provider that does not know it must refuse the Service (R2), unless it is newer than the checker", string(feature)))
+			"LoadBalancerServing is True while the required feature %q is unknown to this checker: a provider that does not know it must refuse the Service (R2), unless it is newer than the checker", input.Clip(string(feature))))
 	}
 }
 

@@ -316,36 +316,38 @@ type DecodeError struct {
 
 // Error returns "position: [object: ][field: ]problem" on one escaped line.
 // What it takes from the input (the object's namespace and name, the field,
-// the problem, which may quote the input) is cut after MaxErrorText bytes
-// each: an input of a few objects, each with a name or a message of the
-// size limit, would otherwise print lines, and keep reports, of that size.
+// the problem, which may quote the input) is cut by Clip, each: an input of
+// a few objects, each with a name or a message of the size limit, would
+// otherwise print lines, and keep reports, of that size.
 func (e *DecodeError) Error() string {
 	s := e.Position.String() + ": "
 	if e.Object.Name != "" {
 		o := e.Object
-		o.Namespace, o.Name = clipText(o.Namespace), clipText(o.Name)
+		o.Namespace, o.Name = Clip(o.Namespace), Clip(o.Name)
 		s += o.String() + ": "
 	}
 	if e.Field != "" {
-		s += Escape(clipText(e.Field)) + ": "
+		s += Escape(Clip(e.Field)) + ": "
 	}
 	if e.Err != nil {
-		s += Escape(clipText(e.Err.Error()))
+		s += Escape(Clip(e.Err.Error()))
 	}
 	return s
 }
 
-// MaxErrorText is how many bytes of each part of a DecodeError's message
-// taken from the input its Error method shows.
-const MaxErrorText = 1024
+// MaxTextBytes is how much of a string from the input Clip keeps: as much
+// as an API object's reason may hold.
+const MaxTextBytes = 1024
 
-// clipText cuts s after MaxErrorText bytes, at a character's start, and
-// says how many bytes were cut.
-func clipText(s string) string {
-	if len(s) <= MaxErrorText {
+// Clip cuts s after MaxTextBytes, at a character's start, and says how
+// many bytes were cut: a string from the input that a message quotes or a
+// report keeps, so that it costs no more than a valid one, whatever the
+// input holds.
+func Clip(s string) string {
+	if len(s) <= MaxTextBytes {
 		return s
 	}
-	n := MaxErrorText
+	n := MaxTextBytes
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

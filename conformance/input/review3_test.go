@@ -322,7 +322,7 @@ var cutAt = regexp.MustCompile(`é… \(\d+ more bytes\)`)
 // error of a report, of that size (300 such events took 1.5 GB with -o
 // json).
 func TestRead_ErrorTextFromTheInputIsCut(t *testing.T) {
-	long := strings.Repeat("é", MaxErrorText) // two bytes each: cut at a character
+	long := strings.Repeat("é", MaxTextBytes) // two bytes each: cut at a character
 	for name, in := range map[string]string{
 		"message": `{"type":"ERROR","object":{"kind":"Status","message":"` + long + `"}}`,
 		"name":    `{"kind":"Service","apiVersion":"v1","metadata":{"name":"` + long + `","namespace":"` + long + `"},"spec":{"type":5}}`,
@@ -333,8 +333,8 @@ func TestRead_ErrorTextFromTheInputIsCut(t *testing.T) {
 			t.Fatalf("%s: errors %v, want one", name, errs)
 		}
 		msg := errs[0].Error()
-		if len(msg) > 4*MaxErrorText || !cutAt.MatchString(msg) || strings.Contains(msg, "\\x") {
-			t.Errorf("%s: an error of %d bytes, want at most %d, each long part cut after a whole character saying how much more there was: %.300s", name, len(msg), 4*MaxErrorText, msg)
+		if len(msg) > 4*MaxTextBytes || !cutAt.MatchString(msg) || strings.Contains(msg, "\\x") {
+			t.Errorf("%s: an error of %d bytes, want at most %d, each long part cut after a whole character saying how much more there was: %.300s", name, len(msg), 4*MaxTextBytes, msg)
 		}
 	}
 }

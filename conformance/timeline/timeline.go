@@ -18,11 +18,9 @@ package timeline
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +28,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // DefaultMaxPoints is how many events a lane, the spec-change list and the
@@ -214,8 +213,8 @@ type Point struct {
 	// status, which the API rejects (C5) but a trace may hold: written,
 	// unlike an absent one. A point with a Status is present anyway.
 	Present bool
-	// Reason is the condition's reason; for the verdict lane the rule of
-	// section 6 and why ("T3: ...").
+	// Reason is the condition's reason, cut as Message is; for the verdict
+	// lane the rule of section 6 and why ("T3: ...").
 	Reason string
 	// Message is the condition's message, cut after MaxMessageBytes with
 	// the number of bytes cut said at the end; empty for the verdict lane.
@@ -359,7 +358,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 				p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
 			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
-			p.Status, p.Reason, p.Message = string(c.Status), c.Reason, clip(c.Message)
+			p.Status, p.Reason, p.Message = string(c.Status), input.Clip(c.Reason), input.Clip(c.Message)
 			p.Present = c.Status == ""
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}
@@ -443,20 +442,7 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 // MaxMessageBytes is how much of a condition's message a point keeps: the
 // API allows 32 KiB, and a lane keeps up to MaxPoints of them, each drawn
 // in a tooltip of the page.
-const MaxMessageBytes = 1024
-
-// clip cuts m after MaxMessageBytes, at a character's start, and says how
-// many bytes were cut.
-func clip(m string) string {
-	if len(m) <= MaxMessageBytes {
-		return m
-	}
-	n := MaxMessageBytes
-	for n > 0 && !utf8.RuneStart(m[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… (%d more bytes)", m[:n], len(m)-n)
-}
+const MaxMessageBytes = input.MaxTextBytes
 
 // addPoint appends p to the lane when the lane changed: another status,
 // reason or message, or a lastTransitionTime that moved, which is a bump
