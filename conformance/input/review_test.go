@@ -158,39 +158,27 @@ func TestRead_YAMLListQuoteClosedAfterASeparator(t *testing.T) {
 	}
 }
 
-// The same quote closed at column 0 after a separator, double-quoted, as a
-// hand or another emitter may write it, is read as YAML reads it: the items
-// after it are read, not dropped behind an item that does not parse.
-func TestRead_YAMLListDoubleQuoteClosedAfterASeparator(t *testing.T) {
+// A value that goes on after an LS or a PS, which break the line for
+// YAML, is read as YAML reads it: the same quote closed at column 0,
+// double-quoted, as a hand or another emitter may write it; and the rest of
+// a flow mapping after a double-quoted value holding one, at column 0. The
+// items after it are read, not dropped behind an item cut where it does
+// not parse.
+func TestRead_YAMLListValueGoesOnAfterASeparator(t *testing.T) {
 	for _, sep := range []string{"\u2028", "\u2029"} {
-		in := "kind: List\nitems:\n- kind: Service\n  metadata:\n    name: a\n    annotations:\n      note: \"quota exceeded" + sep + "\"\n- kind: Service\n  metadata:\n    name: b\n"
-		whole, err := yaml.YAMLToJSONStrict([]byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := readAll(t, bytes.NewReader(whole))
-		got, errs := readAll(t, bytes.NewReader([]byte(in)))
-		if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
-			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
-		}
-	}
-}
-
-// An LS or a PS inside a double-quoted value of a flow mapping, written
-// raw by a hand or an emitter, breaks the line for YAML, and the mapping
-// goes on at column 0 after it: the item goes on there too. The List was
-// cut at that line, and its items after it were dropped with an error.
-func TestRead_YAMLListFlowValueGoesOnAfterASeparator(t *testing.T) {
-	for _, sep := range []string{"\u2028", "\u2029"} {
-		in := "kind: List\nitems:\n- kind: Service\n  metadata: {name: a, annotations: {note: \"quota" + sep + "exceeded\"}}\n- kind: Service\n  metadata: {name: b}\n"
-		whole, err := yaml.YAMLToJSONStrict([]byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := readAll(t, bytes.NewReader(whole))
-		got, errs := readAll(t, bytes.NewReader([]byte(in)))
-		if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
-			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		for _, in := range []string{
+			"kind: List\nitems:\n- kind: Service\n  metadata:\n    name: a\n    annotations:\n      note: \"quota exceeded" + sep + "\"\n- kind: Service\n  metadata:\n    name: b\n",
+			"kind: List\nitems:\n- kind: Service\n  metadata: {name: a, annotations: {note: \"quota" + sep + "exceeded\"}}\n- kind: Service\n  metadata: {name: b}\n",
+		} {
+			whole, err := yaml.YAMLToJSONStrict([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := readAll(t, bytes.NewReader(whole))
+			got, errs := readAll(t, bytes.NewReader([]byte(in)))
+			if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
+				t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", in, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+			}
 		}
 	}
 }
