@@ -302,9 +302,9 @@ func (s *jsonSplitter) array(kind string, list Position, depth int, discard bool
 // the items, and otherwise all of them at the end. Past the limit they are
 // neither kept nor checked, however many (those kept before the items still
 // are, when the items begin), and the List is reported as over it; but a
-// kind given twice before the items, which leaves their kind in doubt,
-// drops them wherever the second is. A value that is not a List is skipped
-// and reported.
+// kind before the items that leaves their kind in doubt (given twice, too
+// large to read, not a string) drops them, wherever it is. A value that is
+// not a List is skipped and reported.
 func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (Position, error) {
 	_, pos, err := s.read(true)
 	membersPos := start
