@@ -35,10 +35,13 @@ limitations under the License.
 // items handed out one by one and anything else skipped. YAML is split
 // line by line into documents, as kubectl splits it, and the List that
 // "kubectl get -o yaml" prints into its items; sigs.k8s.io/yaml parses
-// each, as kubectl does. A List cut where a line only looked like an item's
+// each, as kubectl does, and a document whose value ends before its text
+// does, the rest of which the parser would drop, is an input error. A List cut where a line only looked like an item's
 // start is noticed, and not read on. Batches of values are decoded in
 // parallel while the caller consumes the objects.
 //
 // Every string from the input may reach a terminal: Escape, and the String
-// and Error methods of this package, escape what a terminal would act on.
+// and Error methods of this package, escape what a terminal would act on;
+// Clip, which Error uses too, cuts one that a message quotes or a report
+// keeps to what a valid one may hold.
 package input
