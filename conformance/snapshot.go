@@ -83,6 +83,12 @@ func (v *view) hasKEP() bool {
 	return v.serving >= 0 || v.provisioning >= 0 || v.degraded >= 0
 }
 
+// status returns the status of the condition at index i, which must be
+// one, as a message may quote it: escaped, and cut by input.Clip.
+func (v *view) status(i int) string {
+	return input.Escape(input.Clip(string(v.conds[i].Status)))
+}
+
 // is reports whether the condition at index i has the given status.
 func (v *view) is(i int, s metav1.ConditionStatus) bool {
 	return i >= 0 && v.conds[i].Status == s
@@ -451,12 +457,12 @@ func (c *Checker) checkPartners(f *findings, v *view) {
 	case v1.LoadBalancerReasonProvisioning:
 		if !v.is(v.provisioning, metav1.ConditionTrue) {
 			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
-				"LoadBalancerServing is False with reason Provisioning, so LoadBalancerProvisioning must be True, not %s", v.conds[v.provisioning].Status))
+				"LoadBalancerServing is False with reason Provisioning, so LoadBalancerProvisioning must be True, not %s", v.status(v.provisioning)))
 		}
 	case v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure:
 		if !v.is(v.provisioning, metav1.ConditionFalse) {
 			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
-				"LoadBalancerServing is False with reason %s, so LoadBalancerProvisioning must be False, not %s", serving.Reason, v.conds[v.provisioning].Status))
+				"LoadBalancerServing is False with reason %s, so LoadBalancerProvisioning must be False, not %s", serving.Reason, v.status(v.provisioning)))
 		}
 	}
 }
