@@ -280,9 +280,8 @@ func entries(v any) (n int) {
 // that is an error here, not content dropped in silence, when the value
 // is an object or an array, which would be read, or null, which is taken
 // for a document of comments only (and may be a "~" with lines after it).
-// An object or
-// an array whose first line of content begins at column 0 as a block
-// mapping or sequence cannot end early, so it is not parsed on.
+// An object or an array whose first line of content begins at column 0 as
+// a block mapping or sequence cannot end early, so it is not parsed on.
 func yamlToJSON(text []byte, cut bool) ([]byte, error) {
 	j, err := yaml.YAMLToJSONStrict(text)
 	// A string, a number or a boolean is skipped, and reported, whole.
