@@ -80,9 +80,9 @@ type Decoder struct {
 	start   sync.Once
 	stop    chan struct{}
 	stopped sync.Once
-	pending chan chan []result // each batch's results, in input order
-	next    chan []result      // the batch being waited for
-	cur     []result           // the batch being handed out
+	pending chan chan []result // each batch's results, in chunks, in input order
+	next    chan []result      // the batch being handed out; closed after its last chunk
+	cur     []result           // the chunk being handed out
 	dropped int                // the cut YAML document whose later parts are dropped
 }
 
@@ -133,8 +133,10 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 				}
 			}
 			select {
-			case d.cur = <-d.next:
-				d.next = nil
+			case cur, ok := <-d.next:
+				if d.cur = cur; !ok {
+					d.next = nil
+				}
 			case <-ctx.Done():
 				return Object{}, ctx.Err() // the batch is still waited for
 			}
@@ -189,12 +191,22 @@ func (d *Decoder) run() {
 				return false
 			}
 			go func(jobs []job) {
-				var rs []result
+				defer func() { <-decoding }()
+				defer close(out)
+				r := &results{send: func(rs []result) bool {
+					select {
+					case out <- rs:
+						return true
+					case <-d.stop:
+						return false
+					}
+				}}
 				for _, j := range jobs {
-					rs = decodeJob(j, d.limit, rs)
+					if !decodeJob(j, d.limit, r) {
+						return
+					}
 				}
-				out <- rs
-				<-decoding
+				r.flush()
 			}(jobs)
 			jobs, size = nil, 0
 			return true

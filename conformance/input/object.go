@@ -62,6 +62,44 @@ type result struct {
 	bad  bool
 }
 
+// resultChunk is how many results a batch hands on at a time: a document
+// read whole may hold millions of items, each an object or a problem,
+// which are handed on as they are decoded, not held together.
+const resultChunk = 1024
+
+// results collects the results of a batch, and hands them on in chunks.
+type results struct {
+	chunk   []result
+	send    func([]result) bool // false: no more are wanted
+	stopped bool
+	// Of the job being decoded: its results' part (see result.part), and
+	// whether it is YAML, where a value of the wrong type may be a scalar
+	// left unquoted.
+	part int
+	yaml bool
+}
+
+// add adds a result of the job being decoded, with the hint a wrong type
+// in YAML needs.
+func (r *results) add(x result) {
+	var wt *wrongType
+	if de := x.err; r.yaml && de != nil && errors.As(de.Err, &wt) && wt.unquotedString() {
+		de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
+	}
+	x.part = r.part
+	if r.chunk = append(r.chunk, x); len(r.chunk) >= resultChunk {
+		r.flush()
+	}
+}
+
+// flush hands on the results collected, if any.
+func (r *results) flush() {
+	if len(r.chunk) > 0 && !r.stopped {
+		r.stopped = !r.send(r.chunk)
+	}
+	r.chunk = nil
+}
+
 // maxNesting bounds how deep Lists and watch events may nest.
 const maxNesting = 8
 
@@ -141,19 +179,21 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 	return err
 }
 
-// decodeJob turns one job into its objects and problems, in input order.
-func decodeJob(j job, limit int, out []result) []result {
-	n := len(out)
-	out = decodeJobValue(j, limit, out)
-	for i := n; j.cut && i < len(out); i++ {
-		out[i].part = j.pos.Document
+// decodeJob turns one job into its objects and problems, in input order,
+// and adds them to r; it reports whether more are wanted.
+func decodeJob(j job, limit int, r *results) bool {
+	r.part, r.yaml = 0, j.yaml
+	if j.cut {
+		r.part = j.pos.Document
 	}
-	return out
+	decodeJobValue(j, limit, r)
+	return !r.stopped
 }
 
-func decodeJobValue(j job, limit int, out []result) []result {
+func decodeJobValue(j job, limit int, r *results) {
 	if j.err != nil {
-		return append(out, result{err: j.err})
+		r.add(result{err: j.err})
+		return
 	}
 	raw := j.raw
 	if j.yaml {
@@ -166,7 +206,8 @@ func decodeJobValue(j job, limit int, out []result) []result {
 		}
 		text := raw
 		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
+			r.add(result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
+			return
 		} else if err != nil {
 			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
 			// A key given twice is found once the item has parsed: where
@@ -184,15 +225,17 @@ func decodeJobValue(j job, limit int, out []result) []result {
 			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}, bad: bad})
+			r.add(result{err: &DecodeError{Position: j.pos, Err: err}, bad: bad})
+			return
 		}
 		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {
 		case j.cut && ok && bytes.HasSuffix(item, []byte("]}")):
 			raw = item[:len(item)-2]
 		case j.cut:
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: errors.New("not one item of a List; the rest of the List is not read")}, bad: true})
+			r.add(result{err: &DecodeError{Position: j.pos, Err: errors.New("not one item of a List; the rest of the List is not read")}, bad: true})
+			return
 		case string(raw) == "null":
-			return out // a document of comments only
+			return // a document of comments only
 		case kindOf(raw) != '{' && kindOf(raw) != '[':
 			// Such as JSON after a "//" comment, which makes the input YAML,
 			// or the table "kubectl get" prints without -o.
@@ -203,19 +246,12 @@ func decodeJobValue(j job, limit int, out []result) []result {
 				// JSON values after a string or a number, read as YAML.
 				err = fmt.Errorf("%w: an input is read as JSON only when it starts with { or [, and the JSON in it was not read", err)
 			}
-			return append(out, result{err: &DecodeError{Position: j.pos, Err: err}})
+			r.add(result{err: &DecodeError{Position: j.pos, Err: err}})
+			return
 		}
 	}
 	// An item a splitter handed out is as deep as in its List read whole.
-	n := len(out)
-	out = decodeValue(raw, j.pos, j.containerKind, false, limit, j.depth, out)
-	for i := n; j.yaml && i < len(out); i++ {
-		var wt *wrongType
-		if de := out[i].err; de != nil && errors.As(de.Err, &wt) && wt.unquotedString() {
-			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
-		}
-	}
-	return out
+	decodeValue(raw, j.pos, j.containerKind, false, limit, j.depth, r)
 }
 
 // wrongType is a value whose JSON kind does not fit its field.
@@ -359,17 +395,20 @@ func yamlError(err error, item bool, inputLine func(int) int) error {
 // decodeValue decodes an object (a Service, another kind, a List, a watch
 // event) or, nested in a document, an array of them. deleted marks the
 // object of a DELETED event.
-func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, limit, depth int, out []result) []result {
-	fail := func(format string, args ...any) []result {
-		return append(out, result{err: &DecodeError{Position: pos, Err: fmt.Errorf(format, args...)}})
+func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, limit, depth int, r *results) {
+	fail := func(format string, args ...any) {
+		r.add(result{err: &DecodeError{Position: pos, Err: fmt.Errorf(format, args...)}})
 	}
 	switch {
 	case depth > maxNesting:
-		return fail("Lists and watch events nested too deep; skipped")
+		fail("Lists and watch events nested too deep; skipped")
+		return
 	case kindOf(raw) == '[':
-		return decodeElements(raw, pos, listKind(containerKind), limit, depth+1, out)
+		decodeElements(raw, pos, listKind(containerKind), limit, depth+1, r)
+		return
 	case kindOf(raw) != '{':
-		return fail("not a JSON object")
+		fail("not a JSON object")
+		return
 	}
 	var w wire
 	if err := unmarshalWire(raw, &w); err != nil {
@@ -379,13 +418,15 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		if !errors.As(err, new(*json.SemanticError)) || isCoreService(kind, apiVersion) || p.Items != nil ||
 			isEvent(ownKind, p.Type != nil || p.Object != nil, containerKind) ||
 			kindOf(p.Kind) != 0 && kindOf(p.Kind) != '"' && kindOf(p.Kind) != 'n' { // a kind that cannot be read
-			return append(out, result{err: de})
+			r.add(result{err: de})
+			return
 		}
 		// json reports the first problem only: a name given twice, or
 		// invalid UTF-8, after a value of the wrong type is still there.
 		if _, err := jsontext.NewDecoder(bytes.NewReader(raw)).ReadValue(); err != nil {
 			de, _ = objectError(raw, pos, err)
-			return append(out, result{err: de})
+			r.add(result{err: de})
+			return
 		}
 		// Another kind, not a List or a watch event, that does not fit a
 		// Service's fields: skipped, as other kinds are.
@@ -394,11 +435,14 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	}
 	switch {
 	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
-		return decodeElements(w.Items.v, at(pos, raw, w.Items.off), listKind(w.Kind), limit, depth+1, out)
+		decodeElements(w.Items.v, at(pos, raw, w.Items.off), listKind(w.Kind), limit, depth+1, r)
+		return
 	case isEvent(w.Kind, w.Type != "" || w.Object.v != nil, containerKind):
-		return decodeEvent(raw, pos, &w, limit, depth, out)
+		decodeEvent(raw, pos, &w, limit, depth, r)
+		return
 	case len(raw) > limit: // YAML grown by its aliases
-		return append(out, result{err: tooBig(pos, limit)})
+		r.add(result{err: tooBig(pos, limit)})
+		return
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)
 	m := &w.Metadata
@@ -408,7 +452,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		obj.Service = &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
 			ObjectMeta: m.ObjectMeta, Spec: w.Spec.ServiceSpec, Status: w.Status}
 	}
-	return append(out, result{obj: obj})
+	r.add(result{obj: obj})
 }
 
 // unmarshalWire decodes raw into w. A name given twice or invalid UTF-8 in
@@ -444,21 +488,22 @@ func unmarshalWire(raw []byte, w *wire) error {
 }
 
 // decodeEvent decodes a watch event, its members in any order.
-func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []result) []result {
+func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, r *results) {
 	de := &DecodeError{Position: pos}
 	switch w.Type {
 	case "ADDED", "MODIFIED", "DELETED":
 		objPos := nest(at(pos, raw, w.Object.off), "object")
 		switch kindOf(w.Object.v) {
 		case '{':
-			return decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, out)
+			decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, r)
+			return
 		case 0:
 			de.Err = fmt.Errorf("watch event %s without an object", w.Type)
 		default: // null, or an array, which would be read as a List's items
 			de.Position, de.Err = objPos, errors.New("not a JSON object")
 		}
 	case "BOOKMARK": // a resourceVersion, not an observation
-		return out
+		return
 	case "ERROR":
 		var st struct { // kept raw: read whatever type the Status's other members have
 			Message jsontext.Value `json:"message"`
@@ -471,7 +516,7 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, out []resu
 	default:
 		de.Field, de.Err = "type", fmt.Errorf("unknown watch event type %q", w.Type)
 	}
-	return append(out, result{err: de})
+	r.add(result{err: de})
 }
 
 // isEvent reports whether an object is a watch event: one of kind
@@ -485,17 +530,33 @@ func isEvent(kind string, typeOrObject bool, containerKind string) bool {
 
 // decodeElements decodes the elements of an array at pos, in an object
 // already read whole: the items of a List, or an array nested in a document
-// or at the top of a YAML one, whose elements are items too.
-func decodeElements(raw []byte, pos Position, containerKind string, limit, depth int, out []result) []result {
-	var elems []located // each checked alone, by decodeValue
-	if err := json.Unmarshal(raw, &elems, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
-		return append(out, result{err: &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}})
+// or at the top of a YAML one, whose elements are items too. Each is
+// decoded as it is read, and its line counted from the one before it: a
+// List of a million items is neither held as a million values nor has its
+// lines counted a million times.
+func decodeElements(raw []byte, pos Position, containerKind string, limit, depth int, r *results) {
+	if kindOf(raw) == 'n' {
+		return
 	}
-	for i, e := range elems {
-		p := nest(at(pos, raw, e.off), "items["+strconv.Itoa(i)+"]")
-		out = decodeValue(e.v, p, containerKind, false, limit, depth, out)
+	// Read in place: each value, valid until the next is read, is not kept.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsonOptions...)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		r.add(result{err: &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}})
+		return
 	}
-	return out
+	var prev int64 // the offset in raw that pos is at
+	for i := 0; dec.PeekKind() != ']' && !r.stopped; i++ {
+		start := dec.InputOffset()
+		start += int64(leadingDelims(raw[start:]))
+		v, err := dec.ReadValue()
+		if err != nil { // not expected: raw was read whole before
+			de, _ := objectError(raw, pos, err)
+			r.add(result{err: de})
+			return
+		}
+		pos, prev = at(pos, raw[prev:], start-prev), start
+		decodeValue(v, nest(pos, "items["+strconv.Itoa(i)+"]"), containerKind, false, limit, depth, r)
+	}
 }
 
 // checkMembers returns what is wrong with the members of a List read item

@@ -834,3 +834,89 @@ func TestRead_CloseStopsTheReading(t *testing.T) {
 		t.Fatal("the Decoder still reads its input 10 s after Close")
 	}
 }
+
+// A List read whole, under the limit, may hold millions of items, each an
+// object or a problem. Its results are handed on in chunks, as they are
+// decoded: held together, a 4 MiB List of 2,000,000 numbers took 1.3 GB.
+func TestRead_ListReadWholeHandsItsResultsOnInChunks(t *testing.T) {
+	const n = 2*resultChunk + 100
+	list := `{"kind":"List","items":[` + strings.Repeat(`0,`, n-1) + svcJSON("last") + `]}`
+	var chunks []int
+	r := &results{send: func(rs []result) bool { chunks = append(chunks, len(rs)); return true }}
+	if !decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r) {
+		t.Fatal("decodeJob stopped, with a send that wants more")
+	}
+	r.flush()
+	total := 0
+	for _, c := range chunks {
+		total += c
+		if c > resultChunk {
+			t.Errorf("a chunk of %d results, over %d", c, resultChunk)
+		}
+	}
+	if total != n || len(chunks) != 3 {
+		t.Errorf("%d results in chunks %v, want %d in 3", total, chunks, n)
+	}
+
+	// A send that wants no more stops the decoding.
+	chunks = nil
+	r = &results{send: func(rs []result) bool { chunks = append(chunks, len(rs)); return false }}
+	if decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r) {
+		t.Error("decodeJob goes on after its send wanted no more")
+	}
+	r.flush()
+	if len(chunks) != 1 {
+		t.Errorf("chunks %v after the first was refused", chunks)
+	}
+}
+
+// The lines of a List's items read whole are counted from one item to the
+// next, once, across line breaks of every kind; the items come out in
+// order, whatever the number of workers, across the chunks of results.
+func TestRead_ListReadWholeItemLines(t *testing.T) {
+	const n = 3*resultChunk + 7
+	var b strings.Builder
+	b.WriteString("{\"kind\":\"List\",\"items\":[\r\n")
+	breaks := []string{"\n", "\r\n", "\r"}
+	wantLine, wantOffset := make([]int, n), make([]int64, n)
+	line := 2
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+			if i%3 == 0 {
+				b.WriteString(breaks[i%len(breaks)] + "  ")
+				line++
+			}
+		}
+		wantLine[i], wantOffset[i] = line, int64(b.Len())
+		if i%2 == 0 {
+			b.WriteString(`{"kind":"Service","apiVersion":"v1",` + breaks[i%len(breaks)] + `"metadata":{"name":"s` + strconv.Itoa(i) + `"}}`)
+			line++
+		} else {
+			b.WriteString("0")
+		}
+	}
+	b.WriteString("]}\n")
+	for _, w := range []Workers{1, 2} {
+		d := NewDecoder(strings.NewReader(b.String()), "in", w)
+		for i := range n {
+			obj, err := d.Next()
+			var pos Position
+			switch de := (*DecodeError)(nil); {
+			case i%2 == 0 && err == nil && obj.Ref.Name == "s"+strconv.Itoa(i):
+				pos = obj.Position
+			case i%2 == 1 && errors.As(err, &de):
+				pos = de.Position
+			default:
+				t.Fatalf("Workers(%d): item %d: %+v, %v", w, i, obj.Ref, err)
+			}
+			if pos.Line != wantLine[i] || pos.Offset != wantOffset[i] || pos.Item != "items["+strconv.Itoa(i)+"]" {
+				t.Fatalf("Workers(%d): item %d at %+v, want line %d, byte %d", w, i, pos, wantLine[i], wantOffset[i])
+			}
+		}
+		if _, err := d.Next(); err != io.EOF {
+			t.Errorf("Workers(%d): after the items: %v", w, err)
+		}
+		d.Close()
+	}
+}
