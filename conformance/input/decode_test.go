@@ -99,6 +99,8 @@ func TestDecode_Formats(t *testing.T) {
 		{"other kinds", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm"}}` + svcJSON("a"), "ConfigMap:cm,a"},
 		{"a Service of another group", `{"kind":"Service","apiVersion":"serving.knative.dev/v1","metadata":{"name":"k"}}`, "Service:k"},
 		{"no kind", `{"metadata":{"name":"x"}}`, ":x"},
+		{"List with null items, as an empty List", `{"kind":"List","apiVersion":"v1","items":null}` + svcJSON("a"), "a"},
+		{"YAML List with null items", "kind: List\nitems:\n---\nkind: List\nitems: ~\n---\n" + svcYAML("a"), "a"},
 		{"byte order mark", "\xEF\xBB\xBF" + svcJSON("a"), "a"},
 		{"empty", " \n\t", ""},
 		{"YAML", "kind: Service\napiVersion: v1\nmetadata:\n  name: a\n", "a"},
