@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -918,5 +919,23 @@ func TestRead_ListReadWholeItemLines(t *testing.T) {
 			t.Errorf("Workers(%d): after the items: %v", w, err)
 		}
 		d.Close()
+	}
+}
+
+// Close ends the goroutine decoding a List read whole whose results the
+// caller stopped taking: it does not wait to hand on its next chunk.
+func TestRead_CloseEndsADecodingLeftWaiting(t *testing.T) {
+	before := runtime.NumGoroutine()
+	list := `{"kind":"List","items":[` + strings.Repeat(`0,`, 4*resultChunk) + svcJSON("last") + `]}`
+	d := NewDecoder(strings.NewReader(list), "in", Workers(1))
+	if _, err := d.Next(); err == nil {
+		t.Fatal("the first item, a number, read as an object")
+	}
+	d.Close()
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 10 s after Close, %d before the Decoder", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
