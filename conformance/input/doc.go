@@ -36,9 +36,11 @@ limitations under the License.
 // line by line into documents, as kubectl splits it, and the List that
 // "kubectl get -o yaml" prints into its items; sigs.k8s.io/yaml parses
 // each, as kubectl does, and a document whose value ends before its text
-// does, the rest of which the parser would drop, is an input error. A List cut where a line only looked like an item's
-// start is noticed, and not read on. Batches of values are decoded in
-// parallel while the caller consumes the objects.
+// does, the rest of which the parser would drop, is an input error. A List
+// cut where a line only looked like an item's start is noticed, and not
+// read on. Batches of values are decoded in parallel while the caller
+// consumes the objects, and their results handed on in chunks as they are
+// decoded, so that a List read whole is not held as all its items' results.
 //
 // Every string from the input may reach a terminal: Escape, and the String
 // and Error methods of this package, escape what a terminal would act on;
