@@ -19,12 +19,26 @@ package input
 import (
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 )
+
+// A limit as large as an int can be, as one may give to mean none, reads
+// what any large limit reads: the limit added to an offset must not wrap
+// around.
+func TestRead_LargestLimit(t *testing.T) {
+	in := svcJSON("a") + "\n" + `{"type":"ADDED","object":` + svcJSON("b") + "}\n" + svcYAML("c")
+	for _, limit := range []int{math.MaxInt, math.MaxInt - 100} {
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		if names(objs) != "a,b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "malformed JSON") {
+			t.Errorf("limit %d: objects %q, errors %v; want a,b and the YAML after them refused", limit, names(objs), errs)
+		}
+	}
+}
 
 // An item the splitter hands out (of a List read item by item, of a
 // top-level JSON array, of a YAML List) is as deep as in its List read
@@ -241,37 +255,6 @@ func TestRead_YAMLItemsLinesInAQuotedValueParsedInLinearTime(t *testing.T) {
 	objs, errs := decodeAll(t, strings.NewReader(list), MaxObjectBytes(len(list)-1))
 	if names(objs) != "a,b" || len(errs) != 0 {
 		t.Errorf("objects %q, errors %v; want a,b read item by item", names(objs), errs)
-	}
-}
-
-// The YAML parser ends a document's value where an indented mapping meets
-// a line less indented, or where a flow collection or a quoted scalar
-// closes, and reads what follows as another document: it never reads it,
-// and says nothing. The Service after such a value was dropped in silence;
-// now the document is an input error naming the line the value ends on.
-// A document whose value starts at column 0, as every manifest's does,
-// reads as before.
-func TestRead_YAMLValueEndsBeforeTheDocument(t *testing.T) {
-	indented := " kind: Service\n apiVersion: v1\n metadata: {name: a, namespace: ns}\n spec: {type: LoadBalancer}\n"
-	for name, in := range map[string]string{
-		"indented":      indented + svcYAML("b"),
-		"flow":          "# a Service\n" + svcJSON("a") + "\n" + svcYAML("b"),
-		"quoted key":    `"kind": Service` + "\nmetadata: {name: a}\n",
-		"block mapping": svcYAML("a") + "# the end\n",
-		"--- value":     "--- " + svcJSON("a") + "\n",
-	} {
-		objs, errs := decodeAll(t, strings.NewReader(in))
-		switch name {
-		case "indented", "flow":
-			line := map[string]string{"indented": "line 4", "flow": "line 2"}[name]
-			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), line+`: did not find expected <document start>: the document's value ends on that line`) {
-				t.Errorf("%s: objects %q, errors %v; want none, and the error saying where the value ends", name, names(objs), errs)
-			}
-		default:
-			if len(objs) != 1 || len(errs) != 0 {
-				t.Errorf("%s: objects %q, errors %v; want one object, no error", name, names(objs), errs)
-			}
-		}
 	}
 }
 

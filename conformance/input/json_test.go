@@ -1,0 +1,166 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A name given twice, or invalid UTF-8, in one item of a JSON List makes
+// that item unreadable, not the List: the List's other Services are read
+// the same whether it is read whole or item by item (over the limit), as
+// when an item has a member of the wrong type; and an array nested in a
+// document is an array even when one of its elements is unreadable.
+func TestRead_UnreadableItemCostsTheItemAlone(t *testing.T) {
+	for name, tc := range map[string]struct{ in, item string }{
+		"name twice":   {`{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b","n\u0061me":"c"}},` + svcJSON("d") + `]}`, "items[1]"},
+		"invalid utf8": {`{"kind":"List","items":[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b` + "\xff" + `"}},` + svcJSON("d") + `]}`, "items[1]"},
+		"nested array": {`[[` + svcJSON("a") + `,{"kind":"Service","metadata":{"name":"b","name":"c"}},` + svcJSON("d") + `]]`, "items[0].items[1]"},
+	} {
+		for _, limit := range []int{DefaultMaxObjectBytes, 200} { // read whole, and item by item
+			if name == "nested array" && limit == 200 {
+				continue // an array in an array over the limit is skipped whole
+			}
+			objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(limit))
+			if names(objs) != "a,d" || len(errs) != 1 || errs[0].Position.Item != tc.item {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want a,d and one error at %s", name, limit, names(objs), errs, tc.item)
+			}
+		}
+	}
+}
+
+// "items" given twice makes a List unreadable, also when the first is not
+// an array and the List is too large to read whole: none of the second's
+// items is handed out, as when the List is read whole.
+func TestRead_StreamedListItemsTwiceFirstNotAnArray(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 20) + svcJSON("last")
+	for _, first := range []string{"null", "{}", `"x"`} {
+		in := `{"kind":"List","items":` + first + `,"items":[` + items + `]}`
+		for _, limit := range []int{1024, DefaultMaxObjectBytes} { // streamed, and read whole
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), `duplicate member name "items"`) {
+				t.Errorf("items %s first, limit %d: objects %q, errors %v; want none and one about items given twice", first, limit, names(objs), errs)
+			}
+		}
+	}
+}
+
+// An object whose name holds invalid UTF-8 is an input error that names
+// it with the bytes it holds, escaped, next to what its escapes spell:
+// not with U+FFFD, which would make two such objects look alike.
+func TestRead_InvalidUTF8InANameIsShownAsItsBytes(t *testing.T) {
+	in := `{"kind":"Service","apiVersion":"v1","metadata":{"name":"\u0061` + "\xff" + `"}}` + "\n" +
+		`{"kind":"Service","apiVersion":"v1","metadata":{"name":"\u0061` + "\xfe" + `","namespace":"caf\u00e9` + "\xc3" + `"}}`
+	_, errs := decodeAll(t, strings.NewReader(in))
+	want := []struct{ ref, text string }{{"a\xff", `a\xff: metadata.name: `}, {"caf\u00e9\xc3/a\xfe", `café\xc3/a\xfe: metadata.name: `}}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v; want %d", errs, len(want))
+	}
+	for i, w := range want {
+		if ref := errs[i].Object.Namespace + "/" + errs[i].Object.Name; strings.TrimPrefix(ref, "/") != w.ref || !strings.Contains(errs[i].Error(), w.text) {
+			t.Errorf("error %d: object %q, %q; want %q and the text %q", i, ref, errs[i].Error(), w.ref, w.text)
+		}
+	}
+}
+
+// A CR alone ends a line in JSON as it does in YAML (and in editors): the
+// lines of a file saved with CR line endings are counted, whether a List
+// is read whole or item by item, and so is the line of a malformed value.
+func TestRead_JSONLinesEndedByCR(t *testing.T) {
+	in := `{"kind":"List","items":[` + "\r" + svcJSON("a") + ",\r\r" + svcJSON("b") + "]}\r" + svcJSON("c") + "\r\n" +
+		`{"kind":"Service","apiVersion":"v1",` + "\r" + `"metadata":{"name":5}}` + "\r" + `{"kind":"Service",` + "\r\r" + `x`
+	for _, limit := range []int{DefaultMaxObjectBytes, 200} { // read whole, and item by item
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		var lines []int
+		for _, o := range objs {
+			lines = append(lines, o.Position.Line)
+		}
+		for _, e := range errs {
+			lines = append(lines, e.Position.Line)
+		}
+		if fmt.Sprint(lines) != "[2 4 5 7 10]" {
+			t.Errorf("limit %d: objects %q at lines %v, errors %v; want a, b, c at lines 2, 4, 5 and errors at lines 7 and 10", limit, names(objs), lines, errs)
+		}
+	}
+}
+
+// A name given twice makes an object unreadable before its kind is
+// decided, also when a value of the wrong type comes first: such an
+// object was taken for one of another kind, by its last "kind", and
+// skipped. The same holds for invalid UTF-8; an object of another kind
+// whose values do not fit a Service's fields is still skipped.
+func TestRead_NameTwiceAfterAValueOfTheWrongType(t *testing.T) {
+	in := `{"spec":{"ports":"x"},"kind":"Service","apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"web"}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":5},"spec":{"a":1,"a":2}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":5,"namespace":"a` + "\xff" + `"}}` + "\n" +
+		`{"kind":"Foo","apiVersion":"x/v1","metadata":{"name":"f"},"spec":{"ports":"x"}}`
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	var fields []string
+	for _, e := range errs {
+		fields = append(fields, e.Field)
+	}
+	if names(objs) != "Foo:f" || strings.Join(fields, ",") != "kind,spec.a,metadata.namespace" ||
+		!strings.Contains(errs[0].Error(), `duplicate member name "kind"`) || !strings.Contains(errs[2].Error(), "invalid UTF-8") {
+		t.Errorf("objects %q, errors %v; want Foo:f and errors about kind and spec.a given twice and invalid UTF-8", names(objs), errs)
+	}
+}
+
+// An ERROR watch event names its Status's message, also when another
+// member of the Status has a value of the wrong type.
+func TestRead_ErrorEventMessageBesideAValueOfTheWrongType(t *testing.T) {
+	in := `{"type":"ERROR","object":{"kind":"Status","code":"410","message":"too old resource version"}}` + "\n" +
+		`{"type":"ERROR","object":{"kind":"Status","reason":"Expired","details":[]}}`
+	_, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 2 || !strings.HasSuffix(errs[0].Error(), "watch event ERROR: too old resource version") ||
+		!strings.HasSuffix(errs[1].Error(), "watch event ERROR: Expired") {
+		t.Errorf("errors %v; want the message of the first and the reason of the second", errs)
+	}
+}
+
+// A member of a List before its items that does not decode (a number for
+// a string) makes the List unreadable before any item is handed out: in
+// YAML as in JSON, read whole or token by token. It is reported once.
+func TestRead_ListMemberOfTheWrongTypeBeforeTheItems(t *testing.T) {
+	items := strings.Repeat(svcJSON("x")+",", 10) + svcJSON("last")
+	for name, tc := range map[string]struct {
+		in    string
+		limit int
+	}{
+		"yaml":          {"apiVersion: v1\nkind: List\nmetadata: {resourceVersion: 5}\nitems:\n- " + svcJSON("a") + "\n- " + svcJSON("b") + "\n", 0},
+		"yaml kind":     {"kind: [List]\nitems:\n- " + svcJSON("a") + "\n", 0},
+		"json":          {`{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":5},"items":[` + items + `]}`, 0},
+		"json streamed": {`{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":5},"items":[` + items + `]}`, 1024},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(tc.limit))
+		if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "where a string is expected") {
+			t.Errorf("%s: objects %q, errors %v; want none and one error", name, names(objs), errs)
+		}
+	}
+}
+
+// A byte order mark of UTF-32 is not taken for UTF-16's, which it starts
+// with: the input is refused, and the message says why.
+func TestRead_UTF32IsRefusedByName(t *testing.T) {
+	for _, bom := range []string{"\xff\xfe\x00\x00", "\x00\x00\xfe\xff"} {
+		_, errs := decodeAll(t, strings.NewReader(bom+"{\x00\x00\x00}\x00\x00\x00"))
+		if len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "UTF-32") {
+			t.Errorf("BOM %q: errors %v; want one, fatal, naming UTF-32", bom, errs)
+		}
+	}
+}

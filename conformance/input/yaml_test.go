@@ -1,0 +1,291 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package input
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// A key given twice in one item of a YAML List makes that item unreadable,
+// as a name given twice does in JSON; the item has parsed, so where the
+// next one starts is known, and the later items are read.
+func TestRead_YAMLItemWithKeyTwice(t *testing.T) {
+	in := "kind: List\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n    name: c\n- metadata: {name: d}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,d" || len(errs) != 1 || errs[0].Position.Item != "items[1]" || errs[0].Position.Line != 4 ||
+		!strings.Contains(errs[0].Error(), `line 6: key "name" already set in map`) || strings.Contains(errs[0].Error(), "the rest of the List") {
+		t.Errorf("objects %q, errors %v; want a,d and one error at items[1], line 4, naming line 6", names(objs), errs)
+	}
+}
+
+// kubectl prints a string holding a line or paragraph separator (U+2028,
+// U+2029) with the separator as a line break; YAML keeps it in the
+// string, and so does the reader: the Service is read as from its JSON,
+// whatever the read buffer, and the separator still cuts the lines that
+// YAML cuts there.
+func TestRead_YAMLLineSeparatorsKeptInStrings(t *testing.T) {
+	const msg = "quota exceeded\u2028retrying\u2029in 5m"
+	list := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","annotations":{"note":"` + msg + `"}},` +
+		`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"Infrastructure","message":"` + msg + `","lastTransitionTime":"2024-01-01T00:00:00Z"}]}},` + svcJSON("b") + `]}`
+	y, err := yaml.JSONToYAML([]byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "\u2028") {
+		t.Fatalf("the YAML does not hold the separator:\n%s", y)
+	}
+	want, wantErrs := readAll(t, bytes.NewReader([]byte(list)))
+	in := string(y) + "\u2029---\u2028" + svcYAML("c")
+	for _, rb := range []int{0, 16, 17} {
+		got, errs := readAll(t, bytes.NewReader([]byte(in)), readBuffer(rb))
+		if len(errs) != 0 || len(wantErrs) != 0 || len(got) != 3 || !slices.Equal(got[:2], want) || !strings.Contains(got[0], `retrying\u2029in`) {
+			t.Errorf("read buffer %d: objects\n%s\nerrors %v; want\n%s\nand c", rb, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}
+
+// An alias in an item of a YAML List of an anchor in the List's own
+// members is an input error that says where such an anchor is not seen:
+// not only in another item.
+func TestRead_YAMLListAnchorInTheMembers(t *testing.T) {
+	in := "kind: List\nmetadata: &m {name: x}\nitems:\n- kind: Service\n  metadata: *m\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "in its own members") {
+		t.Errorf("objects %q, errors %v; want one error saying an anchor in the List's own members is not seen", names(objs), errs)
+	}
+}
+
+// Two keys of a YAML mapping of different types that JSON names alike (1
+// and "1", true and "true", 1.0 and "1") are a name given twice: kubectl
+// keeps one of them, which one by chance, so that the same input could be
+// read one way or another. The object is an input error, whatever the
+// keys' values, and the List's later items are read; keys that JSON names
+// apart, quoted numbers among them, are no problem.
+func TestRead_YAMLKeysOfDifferentTypesWithOneName(t *testing.T) {
+	item := func(name, annotations string) string {
+		return "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: " + name + "\n    annotations: " + annotations + "\n"
+	}
+	for _, keys := range []string{`{"1": v, 1: w}`, `{"true": v, true: "w"}`, `{yes: v, "true": w}`, `{1.0: v, "1": w}`, `{0x10: v, "16": w}`} {
+		in := "kind: List\nitems:\n" + item("a", `{"8080": v, "true1": w, a: "1"}`) + item("b", keys) + item("c", "{}")
+		for range 20 { // which key kubectl keeps is by chance
+			objs, errs := decodeAll(t, strings.NewReader(in))
+			if names(objs) != "a,c" || len(errs) != 1 || errs[0].Position.Item != "items[1]" || !strings.Contains(errs[0].Error(), "ambiguous") {
+				t.Fatalf("annotations %s: objects %q, errors %v; want a,c and one error at items[1]", keys, names(objs), errs)
+			}
+		}
+	}
+}
+
+// kubectl prints a string that ends with a line or paragraph separator
+// single-quoted, its closing quote at column 0 of the line after the
+// separator ('quota exceeded<LS>'), which YAML reads: in a List, that line
+// does not end the items, and the items after it are read.
+func TestRead_YAMLListQuoteClosedAfterASeparator(t *testing.T) {
+	for _, sep := range []string{"\u2028", "\u2029"} {
+		list := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},` +
+			`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"Infrastructure","message":"quota exceeded` + sep + `","lastTransitionTime":"2024-01-01T00:00:00Z"}]}},` + svcJSON("b") + `]}`
+		y, err := yaml.JSONToYAML([]byte(list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(y), sep+"'\n") {
+			t.Fatalf("the YAML does not close the quote after the separator:\n%q", y)
+		}
+		want, _ := readAll(t, bytes.NewReader([]byte(list)))
+		got, errs := readAll(t, bytes.NewReader(y))
+		if len(errs) != 0 || !slices.Equal(got, want) {
+			t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", sep, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+		}
+	}
+}
+
+// A value that goes on after an LS or a PS, which break the line for
+// YAML, is read as YAML reads it: the same quote closed at column 0,
+// double-quoted, as a hand or another emitter may write it; and the rest of
+// a flow mapping after a double-quoted value holding one, at column 0. The
+// items after it are read, not dropped behind an item cut where it does
+// not parse.
+func TestRead_YAMLListValueGoesOnAfterASeparator(t *testing.T) {
+	for _, sep := range []string{"\u2028", "\u2029"} {
+		for _, in := range []string{
+			"kind: List\nitems:\n- kind: Service\n  metadata:\n    name: a\n    annotations:\n      note: \"quota exceeded" + sep + "\"\n- kind: Service\n  metadata:\n    name: b\n",
+			"kind: List\nitems:\n- kind: Service\n  metadata: {name: a, annotations: {note: \"quota" + sep + "exceeded\"}}\n- kind: Service\n  metadata: {name: b}\n",
+		} {
+			whole, err := yaml.YAMLToJSONStrict([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := readAll(t, bytes.NewReader(whole))
+			got, errs := readAll(t, bytes.NewReader([]byte(in)))
+			if len(errs) != 0 || len(want) != 2 || !slices.Equal(got, want) {
+				t.Errorf("%q: objects\n%s\nerrors %v; want\n%s", in, strings.Join(got, "\n"), errs, strings.Join(want, "\n"))
+			}
+		}
+	}
+}
+
+// A YAML directive ("%YAML 1.1") is for the document that the next "---"
+// starts, at the top of the input or after a "...": that document is read,
+// under the directive, and nothing is reported. One inside a document ends
+// it for the parser, which would not read what follows: that is an input
+// error, not silently dropped.
+func TestRead_YAMLDirectives(t *testing.T) {
+	for _, tc := range []struct{ name, in, objs, errLines string }{
+		{"top", "%YAML 1.1\n# a comment\n--- # a\n" + svcYAML("a"), "a", ""},
+		{"after end", svcYAML("a") + "...\n%YAML 1.1\n%TAG !k! tag:lbstatus.io,2026:\n---\n" + strings.Replace(svcYAML("b"), "name: b", "name: !k!name b", 1), "a,b", ""},
+		{"1.2", "%YAML 1.2\n---\n" + svcYAML("a") + "---\n" + svcYAML("b"), "b", "1"},
+		{"inside", svcYAML("a") + "%YAML 1.1\nspec: {type: ClusterIP}\n---\n" + svcYAML("b"), "a,b", "8"},
+		{"inside a List", "kind: List\nitems:\n- " + strings.ReplaceAll(svcYAML("a"), "\n", "\n  ") + "\n%YAML 1.1\n- kind: Service\n---\n" + svcYAML("b"), "a,b", "11"},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		var lines []string
+		for _, e := range errs {
+			lines = append(lines, fmt.Sprint(e.Position.Line))
+		}
+		if names(objs) != tc.objs || strings.Join(lines, ",") != tc.errLines {
+			t.Errorf("%s: objects %q, errors %v; want %s and errors at lines %q", tc.name, names(objs), errs, tc.objs, tc.errLines)
+		}
+	}
+}
+
+// A YAML List whose items are not entries below "items:" but a flow
+// sequence on the next line, or one given a tag there, is a List: read
+// whole, as "items: [...]" is, and not refused as not a list. A value that
+// is not a sequence is still refused.
+func TestRead_YAMLListItemsOnTheNextLine(t *testing.T) {
+	flow := "[ " + svcJSON("a") + ",\n    " + svcJSON("b") + " ]"
+	for _, tc := range []struct{ name, in, objs, errs string }{
+		{"flow", "kind: List\nitems:\n  " + flow + "\nmetadata: {resourceVersion: \"1\"}\n", "a,b", ""},
+		{"empty", "kind: List\nitems:\n  []\n", "", ""},
+		{"tagged", "kind: List\nitems:\n  !!seq\n- " + svcJSON("a") + "\n", "a", ""},
+		{"not a sequence", "kind: List\nitems:\n  a: 1\n", "", "items: not a JSON array"},
+	} {
+		for _, limit := range []int{DefaultMaxObjectBytes, 80} {
+			objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(limit))
+			want, wantErrs := tc.objs, tc.errs
+			if limit == 80 && tc.objs != "" {
+				want, wantErrs = "", "larger than the limit" // read whole: over the limit
+			}
+			errOK := len(errs) == 0 && wantErrs == "" || len(errs) == 1 && wantErrs != "" && strings.Contains(errs[0].Error(), wantErrs)
+			if names(objs) != want || !errOK {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want %q and %q", tc.name, limit, names(objs), errs, want, wantErrs)
+			}
+		}
+	}
+}
+
+// Bytes that are not UTF-8 in one item of a YAML List (a file saved in
+// Latin-1) cost that item alone, as in JSON: the item parses but for them,
+// so where the next one starts is known. The problem says which byte and
+// on what line, which the YAML parser does not.
+func TestRead_YAMLItemNotUTF8(t *testing.T) {
+	item := func(name, annotations string) string {
+		return "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: " + name + "\n    annotations: " + annotations + "\n"
+	}
+	in := "kind: List\nitems:\n" + item("a", "{}") + item("b", "{note: caf\xe9}") + item("c", "{}") +
+		"---\n" + svcYAML("d") + "  note: caf\xe9\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,c" || len(errs) != 2 ||
+		!strings.HasSuffix(errs[0].Error(), "items[1]): malformed YAML: invalid UTF-8 (byte 0xe9) at line 12") ||
+		!strings.HasSuffix(errs[1].Error(), "(document 2): malformed YAML: invalid UTF-8 (byte 0xe9) at line 26") {
+		t.Errorf("objects %q, errors %v; want a,c and errors naming byte 0xe9 at lines 12 and 26", names(objs), errs)
+	}
+}
+
+// Files saved with a byte order mark and concatenated ("cat *.yaml") have
+// one before the "---" or "..." of each: YAML allows one at the start of
+// any document, and the marker is still a marker.
+func TestRead_YAMLByteOrderMarkBeforeAMarker(t *testing.T) {
+	const bom = "\uFEFF"
+	in := bom + svcYAML("a") + bom + "---\n" + svcYAML("b") + bom + "...\n" + bom + "--- # c\nkind: List\nitems:\n- " + svcJSON("c") + "\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a,b,c" || len(errs) != 0 || objs[2].Position.Line != 20 {
+		t.Errorf("objects %q, errors %v; want a, b and c, at line 20", names(objs), errs)
+	}
+}
+
+// A flow sequence on the line after a second "items:", or after members
+// that do not decode, is not read: the List is reported once, and none of
+// those items is handed out.
+func TestRead_YAMLListItemsOnTheNextLineOfAnUnreadableList(t *testing.T) {
+	for _, tc := range []struct{ name, in, objs, err string }{
+		{"second items", "kind: List\nitems:\n- " + svcJSON("a") + "\nitems:\n  [" + svcJSON("b") + "]\n", "a", `duplicate key "items"`},
+		{"member before", "kind: List\nmetadata: {resourceVersion: 5}\nitems:\n  [" + svcJSON("a") + "]\n", "", "where a string is expected"},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if names(objs) != tc.objs || len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.err) {
+			t.Errorf("%s: objects %q, errors %v; want %q and one error: %s", tc.name, names(objs), errs, tc.objs, tc.err)
+		}
+	}
+}
+
+// A YAML scalar that YAML reads as a boolean or a number where a string is
+// expected (name: no, a version 1.10) is refused, as kube-apiserver
+// refuses it; the message says to quote it, and says so for YAML only.
+func TestRead_YAMLUnquotedScalarWhereAStringIsExpected(t *testing.T) {
+	for _, tc := range []struct{ in, hint string }{
+		{"kind: Service\napiVersion: v1\nmetadata: {name: no}\n", "unless quoted"},
+		{"kind: Service\napiVersion: v1\nmetadata: {name: a, resourceVersion: 1.10}\n", "unless quoted"},
+		{`{"kind":"Service","apiVersion":"v1","metadata":{"name":false}}`, ""},
+		{"kind: Service\napiVersion: v1\nmetadata: {name: [a]}\n", ""}, // not a scalar: quoting does not help
+	} {
+		_, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "where a string is expected") {
+			t.Fatalf("%q: errors %v; want one, a string expected", tc.in, errs)
+		}
+		if got := strings.Contains(errs[0].Error(), "unless quoted"); got != (tc.hint != "") {
+			t.Errorf("%q: %q; want the hint to quote: %v", tc.in, errs[0].Error(), tc.hint != "")
+		}
+	}
+}
+
+// The YAML parser ends a document's value where an indented mapping meets
+// a line less indented, or where a flow collection or a quoted scalar
+// closes, and reads what follows as another document: it never reads it,
+// and says nothing. The Service after such a value was dropped in silence;
+// now the document is an input error naming the line the value ends on.
+// A document whose value starts at column 0, as every manifest's does,
+// reads as before.
+func TestRead_YAMLValueEndsBeforeTheDocument(t *testing.T) {
+	indented := " kind: Service\n apiVersion: v1\n metadata: {name: a, namespace: ns}\n spec: {type: LoadBalancer}\n"
+	for name, in := range map[string]string{
+		"indented":      indented + svcYAML("b"),
+		"flow":          "# a Service\n" + svcJSON("a") + "\n" + svcYAML("b"),
+		"quoted key":    `"kind": Service` + "\nmetadata: {name: a}\n",
+		"block mapping": svcYAML("a") + "# the end\n",
+		"--- value":     "--- " + svcJSON("a") + "\n",
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in))
+		switch name {
+		case "indented", "flow":
+			line := map[string]string{"indented": "line 4", "flow": "line 2"}[name]
+			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), line+`: did not find expected <document start>: the document's value ends on that line`) {
+				t.Errorf("%s: objects %q, errors %v; want none, and the error saying where the value ends", name, names(objs), errs)
+			}
+		default:
+			if len(objs) != 1 || len(errs) != 0 {
+				t.Errorf("%s: objects %q, errors %v; want one object, no error", name, names(objs), errs)
+			}
+		}
+	}
+}
