@@ -21,8 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lbstatus/lbstatus/fuzz/seed"
 )
@@ -30,7 +33,9 @@ import (
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
 // transcript is the same whether objects are decoded by one goroutine
-// or by several, and whatever the size of the read buffer.
+// or by several, whatever the size of the read buffer, and whatever the
+// encoding of valid UTF-8: UTF-16 reads the same (offsets are the UTF-8
+// text's), and so does UTF-8 after a byte order mark, three bytes on.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
@@ -49,8 +54,30 @@ func FuzzDecode(f *testing.F) {
 		if pieces := transcript(t, in, Workers(1), readBuffer(16)); pieces != one {
 			t.Fatalf("the transcript depends on the size of the read buffer:\n%s\nagainst\n%s", one, pieces)
 		}
+		// A text that starts with a byte order mark or a NUL is left out:
+		// in UTF-16, after the mark, it would start with two (or read as
+		// UTF-32, whose mark is UTF-16's and a NUL).
+		if !utf8.Valid(in) || bytes.HasPrefix(in, []byte("\uFEFF")) || bytes.HasPrefix(in, []byte{0}) {
+			return
+		}
+		for _, big := range []bool{false, true} {
+			if got := transcript(t, utf16Text(big, string(in)), Workers(1)); got != one {
+				t.Fatalf("the transcript of UTF-16 (big-endian: %v) differs from UTF-8's:\n%s\nagainst\n%s", big, got, one)
+			}
+		}
+		want := offsets.ReplaceAllStringFunc(one, func(m string) string {
+			i := strings.LastIndexAny(m, ": ") + 1
+			n, _ := strconv.Atoi(m[i:])
+			return m[:i] + strconv.Itoa(n+3)
+		})
+		if got := transcript(t, append([]byte("\uFEFF"), in...), Workers(1)); got != want {
+			t.Fatalf("the transcript after a byte order mark is not three bytes on:\n%s\nagainst\n%s", got, want)
+		}
 	})
 }
+
+// offsets are the byte offsets in a transcript.
+var offsets = regexp.MustCompile(`Offset:\d+|byte \d+\b`)
 
 // transcript decodes in with the given options and returns what came out,
 // object by object and error by error.

@@ -361,27 +361,34 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 	}
 }
 
+// utf16Text encodes parts, each a string or UTF-16 code units as they
+// are, as UTF-16 (big-endian when big is set) after a byte order mark.
+func utf16Text(big bool, parts ...any) []byte {
+	b := []byte{0xFF, 0xFE}
+	if big {
+		b = []byte{0xFE, 0xFF}
+	}
+	for _, p := range parts {
+		units, ok := p.([]uint16)
+		if !ok {
+			units = utf16.Encode([]rune(p.(string)))
+		}
+		for _, u := range units {
+			if big {
+				b = append(b, byte(u>>8), byte(u))
+			} else {
+				b = append(b, byte(u), byte(u>>8))
+			}
+		}
+	}
+	return b
+}
+
 func TestRead_Encodings(t *testing.T) {
-	utf16le := func(s string) []byte {
-		var b bytes.Buffer
-		b.Write([]byte{0xFF, 0xFE})
-		for _, u := range utf16.Encode([]rune(s)) {
-			b.Write([]byte{byte(u), byte(u >> 8)})
-		}
-		return b.Bytes()
-	}
-	utf16be := func(s string) []byte {
-		var b bytes.Buffer
-		b.Write([]byte{0xFE, 0xFF})
-		for _, u := range utf16.Encode([]rune(s)) {
-			b.Write([]byte{byte(u >> 8), byte(u)})
-		}
-		return b.Bytes()
-	}
 	yaml := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\napiVersion: v1\nmetadata: {name: b}\n"
 	for name, in := range map[string][]byte{
-		"UTF-16LE JSON":  utf16le(svcJSON("a") + svcJSON("b")),
-		"UTF-16BE YAML":  utf16be(yaml),
+		"UTF-16LE JSON":  utf16Text(false, svcJSON("a")+svcJSON("b")),
+		"UTF-16BE YAML":  utf16Text(true, yaml),
 		"CRLF YAML":      []byte(strings.ReplaceAll(yaml, "\n", "\r\n")),
 		"CRLF JSON":      []byte(svcJSON("a") + "\r\n" + svcJSON("b") + "\r\n"),
 		"BOM and spaces": []byte("\xEF\xBB\xBF\r\n  " + svcJSON("a") + svcJSON("b")),
@@ -393,8 +400,8 @@ func TestRead_Encodings(t *testing.T) {
 	}
 	// Without a byte order mark, UTF-16 is not read, and the error says why.
 	for name, in := range map[string][]byte{
-		"UTF-16LE JSON": utf16le(svcJSON("a"))[2:],
-		"UTF-16BE YAML": utf16be(yaml)[2:],
+		"UTF-16LE JSON": utf16Text(false, svcJSON("a"))[2:],
+		"UTF-16BE YAML": utf16Text(true, yaml)[2:],
 	} {
 		objs, errs := decodeAll(t, bytes.NewReader(in))
 		if len(objs) != 0 || len(errs) != 1 || !errs[0].Fatal || !strings.Contains(errs[0].Error(), "UTF-16 is read only with a byte order mark") {
@@ -407,26 +414,6 @@ func TestRead_Encodings(t *testing.T) {
 // in silence, rewriting a name. It ends the input, as malformed UTF-8
 // between values does; what came before it is read.
 func TestRead_UTF16SurrogateWithoutItsPair(t *testing.T) {
-	encode := func(big bool, parts ...any) []byte {
-		b := []byte{0xFF, 0xFE}
-		if big {
-			b = []byte{0xFE, 0xFF}
-		}
-		for _, p := range parts {
-			units, ok := p.([]uint16)
-			if !ok {
-				units = utf16.Encode([]rune(p.(string)))
-			}
-			for _, u := range units {
-				if big {
-					b = append(b, byte(u>>8), byte(u))
-				} else {
-					b = append(b, byte(u), byte(u>>8))
-				}
-			}
-		}
-		return b
-	}
 	a := svcJSON("a")
 	at := strconv.Itoa(2 + 2*len(a) + 2*len(`{"metadata":{"name":"`))
 	svc := "kind: Service\napiVersion: v1\nmetadata: {name: "
@@ -435,12 +422,12 @@ func TestRead_UTF16SurrogateWithoutItsPair(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		"high alone":    {encode(false, a, `{"metadata":{"name":"`, []uint16{0xD800}, `x"}}`), "a surrogate (0xD800) without its pair, at byte " + at + " of the UTF-16 text"},
-		"low alone":     {encode(true, a, `{"metadata":{"name":"`, []uint16{0xDC00}, `x"}}`), "a surrogate (0xDC00) without its pair, at byte " + at + " of the UTF-16 text"},
-		"high at end":   {encode(false, a, []uint16{0xD800}), "it ends inside a character"},
-		"odd byte":      {append(encode(true, a), 'x'), "it ends inside a character"},
-		"YAML":          {encode(true, svc+"a}\n---\n"+svc+`"`, []uint16{0xDBFF}, "x\"}\n"), "a surrogate (0xDBFF) without its pair, at byte " + yamlAt + " of the UTF-16 text"},
-		"a pair splits": {encode(false, a, strings.Replace(svcJSON("b"), `"b"`, `"b😀"`, 1)), ""},
+		"high alone":    {utf16Text(false, a, `{"metadata":{"name":"`, []uint16{0xD800}, `x"}}`), "a surrogate (0xD800) without its pair, at byte " + at + " of the UTF-16 text"},
+		"low alone":     {utf16Text(true, a, `{"metadata":{"name":"`, []uint16{0xDC00}, `x"}}`), "a surrogate (0xDC00) without its pair, at byte " + at + " of the UTF-16 text"},
+		"high at end":   {utf16Text(false, a, []uint16{0xD800}), "it ends inside a character"},
+		"odd byte":      {append(utf16Text(true, a), 'x'), "it ends inside a character"},
+		"YAML":          {utf16Text(true, svc+"a}\n---\n"+svc+`"`, []uint16{0xDBFF}, "x\"}\n"), "a surrogate (0xDBFF) without its pair, at byte " + yamlAt + " of the UTF-16 text"},
+		"a pair splits": {utf16Text(false, a, strings.Replace(svcJSON("b"), `"b"`, `"b😀"`, 1)), ""},
 	} {
 		for _, rb := range []int{0, 1, 3} {
 			objs, errs := decodeAll(t, bytes.NewReader(tc.in), readBuffer(rb))
