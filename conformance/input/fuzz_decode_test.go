@@ -33,9 +33,10 @@ import (
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
 // transcript is the same whether objects are decoded by one goroutine
-// or by several, whatever the size of the read buffer, and whatever the
-// encoding of valid UTF-8: UTF-16 reads the same (offsets are the UTF-8
-// text's), and so does UTF-8 after a byte order mark, three bytes on.
+// or by several, whatever the size of the read buffer, whatever the line
+// breaks (LF, CRLF or CR: only offsets change), and whatever the encoding
+// of valid UTF-8: UTF-16 reads the same (offsets are the UTF-8 text's),
+// and so does UTF-8 after a byte order mark, three bytes on.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
@@ -46,6 +47,7 @@ func FuzzDecode(f *testing.F) {
 	seed.Add(f, "yaml-list", []byte("apiVersion: v1\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata: {name: a}\n- metadata:\n    name: b\nkind: List\n"))
 	seed.Add(f, "events", []byte(`[{"object":{"metadata":{"name":"a"}},"type":"DELETED"},{"type":"BOOKMARK","object":{}},{"type":"ERROR","object":{"message":"gone"}}]`))
 	seed.Add(f, "utf16", []byte("\xff\xfe{\x00}\x00"))
+	seed.Add(f, "lines", []byte("{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"metadata\": {\"name\": \"a\"}},\n    {\"metadata\": {\"name\": 1}}\n  ]\n}\n{\n  \"kind\": \"Service\",\n  \"metadata\": {\"name\": \"b\"}\n}\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		one := transcript(t, in, Workers(1))
 		if several := transcript(t, in, Workers(3)); several != one {
@@ -53,6 +55,20 @@ func FuzzDecode(f *testing.F) {
 		}
 		if pieces := transcript(t, in, Workers(1), readBuffer(16)); pieces != one {
 			t.Fatalf("the transcript depends on the size of the read buffer:\n%s\nagainst\n%s", one, pieces)
+		}
+		// Line breaks do not matter but for offsets, in a text without CRs
+		// that is not UTF-16, whose units they would change.
+		utf16 := bytes.HasPrefix(in, []byte("\xFF\xFE")) || bytes.HasPrefix(in, []byte("\xFE\xFF"))
+		if bytes.IndexByte(in, '\r') < 0 && !utf16 {
+			want := offsets.ReplaceAllString(one, "(offset)")
+			for _, brk := range []string{"\r\n", "\r"} {
+				got := transcript(t, bytes.ReplaceAll(in, []byte("\n"), []byte(brk)), Workers(1))
+				// A message may quote the break, escaped.
+				got = strings.ReplaceAll(strings.ReplaceAll(got, `\r\n`, `\n`), `\r`, `\n`)
+				if got = offsets.ReplaceAllString(got, "(offset)"); got != want {
+					t.Fatalf("the transcript with line breaks %q differs from LF's, but for offsets:\n%s\nagainst\n%s", brk, got, want)
+				}
+			}
 		}
 		// A text that starts with a byte order mark or a NUL is left out:
 		// in UTF-16, after the mark, it would start with two (or read as
