@@ -58,8 +58,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Line breaks do not matter but for offsets, in a text without CRs
 		// that is not UTF-16, whose units they would change.
-		utf16 := bytes.HasPrefix(in, []byte("\xFF\xFE")) || bytes.HasPrefix(in, []byte("\xFE\xFF"))
-		if bytes.IndexByte(in, '\r') < 0 && !utf16 {
+		isUTF16 := bytes.HasPrefix(in, []byte("\xFF\xFE")) || bytes.HasPrefix(in, []byte("\xFE\xFF"))
+		if bytes.IndexByte(in, '\r') < 0 && !isUTF16 {
 			want := offsets.ReplaceAllString(one, "(offset)")
 			for _, brk := range []string{"\r\n", "\r"} {
 				got := transcript(t, bytes.ReplaceAll(in, []byte("\n"), []byte(brk)), Workers(1))
