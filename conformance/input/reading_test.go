@@ -789,37 +789,66 @@ func TestRead_StreamedListDuplicateBeforeItems(t *testing.T) {
 	}
 }
 
-// endless is an input that never ends: the same Service, again and again.
-type endless struct{ svc []byte }
+// endless is an input that never ends: prefix, then unit again and again.
+type endless struct {
+	prefix, unit []byte
+	read         int64 // bytes handed out
+}
 
-func (e endless) Read(p []byte) (int, error) {
+func (e *endless) Read(p []byte) (int, error) {
 	n := 0
-	for n+len(e.svc) <= len(p) {
-		n += copy(p[n:], e.svc)
+	for n < len(p) {
+		src := e.prefix[min(e.read, int64(len(e.prefix))):]
+		if len(src) == 0 {
+			src = e.unit[(e.read-int64(len(e.prefix)))%int64(len(e.unit)):]
+		}
+		m := copy(p[n:], src)
+		n, e.read = n+m, e.read+int64(m)
 	}
 	return n, nil
 }
 
 // Close stops a Decoder not read to its end: a check interrupted on an
-// input that never ends (a pipe, /dev/zero) leaves no goroutine reading it.
-// Its splitter closes the queue of batches when it returns; without Close
-// it would read forever.
+// input that never ends (a pipe, /dev/zero) leaves no goroutine reading it,
+// in every form a splitter hands out, from a value read whole to an item
+// of a List read token by token, and also where the input never ends what
+// the splitter reads, which then hands nothing out. Its splitter closes the
+// queue of batches when it returns; without Close it would read forever.
 func TestRead_CloseStopsTheReading(t *testing.T) {
-	d := NewDecoder(endless{[]byte(svcJSON("a"))}, "in", Workers(2))
-	if obj, err := d.Next(); err != nil || obj.Ref.Name != "a" {
-		t.Fatalf("first: %+v, %v", obj.Ref, err)
-	}
-	d.Close()
-	done := make(chan struct{})
-	go func() {
-		for range d.pending { // the batches queued: drained so that none blocks
+	for name, in := range map[string]*endless{
+		"concatenated JSON":      {unit: []byte(svcJSON("a") + "\n")},
+		"top-level array":        {prefix: []byte("["), unit: []byte(svcJSON("a") + ",")},
+		"JSON List item by item": {prefix: []byte(`{"kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")},
+		"JSON scalars":           {prefix: []byte(svcJSON("a")), unit: []byte(" 1")},
+		"YAML documents":         {unit: []byte(svcYAML("a") + "---\n")},
+		"YAML List item by item": {prefix: []byte("kind: List\nitems:\n"), unit: []byte("- metadata: {name: a}\n")},
+		"a YAML line":            {unit: []byte("a ")},
+		"YAML blank lines":       {unit: []byte("\n")},
+		"YAML comments":          {prefix: []byte(svcYAML("a")), unit: []byte("# more\n")},
+	} {
+		d := NewDecoder(in, "in", MaxObjectBytes(4096), Workers(2))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		obj, err := d.NextContext(ctx)
+		cancel()
+		// A YAML document ends at a line that never comes.
+		switch nothing := name == "a YAML line" || name == "YAML blank lines" || name == "YAML comments"; {
+		case nothing && err == context.DeadlineExceeded:
+		case !nothing && err == nil && obj.Ref.Name == "a":
+		default:
+			t.Fatalf("%s: first: %+v, %v", name, obj.Ref, err)
 		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the Decoder still reads its input 10 s after Close")
+		d.Close()
+		done := make(chan struct{})
+		go func() {
+			for range d.pending { // the batches queued: drained so that none blocks
+			}
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the Decoder still reads its input 10 s after Close", name)
+		}
 	}
 }
 

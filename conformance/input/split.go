@@ -46,7 +46,7 @@ type splitter interface {
 // space before the first value is the splitters' to count in lines, and
 // in YAML it may be indentation.
 func (d *Decoder) open() (splitter, *DecodeError) {
-	br := bufio.NewReaderSize(d.in, 64<<10)
+	br := bufio.NewReaderSize(closable{d.in, d.stop}, 64<<10)
 	var base int64
 	switch b, _ := br.Peek(4); {
 	case bytes.HasPrefix(b, []byte("\xFF\xFE\x00\x00")), bytes.HasPrefix(b, []byte("\x00\x00\xFE\xFF")):
@@ -80,6 +80,23 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 		kept := &separators{at: map[int64]string{}}
 		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), br.Size())
 		return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
+	}
+}
+
+// closable fails every read once stop is closed: a splitter that reads on
+// without handing anything out (a YAML line, or blank lines, that never
+// end) stops there after Close.
+type closable struct {
+	r    io.Reader
+	stop <-chan struct{}
+}
+
+func (c closable) Read(p []byte) (int, error) {
+	select {
+	case <-c.stop:
+		return 0, errStop
+	default:
+		return c.r.Read(p)
 	}
 }
 
