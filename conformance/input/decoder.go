@@ -156,8 +156,9 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 	}
 }
 
-// Close stops the goroutines of a Decoder not read to its end; a read of
-// the input under way finishes first. Next must not be called after it.
+// Close stops the goroutines of a Decoder not read to its end: no read of
+// the input starts after it, and one under way finishes first. Next must
+// not be called after it.
 func (d *Decoder) Close() { d.stopped.Do(func() { close(d.stop) }) }
 
 // A batch of jobs, decoded by one goroutine, is handed on when it holds
