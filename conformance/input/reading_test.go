@@ -825,13 +825,16 @@ func TestRead_CloseStopsTheReading(t *testing.T) {
 		"a YAML line":            {unit: []byte("a ")},
 		"YAML blank lines":       {unit: []byte("\n")},
 		"YAML comments":          {prefix: []byte(svcYAML("a")), unit: []byte("# more\n")},
+		"a List's dropped items": {prefix: []byte(`{"kind":"List","kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")},
 	} {
 		d := NewDecoder(in, "in", MaxObjectBytes(4096), Workers(2))
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		obj, err := d.NextContext(ctx)
 		cancel()
-		// A YAML document ends at a line that never comes.
-		switch nothing := name == "a YAML line" || name == "YAML blank lines" || name == "YAML comments"; {
+		// A YAML document ends at a line that never comes; the items of a
+		// List whose kind is given twice are dropped, and the problem
+		// reported at its end.
+		switch nothing := name == "a YAML line" || name == "YAML blank lines" || name == "YAML comments" || name == "a List's dropped items"; {
 		case nothing && err == context.DeadlineExceeded:
 		case !nothing && err == nil && obj.Ref.Name == "a":
 		default:
