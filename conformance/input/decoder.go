@@ -162,7 +162,7 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 func (d *Decoder) Close() { d.stopped.Do(func() { close(d.stop) }) }
 
 // A batch of jobs, decoded by one goroutine, is handed on when it holds
-// this much, or when the next job is not yet in the read buffer: a watch is
+// this much, or before the input is read again, which may wait: a watch is
 // checked as it comes.
 const (
 	batchBytes = 256 << 10
@@ -212,7 +212,7 @@ func (d *Decoder) run() {
 			jobs, size = nil, 0
 			return true
 		}
-		s, err := d.open()
+		s, err := d.open(func() bool { return len(jobs) == 0 || send() })
 		if err != nil {
 			jobs = append(jobs, job{err: err})
 		}
@@ -220,7 +220,7 @@ func (d *Decoder) run() {
 			s.split(func(j job) bool {
 				j.raw = bytes.Clone(j.raw) // the splitter reuses its buffer
 				jobs, size = append(jobs, j), size+len(j.raw)
-				if len(jobs) < batchJobs && size < batchBytes && s.buffered() {
+				if len(jobs) < batchJobs && size < batchBytes {
 					return true
 				}
 				return send()

@@ -614,12 +614,17 @@ func TestRead_StreamedListWithItemsNotAnArray(t *testing.T) {
 
 // A watch is checked as it comes: an object whose end has been read is
 // handed out while the input stays open, in JSON and in YAML (where a
-// document ends at the next "---"). Under a reader that waits for more, Next
-// would never return.
+// document ends at the next "---"), also when the next object has begun
+// (section 8: an interrupted check reports what was read). Under a reader
+// that waits for more, Next would never return.
 func TestRead_WatchIsReadAsItComes(t *testing.T) {
+	json, yaml := svcJSON("b"), svcYAML("b")
 	for name, tc := range map[string]struct{ first, second string }{
-		"JSON": {svcJSON("a"), svcJSON("b")},
-		"YAML": {svcYAML("a") + "---\n", svcYAML("b")},
+		"JSON":                   {svcJSON("a"), json},
+		"YAML":                   {svcYAML("a") + "---\n", yaml},
+		"JSON, the next begun":   {svcJSON("a") + "\n" + json[:30], json[30:]},
+		"YAML, the next begun":   {svcYAML("a") + "---\n" + yaml[:30], yaml[30:]},
+		"a List, the next begun": {`{"kind":"List","items":[` + svcJSON("a") + "," + json[:30], json[30:] + "]}"},
 	} {
 		r, w := io.Pipe()
 		read := make(chan struct{})
@@ -630,9 +635,11 @@ func TestRead_WatchIsReadAsItComes(t *testing.T) {
 			_ = w.Close()
 		}()
 		objs := make([]string, 0, 2)
-		d := NewDecoder(r, "in")
+		d := NewDecoder(r, "in", MaxObjectBytes(150)) // the List read item by item
 		for {
-			obj, err := d.Next()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			obj, err := d.NextContext(ctx)
+			cancel()
 			if err == io.EOF {
 				break
 			}

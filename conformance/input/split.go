@@ -37,16 +37,15 @@ import (
 type splitter interface {
 	// split hands the jobs to yield, in order, until yield returns false.
 	split(yield func(job) bool)
-	// buffered reports whether the next job can be read without waiting.
-	buffered() bool
 }
 
 // open detects the encoding and the format, and returns the splitter; none
-// for an empty input. Nothing but a byte order mark is consumed: white
+// for an empty input. Before each read of the input, flush hands on the
+// jobs split so far (see feed). Nothing but a byte order mark is consumed: white
 // space before the first value is the splitters' to count in lines, and
 // in YAML it may be indentation.
-func (d *Decoder) open() (splitter, *DecodeError) {
-	br := bufio.NewReaderSize(closable{d.in, d.stop}, 64<<10)
+func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
+	br := bufio.NewReaderSize(feed{d.in, d.stop, flush}, 64<<10)
 	var base int64
 	switch b, _ := br.Peek(4); {
 	case bytes.HasPrefix(b, []byte("\xFF\xFE\x00\x00")), bytes.HasPrefix(b, []byte("\x00\x00\xFE\xFF")):
@@ -83,21 +82,28 @@ func (d *Decoder) open() (splitter, *DecodeError) {
 	}
 }
 
-// closable fails every read once stop is closed: a splitter that reads on
-// without handing anything out (a YAML line, or blank lines, that never
-// end) stops there after Close.
-type closable struct {
-	r    io.Reader
-	stop <-chan struct{}
+// feed is the input as the splitters read it. A read may wait for input
+// yet to come, as in a watch: before each, the jobs split so far are handed
+// on (flush), so that an object whose end was read is checked, and
+// reported if the check is interrupted, without waiting for the next one.
+// After Close every read fails, so that a splitter that reads on without
+// handing anything out (a YAML line that never ends) stops there.
+type feed struct {
+	r     io.Reader
+	stop  <-chan struct{}
+	flush func() bool // false once the consumer wants no more
 }
 
-func (c closable) Read(p []byte) (int, error) {
+func (f feed) Read(p []byte) (int, error) {
 	select {
-	case <-c.stop:
+	case <-f.stop:
 		return 0, errStop
 	default:
-		return c.r.Read(p)
 	}
+	if !f.flush() {
+		return 0, errStop
+	}
+	return f.r.Read(p)
 }
 
 // utf16Check passes UTF-16 on, and fails the read at a surrogate without
@@ -197,11 +203,6 @@ type jsonSplitter struct {
 func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
 	g := &guard{r: r, limit: base + int64(limit), read: base}
 	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: 1}
-}
-
-func (s *jsonSplitter) buffered() bool {
-	ub := s.dec.UnreadBuffer()
-	return leadingDelims(ub) < len(ub)
 }
 
 func (s *jsonSplitter) split(yield func(job) bool) {
@@ -624,8 +625,6 @@ var errBinary = errors.New("the input is not text (it holds a NUL byte" + noBOM 
 
 // noBOM says why a NUL byte may be in a text file.
 const noBOM = "; UTF-16 is read only with a byte order mark"
-
-func (s *yamlSplitter) buffered() bool { return s.in.Buffered() > 0 }
 
 func (s *yamlSplitter) split(yield func(job) bool) {
 	s.yield = yield
