@@ -39,13 +39,23 @@ type splitter interface {
 	split(yield func(job) bool)
 }
 
+// readSize is how much of the input is asked for at a time: the objects
+// split so far are handed on before each read (see feed), so it bounds a
+// batch about as batchBytes does. lineBytes is the YAML splitter's buffer,
+// past which a line comes in pieces; as much white space before the first
+// value makes an input YAML.
+const (
+	readSize  = 256 << 10
+	lineBytes = 64 << 10
+)
+
 // open detects the encoding and the format, and returns the splitter; none
 // for an empty input. Before each read of the input, flush hands on the
 // jobs split so far (see feed). Nothing but a byte order mark is consumed: white
 // space before the first value is the splitters' to count in lines, and
 // in YAML it may be indentation.
 func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
-	br := bufio.NewReaderSize(feed{d.in, d.stop, flush}, 64<<10)
+	br := bufio.NewReaderSize(feed{d.in, d.stop, flush}, readSize)
 	var base int64
 	switch b, _ := br.Peek(4); {
 	case bytes.HasPrefix(b, []byte("\xFF\xFE\x00\x00")), bytes.HasPrefix(b, []byte("\x00\x00\xFE\xFF")):
@@ -56,14 +66,15 @@ func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 	case bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF")):
 		// UTF-16, read as UTF-8: offsets are the UTF-8 text's.
 		in := &utf16Check{r: br, big: b[0] == 0xFE, first: -1}
-		br = bufio.NewReaderSize(transform.NewReader(in, unicode.BOMOverride(unicode.UTF8.NewDecoder())), 64<<10)
+		br = bufio.NewReaderSize(transform.NewReader(in, unicode.BOMOverride(unicode.UTF8.NewDecoder())), lineBytes)
 	}
 	for n := 1; ; n++ {
 		b, err := br.Peek(n)
 		switch {
 		case err == io.EOF:
 			return nil, nil
-		case err == bufio.ErrBufferFull: // 64 KiB of white space: not JSON
+		case err == bufio.ErrBufferFull || n > lineBytes: // not JSON
+			err = bufio.ErrBufferFull
 		case err != nil:
 			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
 		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
@@ -77,7 +88,7 @@ func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 			return newJSONSplitter(br, d.source, d.limit, base), nil
 		}
 		kept := &separators{at: map[int64]string{}}
-		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), br.Size())
+		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), min(br.Size(), lineBytes))
 		return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
 	}
 }
