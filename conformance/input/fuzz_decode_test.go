@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 
 	"github.com/lbstatus/lbstatus/fuzz/seed"
@@ -33,10 +34,12 @@ import (
 // FuzzDecode: the reader does not panic or loop on any input, every
 // problem is a one-line DecodeError, every object is what it says, and the
 // transcript is the same whether objects are decoded by one goroutine
-// or by several, whatever the size of the read buffer, whatever the line
-// breaks (LF, CRLF or CR: only offsets change), and whatever the encoding
-// of valid UTF-8: UTF-16 reads the same (offsets are the UTF-8 text's),
-// and so does UTF-8 after a byte order mark, three bytes on.
+// or by several, whatever the size of the read buffer or of each read of
+// the input (before each, the objects split so far are handed on),
+// whatever the line breaks (LF, CRLF or CR: only offsets change), and
+// whatever the encoding of valid UTF-8: UTF-16 reads the same (offsets
+// are the UTF-8 text's), and so does UTF-8 after a byte order mark, three
+// bytes on.
 func FuzzDecode(f *testing.F) {
 	seed.Add(f, "case-0", []byte(svcJSON("a")+svcJSON("b")))
 	seed.Add(f, "case-1", []byte(`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`))
@@ -55,6 +58,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if pieces := transcript(t, in, Workers(1), readBuffer(16)); pieces != one {
 			t.Fatalf("the transcript depends on the size of the read buffer:\n%s\nagainst\n%s", one, pieces)
+		}
+		if bytewise := transcript(t, in, Workers(3), oneByteReads{}); bytewise != one {
+			t.Fatalf("the transcript depends on how much each read of the input returns:\n%s\nagainst\n%s", one, bytewise)
 		}
 		// Line breaks do not matter but for offsets, in a text without CRs
 		// that is not UTF-16, whose units they would change.
@@ -91,6 +97,12 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// oneByteReads makes each read of the input return one byte, as a slow
+// pipe may: the objects split so far are then handed on at every byte.
+type oneByteReads struct{}
+
+func (oneByteReads) applyDecoder(d *Decoder) { d.in = iotest.OneByteReader(d.in) }
 
 // offsets are the byte offsets in a transcript.
 var offsets = regexp.MustCompile(`Offset:\d+|byte \d+\b`)
