@@ -51,9 +51,9 @@ const (
 
 // open detects the encoding and the format, and returns the splitter; none
 // for an empty input. Before each read of the input, flush hands on the
-// jobs split so far (see feed). Nothing but a byte order mark is consumed: white
-// space before the first value is the splitters' to count in lines, and
-// in YAML it may be indentation.
+// jobs split so far (see feed). Nothing but a byte order mark is consumed:
+// white space before the first value is the splitters' to count in lines,
+// and in YAML it may be indentation.
 func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 	br := bufio.NewReaderSize(feed{d.in, d.stop, flush}, readSize)
 	var base int64
@@ -73,7 +73,7 @@ func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 		switch {
 		case err == io.EOF:
 			return nil, nil
-		case err == bufio.ErrBufferFull || n > lineBytes: // not JSON
+		case err == bufio.ErrBufferFull || n > lineBytes: // that much white space: not JSON
 			err = bufio.ErrBufferFull
 		case err != nil:
 			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
