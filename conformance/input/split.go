@@ -68,29 +68,30 @@ func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 		in := &utf16Check{r: br, big: b[0] == 0xFE, first: -1}
 		br = bufio.NewReaderSize(transform.NewReader(in, unicode.BOMOverride(unicode.UTF8.NewDecoder())), lineBytes)
 	}
-	for n := 1; ; n++ {
+	// The first byte that is not white space decides; after lineBytes of
+	// white space, the input is YAML.
+	isJSON := false
+	for n := 1; n <= lineBytes; n++ {
 		b, err := br.Peek(n)
-		switch {
-		case err == io.EOF:
+		if err == io.EOF {
 			return nil, nil
-		case err == bufio.ErrBufferFull || n > lineBytes: // that much white space: not JSON
-			err = bufio.ErrBufferFull
-		case err != nil:
+		} else if err != nil {
 			return nil, &DecodeError{Position: Position{Source: d.source, Offset: base}, Err: err, Fatal: true}
-		case bytes.IndexByte([]byte(" \t\r\n"), b[n-1]) >= 0:
-			continue
 		}
-		isJSON := err == nil && (b[n-1] == '{' || b[n-1] == '[')
-		if d.readBuffer > 0 {
-			br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.readBuffer)
+		if c := b[n-1]; bytes.IndexByte([]byte(" \t\r\n"), c) < 0 {
+			isJSON = c == '{' || c == '['
+			break
 		}
-		if isJSON {
-			return newJSONSplitter(br, d.source, d.limit, base), nil
-		}
-		kept := &separators{at: map[int64]string{}}
-		in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), min(br.Size(), lineBytes))
-		return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
 	}
+	if d.readBuffer > 0 {
+		br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.readBuffer)
+	}
+	if isJSON {
+		return newJSONSplitter(br, d.source, d.limit, base), nil
+	}
+	kept := &separators{at: map[int64]string{}}
+	in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), min(br.Size(), lineBytes))
+	return &yamlSplitter{in: in, source: d.source, limit: d.limit, kept: kept, line: 1, indent: -1}, nil
 }
 
 // feed is the input as the splitters read it. A read may wait for input
