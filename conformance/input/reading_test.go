@@ -822,28 +822,36 @@ func (e *endless) Read(p []byte) (int, error) {
 // the splitter reads, which then hands nothing out. Its splitter closes the
 // queue of batches when it returns; without Close it would read forever.
 func TestRead_CloseStopsTheReading(t *testing.T) {
-	for name, in := range map[string]*endless{
-		"concatenated JSON":      {unit: []byte(svcJSON("a") + "\n")},
-		"top-level array":        {prefix: []byte("["), unit: []byte(svcJSON("a") + ",")},
-		"JSON List item by item": {prefix: []byte(`{"kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")},
-		"JSON scalars":           {prefix: []byte(svcJSON("a")), unit: []byte(" 1")},
-		"YAML documents":         {unit: []byte(svcYAML("a") + "---\n")},
-		"YAML List item by item": {prefix: []byte("kind: List\nitems:\n"), unit: []byte("- metadata: {name: a}\n")},
-		"a YAML line":            {unit: []byte("a ")},
-		"YAML blank lines":       {unit: []byte("\n")},
-		"YAML comments":          {prefix: []byte(svcYAML("a")), unit: []byte("# more\n")},
-		"a List's dropped items": {prefix: []byte(`{"kind":"List","kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")},
+	// nothing marks the inputs that hand nothing out: a YAML document ends
+	// at a line that never comes; the items of a List whose kind is given
+	// twice are dropped, and the problem reported at its end. The others
+	// hand out "a" first.
+	for name, tc := range map[string]struct {
+		in      *endless
+		nothing bool
+	}{
+		"concatenated JSON":      {in: &endless{unit: []byte(svcJSON("a") + "\n")}},
+		"top-level array":        {in: &endless{prefix: []byte("["), unit: []byte(svcJSON("a") + ",")}},
+		"JSON List item by item": {in: &endless{prefix: []byte(`{"kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")}},
+		"JSON scalars":           {in: &endless{prefix: []byte(svcJSON("a")), unit: []byte(" 1")}},
+		"YAML documents":         {in: &endless{unit: []byte(svcYAML("a") + "---\n")}},
+		"YAML List item by item": {in: &endless{prefix: []byte("kind: List\nitems:\n"), unit: []byte("- metadata: {name: a}\n")}},
+		"a YAML line":            {in: &endless{unit: []byte("a ")}, nothing: true},
+		"YAML blank lines":       {in: &endless{unit: []byte("\n")}, nothing: true},
+		"YAML comments":          {in: &endless{prefix: []byte(svcYAML("a")), unit: []byte("# more\n")}, nothing: true},
+		"a List's dropped items": {in: &endless{prefix: []byte(`{"kind":"List","kind":"List","items":[`), unit: []byte(svcJSON("a") + ",")}, nothing: true},
 	} {
-		d := NewDecoder(in, "in", MaxObjectBytes(4096), Workers(2))
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		d := NewDecoder(tc.in, "in", MaxObjectBytes(4096), Workers(2))
+		wait := 10 * time.Second // for "a": however slow the machine
+		if tc.nothing {
+			wait = 100 * time.Millisecond // for nothing: long enough to be reading
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		obj, err := d.NextContext(ctx)
 		cancel()
-		// A YAML document ends at a line that never comes; the items of a
-		// List whose kind is given twice are dropped, and the problem
-		// reported at its end.
-		switch nothing := name == "a YAML line" || name == "YAML blank lines" || name == "YAML comments" || name == "a List's dropped items"; {
-		case nothing && err == context.DeadlineExceeded:
-		case !nothing && err == nil && obj.Ref.Name == "a":
+		switch {
+		case tc.nothing && err == context.DeadlineExceeded:
+		case !tc.nothing && err == nil && obj.Ref.Name == "a":
 		default:
 			t.Fatalf("%s: first: %+v, %v", name, obj.Ref, err)
 		}
