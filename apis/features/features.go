@@ -27,7 +27,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/component-base/featuregate"
@@ -92,19 +92,21 @@ type versionedGate interface {
 	GetAllVersioned() map[featuregate.Feature]featuregate.VersionedSpecs
 }
 
-// knownGates remembers gates already found to hold the feature: a feature
-// cannot be removed from a gate, and an apiserver asks on every write.
-var knownGates sync.Map
+// lastGate is the last gate found to hold the feature (a knownGate): a
+// feature cannot be removed from a gate, and an apiserver asks its one gate on
+// every write. Only the last one is kept, so that a caller that makes a gate
+// for each use (a checker per input) does not keep them all alive.
+var lastGate atomic.Value
+
+type knownGate struct{ gate featuregate.FeatureGate }
 
 // registered reports whether gate knows LoadBalancerStatusImprovements.
 func registered(gate featuregate.FeatureGate) bool {
 	// Only pointers are remembered: other comparable types may hold
 	// interfaces whose comparison panics.
 	cacheable := reflect.TypeOf(gate).Kind() == reflect.Pointer
-	if cacheable {
-		if _, ok := knownGates.Load(gate); ok {
-			return true
-		}
+	if last, ok := lastGate.Load().(knownGate); ok && cacheable && last.gate == gate {
+		return true
 	}
 	var found bool
 	if vg, ok := gate.(versionedGate); ok {
@@ -119,7 +121,7 @@ func registered(gate featuregate.FeatureGate) bool {
 		}
 	}
 	if found && cacheable {
-		knownGates.Store(gate, struct{}{})
+		lastGate.Store(knownGate{gate})
 	}
 	return found
 }

@@ -17,8 +17,10 @@ limitations under the License.
 package features_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/component-base/featuregate"
 
@@ -93,3 +95,26 @@ func TestEnabled_OtherGateImplementations(t *testing.T) {
 
 // wrappedGate hides every method of featuregate's gate but the interface.
 type wrappedGate struct{ featuregate.FeatureGate }
+
+// TestEnabled_KeepsNoGateAlive: Enabled remembers only the last gate it
+// found the feature in, so a caller that makes a gate for each use (the
+// conformance checker made one per input) does not keep every one alive.
+func TestEnabled_KeepsNoGateAlive(t *testing.T) {
+	const gates = 100
+	freed := make(chan struct{}, gates)
+	for range gates {
+		gate := features.NewFeatureGate()
+		runtime.SetFinalizer(gate, func(featuregate.FeatureGate) { freed <- struct{}{} })
+		if _, err := features.Enabled(gate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(freed) < gates-1 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(freed); n < gates-1 {
+		t.Errorf("%d of %d gates asked once were freed; want all but the last", n, gates)
+	}
+}
