@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -406,18 +407,26 @@ func (k serviceKey) ref(resourceVersion string) ObjectRef {
 	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
 }
 
-// stateSlab holds the Checker's serviceStates in chunks of slabChunk: a
-// state never moves, so a pointer to it stays valid; the garbage collector
-// scans a chunk from end to end instead of visiting one object per Service,
-// which keeps its work per Service flat as their number grows; and the slot
-// of a forgotten Service is used again.
+// stateSlab holds the Checker's serviceStates in chunks: a state never
+// moves, so a pointer to it stays valid; the garbage collector scans a chunk
+// from end to end instead of visiting one object per Service, which keeps
+// its work per Service flat as their number grows; and the slot of a
+// forgotten Service is used again. The chunks grow from slabFirst states to
+// slabChunk, so that a Checker of a few Services, as the CLI makes for each
+// input, does not allocate room for a thousand.
 type stateSlab struct {
 	chunks [][]serviceState
 	free   []int32
 	used   int32 // slots ever handed out
 }
 
-const slabChunk = 1024
+const (
+	slabFirst = 16
+	slabChunk = 1024
+	// slabGrowing is how many states the chunks before the first of
+	// slabChunk hold: 16 + 32 + ... + 512.
+	slabGrowing = slabChunk - slabFirst
+)
 
 // alloc returns a free slot, zeroed.
 func (s *stateSlab) alloc() (int32, *serviceState) {
@@ -427,14 +436,38 @@ func (s *stateSlab) alloc() (int32, *serviceState) {
 		return i, s.at(i)
 	}
 	i := s.used
-	if int(i)/slabChunk == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]serviceState, slabChunk))
+	if c, _ := slot(i); c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]serviceState, chunkLen(c)))
 	}
 	s.used++
 	return i, s.at(i)
 }
 
-func (s *stateSlab) at(i int32) *serviceState { return &s.chunks[i/slabChunk][i%slabChunk] }
+func (s *stateSlab) at(i int32) *serviceState {
+	c, j := slot(i)
+	return &s.chunks[c][j]
+}
+
+// growingChunks is how many chunks are smaller than slabChunk.
+var growingChunks = bits.Len32(slabChunk/slabFirst) - 1
+
+// chunkLen is how many states chunk c holds.
+func chunkLen(c int) int {
+	if c < growingChunks {
+		return slabFirst << c
+	}
+	return slabChunk
+}
+
+// slot returns the chunk of slot i, and its index there.
+func slot(i int32) (chunk int, j int32) {
+	if i < slabGrowing {
+		c := bits.Len32(uint32(i/slabFirst+1)) - 1
+		return c, i - slabFirst*(1<<c-1)
+	}
+	i -= slabGrowing
+	return growingChunks + int(i/slabChunk), i % slabChunk
+}
 
 // release zeroes slot i, dropping what it refers to, and frees it.
 func (s *stateSlab) release(i int32) {

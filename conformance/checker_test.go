@@ -17,6 +17,8 @@ limitations under the License.
 package conformance
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -1021,5 +1023,66 @@ func TestCheck_C7_ObservationWithoutUIDKeepsTheTrace(t *testing.T) {
 	r := col.Report()
 	if len(r.Services) != 2 || r.Services[0].UID == r.Services[1].UID {
 		t.Errorf("report rows:\n%s\nwant two, uid-A's and uid-B's", rows(r))
+	}
+}
+
+// TestStateSlab_SlotsAreDistinctAndStay: the chunks grow from slabFirst
+// states to slabChunk; every slot handed out, across the growing chunks and
+// the fixed ones after them (here past where a chunk's size once overflowed,
+// at 55,000), is a state of its own that never moves, and a Checker of one
+// Service holds room for slabFirst, not slabChunk.
+func TestStateSlab_SlotsAreDistinctAndStay(t *testing.T) {
+	var s stateSlab
+	const n = 100_000
+	ptrs := make([]*serviceState, n)
+	for k := range ptrs {
+		i, st := s.alloc()
+		if int(i) != k || st != s.at(i) {
+			t.Fatalf("alloc %d: slot %d, at(%d) differs: %v", k, i, i, st != s.at(i))
+		}
+		st.rv = strconv.Itoa(k)
+		ptrs[k] = st
+		if k == 0 && cap(s.chunks[0]) != slabFirst {
+			t.Errorf("one Service holds room for %d states; want %d", cap(s.chunks[0]), slabFirst)
+		}
+	}
+	for k, st := range ptrs {
+		if st != s.at(int32(k)) || st.rv != strconv.Itoa(k) {
+			t.Fatalf("slot %d moved or was shared: holds %q", k, st.rv)
+		}
+	}
+	growing := []int{16, 32, 64, 128, 256, 512}
+	for c, chunk := range s.chunks {
+		want := slabChunk
+		if c < len(growing) {
+			want = growing[c]
+		}
+		if len(chunk) != want {
+			t.Errorf("chunk %d holds %d states; want %d", c, len(chunk), want)
+		}
+	}
+	s.release(7)
+	if i, st := s.alloc(); i != 7 || st.rv != "" {
+		t.Errorf("after release(7), alloc gave slot %d holding %q; want slot 7, zeroed", i, st.rv)
+	}
+}
+
+// TestStateSlab_SlotsFillEachChunkInTurn: up to the largest slot, each slot
+// is the next place in its chunk, or the first of the next chunk once its
+// chunk is full.
+func TestStateSlab_SlotsFillEachChunkInTurn(t *testing.T) {
+	for _, r := range [][2]int32{{0, 3 * slabChunk}, {math.MaxInt32 - 3*slabChunk, math.MaxInt32}} {
+		c, j := slot(r[0])
+		if j < 0 || int(j) >= chunkLen(c) {
+			t.Fatalf("slot(%d) = chunk %d, index %d, past its %d states", r[0], c, j, chunkLen(c))
+		}
+		for i := r[0] + 1; i > r[0] && i <= r[1]; i++ {
+			nc, nj := slot(i)
+			next := nc == c && nj == j+1 || nc == c+1 && nj == 0 && int(j) == chunkLen(c)-1
+			if !next || nj < 0 || int(nj) >= chunkLen(nc) {
+				t.Fatalf("slot(%d) = chunk %d, index %d, after chunk %d, index %d (chunks of %d, %d states)", i, nc, nj, c, j, chunkLen(c), chunkLen(nc))
+			}
+			c, j = nc, nj
+		}
 	}
 }
