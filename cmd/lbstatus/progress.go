@@ -17,8 +17,10 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 )
 
@@ -132,4 +134,13 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	*c.n += int64(n)
 	return n, err
+}
+
+// Stat is the file's, if the input is one: the decoder sizes its buffer to
+// a small file (see input.NewDecoder).
+func (c *countingReader) Stat() (fs.FileInfo, error) {
+	if f, ok := c.r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		return f.Stat()
+	}
+	return nil, errors.ErrUnsupported
 }

@@ -18,6 +18,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,4 +50,28 @@ func TestProgress_DrawnOnTheDot(t *testing.T) {
 	step(progressAfter, "\r\x1b[Kchecked 512 objects, 0.0 MiB (512 objects/s, 0.0 MiB/s)")
 	step(progressAfter+progressEvery-time.Nanosecond, "")
 	step(progressAfter+progressEvery, "\r\x1b[Kchecked 1024 objects, 0.0 MiB (819 objects/s, 0.0 MiB/s)")
+}
+
+// TestProgress_ReaderKeepsTheFileSize: counting the bytes of a file does not
+// hide its size from the decoder, which sizes its buffer to a small file;
+// a reader that is no file has none.
+func TestProgress_ReaderKeepsTheFileSize(t *testing.T) {
+	name := t.TempDir() + "/svc.json"
+	if err := os.WriteFile(name, []byte(`{"kind":"Service"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := newProgressAt(io.Discard, time.Now)
+	r := p.reader(f).(interface{ Stat() (fs.FileInfo, error) })
+	if info, err := r.Stat(); err != nil || info.Size() != 18 {
+		t.Errorf("Stat through the progress reader: %v, %v; want the file's 18 bytes", info, err)
+	}
+	r = p.reader(strings.NewReader("{}")).(interface{ Stat() (fs.FileInfo, error) })
+	if _, err := r.Stat(); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Stat of a reader that is no file: %v; want ErrUnsupported", err)
+	}
 }

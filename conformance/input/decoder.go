@@ -87,7 +87,9 @@ type Decoder struct {
 }
 
 // NewDecoder returns a Decoder reading r (nil is an empty input); source
-// names it in positions ("-" for standard input, by convention).
+// names it in positions ("-" for standard input, by convention). An r with
+// a Stat method (an *os.File) or a Len method (a bytes.Reader) is read with
+// a buffer no larger than it needs.
 func NewDecoder(r io.Reader, source string, opts ...DecoderOption) *Decoder {
 	if r == nil {
 		r = strings.NewReader("")

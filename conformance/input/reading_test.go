@@ -22,6 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -971,5 +973,74 @@ func TestRead_CloseEndsADecodingLeftWaiting(t *testing.T) {
 			t.Fatalf("%d goroutines 10 s after Close, %d before the Decoder", runtime.NumGoroutine(), before)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestBufferSize: an input known to be small is read with a buffer of its
+// size (at least 4 KiB), not readSize: a directory of many small manifests
+// is many inputs. An input of unknown size, such as a pipe, gets readSize.
+func TestBufferSize(t *testing.T) {
+	dir := t.TempDir()
+	small := dir + "/small.json"
+	if err := os.WriteFile(small, []byte(svcJSON("a")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	tests := []struct {
+		name string
+		in   io.Reader
+		want int
+	}{
+		{"a small file", file, 4 << 10},
+		{"a bytes.Reader", bytes.NewReader(make([]byte, 100<<10)), 100 << 10},
+		{"a strings.Reader over readSize", strings.NewReader(strings.Repeat(" ", 2*readSize)), readSize},
+		{"a pipe", pr, readSize},
+		{"a reader of unknown size", io.MultiReader(strings.NewReader("{}")), readSize},
+	}
+	for _, tt := range tests {
+		if got := bufferSize(tt.in); got != tt.want {
+			t.Errorf("%s: bufferSize = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// grownFile is a file whose size, when it was read, was less than it holds
+// now: one still being written.
+type grownFile struct {
+	io.Reader
+	info fs.FileInfo
+}
+
+func (g grownFile) Stat() (fs.FileInfo, error) { return g.info, nil }
+
+// TestRead_FileGrownSinceItsSize: the buffer sized to a file's size grows
+// when the file has grown, also where the format is not yet known (white
+// space past the buffer's size), and the input is read as it would be
+// whole.
+func TestRead_FileGrownSinceItsSize(t *testing.T) {
+	small := t.TempDir() + "/small"
+	if err := os.WriteFile(small, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := strings.Repeat(" ", 10000)
+	for _, in := range []string{space + svcJSON("a") + svcJSON("b"), strings.Repeat(" \n", 5000) + svcYAML("a") + "---\n" + svcYAML("b")} {
+		objs, errs := decodeAll(t, grownFile{strings.NewReader(in), info})
+		if got := names(objs); got != "a,b" || len(errs) > 0 {
+			t.Errorf("%.20q...: objects %q, errors %v; want a,b and none", strings.TrimSpace(in), got, errs)
+		}
 	}
 }
