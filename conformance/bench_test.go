@@ -77,28 +77,34 @@ func runStream(b *testing.B, check bool) {
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
-		d := NewDecoder(bytes.NewReader(benchStream), "bench")
-		c := NewChecker()
-		n := 0
-		for {
-			obj, err := d.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if check {
-				c.ObserveObject(obj)
-			}
-			n++
-		}
-		c.Finish()
-		if n != benchObservations {
+		if n := checkAll(b, benchStream, check); n != benchObservations {
 			b.Fatalf("decoded %d objects, want %d", n, benchObservations)
 		}
 	}
 	reportPerObservation(b, cpu, benchObservations)
+}
+
+// checkAll decodes in and, if check is set, checks its objects with a
+// Checker of their own; it returns how many objects it decoded.
+func checkAll(b *testing.B, in []byte, check bool) int {
+	d := NewDecoder(bytes.NewReader(in), "bench")
+	c := NewChecker()
+	n := 0
+	for {
+		obj, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if check {
+			c.ObserveObject(obj)
+		}
+		n++
+	}
+	c.Finish()
+	return n
 }
 
 // BenchmarkScan is the floor: the tokenizer the Decoder is built on,
@@ -130,6 +136,47 @@ func BenchmarkDecode(b *testing.B) { runStream(b, false) }
 
 // BenchmarkCheck decodes the same stream and checks every observation.
 func BenchmarkCheck(b *testing.B) { runStream(b, true) }
+
+// Many small inputs, as "lbstatus check" reads a directory of manifests:
+// each input is the first observation of one of benchServices Services, read
+// by a Decoder and checked by a Checker of its own. BenchmarkScanInputs is
+// their floor:
+//
+//	go test ./conformance -run '^$' -bench 'Inputs$' -benchmem
+var benchInputs = func() [][]byte {
+	d := jsontext.NewDecoder(bytes.NewReader(benchStream))
+	var inputs [][]byte
+	for len(inputs) < benchServices {
+		v, err := d.ReadValue()
+		if err != nil {
+			panic(err)
+		}
+		inputs = append(inputs, bytes.Clone(v))
+	}
+	return inputs
+}()
+
+func BenchmarkScanInputs(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, in := range benchInputs {
+			if _, err := jsontext.NewDecoder(bytes.NewReader(in)).ReadValue(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchInputs)), "ns/input")
+}
+
+func BenchmarkCheckInputs(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, in := range benchInputs {
+			checkAll(b, in, true)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchInputs)), "ns/input")
+}
 
 // decodeBenchStream returns benchStream's objects, decoded.
 func decodeBenchStream(b *testing.B) []Object {
