@@ -1130,3 +1130,32 @@ func TestHelp_EveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneGC_TimelinesKeepGoDefaults: a check without timelines lets the
+// heap grow to three times what is live within 192 MiB; with timelines,
+// which keep more than that live at scale, the collector would run without
+// pause under the limit, so Go's defaults stay. Both are undone after.
+func TestTuneGC_TimelinesKeepGoDefaults(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	settings := func() (int, int64) {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p, debug.SetMemoryLimit(-1) // a negative limit only reads it
+	}
+	percent, limit := settings()
+	for _, timelines := range []bool{false, true} {
+		restore := tuneGC(timelines)
+		p, l := settings()
+		switch {
+		case timelines && (p != percent || l != limit):
+			t.Errorf("with timelines: GOGC %d, limit %d; want Go's %d, %d", p, l, percent, limit)
+		case !timelines && (p != 200 || l != 192<<20):
+			t.Errorf("without timelines: GOGC %d, limit %d; want 200, 192 MiB", p, l)
+		}
+		restore()
+		if p, l := settings(); p != percent || l != limit {
+			t.Errorf("timelines %v: after restore, GOGC %d, limit %d; want %d, %d", timelines, p, l, percent, limit)
+		}
+	}
+}
