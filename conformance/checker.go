@@ -436,11 +436,12 @@ func (s *stateSlab) alloc() (int32, *serviceState) {
 		return i, s.at(i)
 	}
 	i := s.used
-	if c, _ := slot(i); c == len(s.chunks) {
+	c, j := slot(i)
+	if c == len(s.chunks) {
 		s.chunks = append(s.chunks, make([]serviceState, chunkLen(c)))
 	}
 	s.used++
-	return i, s.at(i)
+	return i, &s.chunks[c][j]
 }
 
 func (s *stateSlab) at(i int32) *serviceState {
