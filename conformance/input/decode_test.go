@@ -696,6 +696,37 @@ func TestDecode_YAMLErrorsNameInputLines(t *testing.T) {
 	}
 }
 
+// A template (a Helm chart's) is YAML only once rendered: a problem of a
+// text holding "{{" says so, and where the "{{" is.
+func TestDecode_TemplatesAreNamed(t *testing.T) {
+	const hint = `as a template does: render it first`
+	for name, tc := range map[string]struct {
+		in   string
+		want string // the line the hint names; "" for no hint
+	}{
+		"JSON at its start":  {"{{- if .Values.enabled }}\nkind: Service\n", `"{{" (line 1)`},
+		"JSON in a value":    {"{\n  \"kind\": {{ .Values.kind }}\n}\n", `"{{" (line 2)`},
+		"YAML value":         {svcYAML("a") + "---\nkind: Service\nmetadata:\n  name: {{ .Values.name }}\n", `"{{" (line 11)`},
+		"YAML List item":     {"kind: List\nitems:\n- kind: Service\n- kind: Service\n  metadata:\n    labels:\n      {{- include \"labels\" . }}\n", `"{{" (line 7)`},
+		"YAML duplicate key": {"kind: Service\nmetadata:\n  name: a\n  name: \"{{ b }}\"\n", ""},
+	} {
+		_, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 1 {
+			t.Errorf("%s: errors %v, want one", name, errs)
+			continue
+		}
+		msg := errs[0].Error()
+		if got := strings.Contains(msg, hint); got != (tc.want != "") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %q, want the hint naming %q", name, msg, tc.want)
+		}
+	}
+	// A quoted "{{" is a string like any other.
+	objs, errs := decodeAll(t, strings.NewReader("kind: Service\napiVersion: v1\nmetadata:\n  name: \"{{ x }}\"\n"))
+	if len(errs) != 0 || names(objs) != "{{ x }}" {
+		t.Errorf("objects %q, errors %v", names(objs), errs)
+	}
+}
+
 func TestDecode_MalformedYAMLGoesOn(t *testing.T) {
 	in := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\n  bad indentation: [\n---\nkind: Service\napiVersion: v1\nmetadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))

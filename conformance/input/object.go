@@ -216,11 +216,11 @@ func decodeJobValue(j job, limit int, r *results) {
 			// neither which nor where.
 			bad := j.cut && !errors.Is(err, errDuplicateKey)
 			if i := validPrefix(text); i < len(text) {
-				b := text[:i]
-				line := first + bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\u2028")) + bytes.Count(b, []byte("\u2029"))
-				err = fmt.Errorf("malformed YAML: invalid UTF-8 (byte 0x%02x) at line %d", text[i], line)
+				err = fmt.Errorf("malformed YAML: invalid UTF-8 (byte 0x%02x) at line %d", text[i], lineOf(text, i, first))
 				_, perr := yaml.YAMLToJSONStrict(bytes.ToValidUTF8(text, []byte("\uFFFD")))
 				bad = bad && perr != nil
+			} else if i := bytes.Index(text, []byte("{{")); i >= 0 && !errors.Is(err, errDuplicateKey) {
+				err = fmt.Errorf("%w; %s", err, templateHint(lineOf(text, i, first)))
 			}
 			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
@@ -355,6 +355,19 @@ func mayEndEarly(text []byte) bool {
 		return len(t) < len(line) || bytes.IndexByte([]byte(`[{"'|>!&*`), t[0]) >= 0
 	}
 	return false
+}
+
+// lineOf is the input line of byte i of text, a YAML text whose first
+// line is input line first: YAML breaks lines at LSs and PSs too.
+func lineOf(text []byte, i, first int) int {
+	b := text[:i]
+	return first + bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\u2028")) + bytes.Count(b, []byte("\u2029"))
+}
+
+// templateHint says why a text holding "{{" at line n does not parse: it
+// is a template, such as a Helm chart's, which is YAML only once rendered.
+func templateHint(n int) string {
+	return fmt.Sprintf(`it holds "{{" (line %d), as a template does: render it first, as in "helm template CHART | lbstatus check"`, n)
 }
 
 // errDuplicateKey is what a YAML mapping with a key given twice is: the

@@ -533,6 +533,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 			if rel < int64(len(ub)) && ub[rel] == 0 {
 				msg += noBOM
 			}
+			if rel > 0 && rel < int64(len(ub)) && string(ub[rel-1:rel+1]) == "{{" {
+				msg += "; " + templateHint(de.Position.Line)
+			}
 		}
 		// Where the next value starts is not known.
 		de.Err = fmt.Errorf("malformed JSON: %s; the rest of the input is not read", msg)
