@@ -727,6 +727,21 @@ func TestDecode_TemplatesAreNamed(t *testing.T) {
 	}
 }
 
+// The parser prints a key that is a mapping or a sequence as a Go value:
+// the message names what it is instead.
+func TestDecode_YAMLKeyThatIsACollection(t *testing.T) {
+	for in, want := range map[string]string{
+		"kind: Service\n{a: b}: c\n":               "invalid map key: a mapping, where a member's name is a string",
+		"kind: Service\n[a, \"\\e\"]: c\n":         "invalid map key: a sequence, where a member's name is a string",
+		"kind: Service\nx:\n  ? [{a: 1}]\n  : c\n": "invalid map key: a sequence, where a member's name is a string",
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), "malformed YAML: yaml: "+want) {
+			t.Errorf("%q: errors %v, want one ending %q", in, errs, want)
+		}
+	}
+}
+
 func TestDecode_MalformedYAMLGoesOn(t *testing.T) {
 	in := "kind: Service\napiVersion: v1\nmetadata: {name: a}\n---\nkind: Service\n  bad indentation: [\n---\nkind: Service\napiVersion: v1\nmetadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))

@@ -385,6 +385,15 @@ const maxProblems = 3
 // a List's own members; inputLine is the input line of a line of the text.
 func yamlError(err error, item bool, inputLine func(int) int) error {
 	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	// A key that is a mapping or a sequence, which no member's name can be,
+	// the parser prints as a Go value: "map[interface {}]interface {}{...}".
+	if before, key, ok := strings.Cut(msg, "invalid map key: "); ok {
+		what := "sequence"
+		if strings.HasPrefix(key, "map[") {
+			what = "mapping"
+		}
+		msg = before + "invalid map key: a " + what + ", where a member's name is a string"
+	}
 	// The parser lists every problem it found, a line each: the first
 	// few say what is wrong, and a message stays one line of a terminal.
 	if problems := strings.Split(msg, "\n"); len(problems) > maxProblems+1 {
