@@ -209,7 +209,7 @@ func decodeJobValue(j job, limit int, r *results) {
 			r.add(result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
 			return
 		} else if err != nil {
-			err = yamlError(err, j.cut, func(n int) int { return first + n - 1 })
+			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known. So it is when the item parses
 			// but for bytes that are not UTF-8, of which the parser says
@@ -378,13 +378,32 @@ var errDuplicateKey = errors.New("duplicate key")
 // each of its messages: "yaml: line 3: ...", or "  line 3: ..." in a list.
 var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
 
+// noToken is the parser's message for a character no token starts with,
+// as a tab that indents a line.
+var noToken = regexp.MustCompile(`line (\d+): found character that cannot start any token`)
+
+// indentedByTab reports whether line n (1-based, a string) of text starts
+// with a tab, after spaces if any.
+func indentedByTab(text []byte, n string) bool {
+	i, _ := strconv.Atoi(n)
+	for line := range bytes.Lines(text) {
+		if i--; i == 0 {
+			return bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("\t"))
+		}
+	}
+	return false
+}
+
 // maxProblems is how many of the YAML parser's problems a message lists.
 const maxProblems = 3
 
 // yamlError says what is wrong with a YAML document, an item of a List or
 // a List's own members; inputLine is the input line of a line of the text.
-func yamlError(err error, item bool, inputLine func(int) int) error {
+func yamlError(err error, text []byte, item bool, inputLine func(int) int) error {
 	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	if sub := noToken.FindStringSubmatch(msg); sub != nil && indentedByTab(text, sub[1]) {
+		msg += " (a tab in the line's indentation: YAML indents with spaces only)"
+	}
 	// A key that is a mapping or a sequence, which no member's name can be,
 	// the parser prints as a Go value: "map[interface {}]interface {}{...}".
 	if before, key, ok := strings.Cut(msg, "invalid map key: "); ok {

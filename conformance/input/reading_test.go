@@ -352,6 +352,12 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"CR in an item":    {"kind: List\nitems:\n- metadata: {name: a}\n\r {0}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"CR in items:":     {"kind: List\nitems: # c\r- metadata: {name: a}\n- metadata: {name: b}\n", "a,b,next", ""},
 		"items a scalar":   {"kind: List\nitems:\n>\n  - metadata: {name: a}\n", "next", "items: not a JSON array"},
+		// A tab indents no line: one in an item's indentation is the
+		// item's, which then does not parse, or goes on with a quoted
+		// value, as YAML reads the List whole.
+		"tab in an item":         {"kind: List\nitems:\n- metadata:\n\tname: a\n- metadata: {name: evil}\n", "next", "line 4: found character that cannot start any token (a tab in the line's indentation: YAML indents with spaces only); the rest of the List is not read"},
+		"tab in a quoted value":  {"kind: List\nitems:\n- metadata:\n    name: \"a\n\tb\"\n- metadata: {name: c}\n", "a b,c,next", ""},
+		"tab before the entries": {"kind: List\nitems:\n\t- metadata: {name: a}\n", "next", "line 3: found character that cannot start any token (a tab"},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {

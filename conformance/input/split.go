@@ -553,8 +553,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // things of YAML: document markers and directives, a column-0 "items:"
 // line, the "- " that starts each entry below it, and that a line starting
 // with neither ends the entries (but for a line after an LS or a PS,
-// where a quoted value goes on). A flow sequence ("items: [...]", or on
-// the line after "items:") stays one document, read whole.
+// where a quoted value goes on, and one indented by a tab, which YAML
+// reads in a quoted value or not at all). A flow sequence ("items:
+// [...]", or on the line after "items:") stays one document, read whole.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
@@ -800,6 +801,10 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 	}
 	s.directives = s.directives && (blank || line[0] == '%')
 	col := len(line) - len(bytes.TrimLeft(line, " "))
+	// YAML indents with spaces only: a line whose indentation holds a tab
+	// goes on with a quoted value, or does not parse. Either way it is
+	// not the List's next member.
+	tab := col < len(line) && line[col] == '\t'
 	if s.items && !blank {
 		entry := len(line) >= col+2 && line[col] == '-' && strings.ContainsRune(" \t\r\n", rune(line[col+1]))
 		switch {
@@ -817,7 +822,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.fail(&DecodeError{Position: s.at(lineNo), Field: "items", Err: errors.New("malformed YAML: an entry indented less than the first; the rest of the List is not read")})
 			s.indent, s.drop = col, true
 			return
-		case s.indent < 0 && col > 0 && !s.drop:
+		case s.indent < 0 && (col > 0 || tab) && !s.drop:
 			// "items:" holds no entries but something else, such as a
 			// flow sequence ("items:\n  [...]"): the document is read
 			// whole, as "items: [" is, and its items are what it says.
@@ -827,7 +832,7 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 			s.members.Reset()
 			s.emit(line)
 			return
-		case col > max(s.indent, 0) || s.sep:
+		case col > max(s.indent, 0) || s.sep || tab:
 			// A line after an LS or a PS goes on with a quoted value:
 			// kubectl prints 'message<LS>' with its end at column 0, and
 			// a value such as "a<LS>b" in a flow mapping goes on there
@@ -906,7 +911,7 @@ func (s *yamlSplitter) end() {
 		if s.members.Len() > s.limit {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yamlToJSON(s.members.Bytes(), false); err != nil {
-			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, false, s.inputLine))})
+			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, s.members.Bytes(), false, s.inputLine))})
 		} else if de := checkMembers(j, s.at(s.start)); de != nil && !s.early {
 			s.fail(de)
 		}
