@@ -205,27 +205,35 @@ func decodeJobValue(j job, limit int, r *results) {
 			raw, first = append([]byte("items:\n"), raw...), first-1
 		}
 		text := raw
-		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
-			r.add(result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
-			return
-		} else if err != nil {
-			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
-			// A key given twice is found once the item has parsed: where
-			// the next one starts is known. So it is when the item parses
-			// but for bytes that are not UTF-8, of which the parser says
-			// neither which nor where.
-			bad := j.cut && !errors.Is(err, errDuplicateKey)
-			if i := validPrefix(text); i < len(text) {
-				err = fmt.Errorf("malformed YAML: invalid UTF-8 (byte 0x%02x) at line %d", text[i], lineOf(text, i, first))
-				_, perr := yaml.YAMLToJSONStrict(bytes.ToValidUTF8(text, []byte("\uFFFD")))
-				bad = bad && perr != nil
-			} else if i := bytes.Index(text, []byte("{{")); i >= 0 && !errors.Is(err, errDuplicateKey) {
-				err = fmt.Errorf("%w; %s", err, templateHint(lineOf(text, i, first)))
-			}
+		fail := func(err error, bad bool) {
 			if bad {
 				err = fmt.Errorf("%w; the rest of the List is not read: after an item that does not parse, where the next one starts cannot be told", err)
 			}
 			r.add(result{err: &DecodeError{Position: j.pos, Err: err}, bad: bad})
+		}
+		if !utf8.Valid(text) {
+			i := validPrefix(text)
+			// Whether the parser reads as far as the byte depends on how
+			// far it reads ahead: the text is refused wherever it is. An
+			// item that would parse but for it, or only for a key given
+			// twice, is cut right: the next one is read.
+			_, err = yaml.YAMLToJSONStrict(bytes.ToValidUTF8(text, []byte("\uFFFD")))
+			fail(fmt.Errorf("malformed YAML: invalid UTF-8 (byte 0x%02x) at line %d", text[i], lineOf(text, i, first)),
+				j.cut && err != nil && !duplicateKey(err))
+			return
+		}
+		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
+			r.add(result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
+			return
+		} else if err != nil {
+			// A key given twice is found once the item has parsed: where
+			// the next one starts is known.
+			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
+			dup := errors.Is(err, errDuplicateKey)
+			if i := bytes.Index(text, []byte("{{")); i >= 0 && !dup {
+				err = fmt.Errorf("%w; %s", err, templateHint(lineOf(text, i, first)))
+			}
+			fail(err, j.cut && !dup)
 			return
 		}
 		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {
@@ -370,6 +378,10 @@ func templateHint(n int) string {
 	return fmt.Sprintf(`it holds "{{" (line %d), as a template does: render it first, as in "helm template CHART | lbstatus check"`, n)
 }
 
+// duplicateKey reports whether the YAML parser's err is about a key given
+// twice, which it finds once the text has parsed.
+func duplicateKey(err error) bool { return strings.Contains(err.Error(), "already set in map") }
+
 // errDuplicateKey is what a YAML mapping with a key given twice is: the
 // document or item parsed, so in a List the next item is read.
 var errDuplicateKey = errors.New("duplicate key")
@@ -425,7 +437,7 @@ func yamlError(err error, text []byte, item bool, inputLine func(int) int) error
 	})
 	msg = strings.Join(strings.Fields(msg), " ")
 	switch {
-	case strings.Contains(msg, "already set in map"):
+	case duplicateKey(err):
 		return fmt.Errorf("%w: %s; the object is ambiguous and was not checked", errDuplicateKey, msg)
 	case strings.Contains(msg, "unknown anchor") && item:
 		msg += " (the items of a YAML List are read one by one: an anchor elsewhere in the List, in another item or in its own members, is not seen)"

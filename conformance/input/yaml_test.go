@@ -212,6 +212,20 @@ func TestRead_YAMLItemNotUTF8(t *testing.T) {
 	}
 }
 
+// Bytes that are not UTF-8 past where the YAML parser stops reading (after
+// a scalar, whose document ends there) are found as well: whether the
+// parser reads as far depends on its read-ahead, which depends on the
+// line breaks.
+func TestRead_YAMLNotUTF8PastTheParsersEnd(t *testing.T) {
+	for _, brk := range []string{"\n", "\r\n"} {
+		in := strings.ReplaceAll("0\n:\n0\xea", "\n", brk)
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), "malformed YAML: invalid UTF-8 (byte 0xea) at line 3") {
+			t.Errorf("line breaks %q: errors %v, want one naming byte 0xea at line 3", brk, errs)
+		}
+	}
+}
+
 // Files saved with a byte order mark and concatenated ("cat *.yaml") have
 // one before the "---" or "..." of each: YAML allows one at the start of
 // any document, and the marker is still a marker.
