@@ -223,7 +223,7 @@ func decodeJobValue(j job, limit int, r *results) {
 			return
 		}
 		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
-			r.add(result{err: &DecodeError{Position: j.pos, Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
+			fail(fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey), false)
 			return
 		} else if err != nil {
 			// A key given twice is found once the item has parsed: where
@@ -254,7 +254,7 @@ func decodeJobValue(j job, limit int, r *results) {
 				// JSON values after a string or a number, read as YAML.
 				err = fmt.Errorf("%w: an input is read as JSON only when it starts with { or [, and the JSON in it was not read", err)
 			}
-			r.add(result{err: &DecodeError{Position: j.pos, Err: err}})
+			fail(err, false)
 			return
 		}
 	}
