@@ -395,12 +395,13 @@ var yamlLine = regexp.MustCompile(`(?m)^(yaml: | +)line (\d+):`)
 var noToken = regexp.MustCompile(`line (\d+): found character that cannot start any token`)
 
 // indentedByTab reports whether line n (1-based, a string) of text starts
-// with a tab, after spaces if any.
+// with a tab, after spaces if any. Lines end at LSs and PSs too, as the
+// parser counts them (lineOf).
 func indentedByTab(text []byte, n string) bool {
 	i, _ := strconv.Atoi(n)
-	for line := range bytes.Lines(text) {
+	for line := range strings.Lines(strings.NewReplacer("\u2028", "\n", "\u2029", "\n").Replace(string(text))) {
 		if i--; i == 0 {
-			return bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("\t"))
+			return strings.HasPrefix(strings.TrimLeft(line, " "), "\t")
 		}
 	}
 	return false

@@ -358,6 +358,9 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"tab in an item":         {"kind: List\nitems:\n- metadata:\n\tname: a\n- metadata: {name: evil}\n", "next", "line 4: found character that cannot start any token (a tab in the line's indentation: YAML indents with spaces only); the rest of the List is not read"},
 		"tab in a quoted value":  {"kind: List\nitems:\n- metadata:\n    name: \"a\n\tb\"\n- metadata: {name: c}\n", "a b,c,next", ""},
 		"tab before the entries": {"kind: List\nitems:\n\t- metadata: {name: a}\n", "next", "line 3: found character that cannot start any token (a tab"},
+		// The parser counts an LS or a PS as a line break, and so does
+		// the hint, to find the line it names.
+		"tab after an LS": {"kind: List\nitems:\n- metadata:\n    annotations: {x: \"a\u2028b\"}\n\tname: a\n- metadata: {name: evil}\n", "next", "line 6: found character that cannot start any token (a tab"},
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(tc.in+"---\n"+svcYAML("next")))
 		if names(objs) != tc.objs {
