@@ -229,11 +229,7 @@ func decodeJobValue(j job, limit int, r *results) {
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known.
 			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
-			dup := errors.Is(err, errDuplicateKey)
-			if i := bytes.Index(text, []byte("{{")); i >= 0 && !dup {
-				err = fmt.Errorf("%w; %s", err, templateHint(lineOf(text, i, first)))
-			}
-			fail(err, j.cut && !dup)
+			fail(err, j.cut && !errors.Is(err, errDuplicateKey))
 			return
 		}
 		switch item, ok := bytes.CutPrefix(raw, []byte(`{"items":[`)); {
@@ -442,6 +438,9 @@ func yamlError(err error, text []byte, item bool, inputLine func(int) int) error
 		return fmt.Errorf("%w: %s; the object is ambiguous and was not checked", errDuplicateKey, msg)
 	case strings.Contains(msg, "unknown anchor") && item:
 		msg += " (the items of a YAML List are read one by one: an anchor elsewhere in the List, in another item or in its own members, is not seen)"
+	}
+	if i := bytes.Index(text, []byte("{{")); i >= 0 {
+		msg += "; " + templateHint(inputLine(lineOf(text, i, 1)))
 	}
 	return fmt.Errorf("malformed YAML: %s", msg)
 }
