@@ -704,12 +704,16 @@ func TestDecode_TemplatesAreNamed(t *testing.T) {
 		in   string
 		want string // the line the hint names; "" for no hint
 	}{
-		"JSON at its start":   {"{{- if .Values.enabled }}\nkind: Service\n", `"{{" (line 1)`},
-		"JSON in a value":     {"{\n  \"kind\": {{ .Values.kind }}\n}\n", `"{{" (line 2)`},
-		"YAML value":          {svcYAML("a") + "---\nkind: Service\nmetadata:\n  name: {{ .Values.name }}\n", `"{{" (line 11)`},
-		"YAML List item":      {"kind: List\nitems:\n- kind: Service\n- kind: Service\n  metadata:\n    labels:\n      {{- include \"labels\" . }}\n", `"{{" (line 7)`},
-		"YAML List's members": {"kind: List\nitems:\n- kind: Service\nmetadata:\n  labels:\n    {{- include \"labels\" . }}\n", `"{{" (line 6)`},
-		"YAML duplicate key":  {"kind: Service\nmetadata:\n  name: a\n  name: \"{{ b }}\"\n", ""},
+		"JSON at its start":          {"{{- if .Values.enabled }}\nkind: Service\n", `"{{" (line 1)`},
+		"JSON in a value":            {"{\n  \"kind\": {{ .Values.kind }}\n}\n", `"{{" (line 2)`},
+		"YAML value":                 {svcYAML("a") + "---\nkind: Service\nmetadata:\n  name: {{ .Values.name }}\n", `"{{" (line 11)`},
+		"YAML List item":             {"kind: List\nitems:\n- kind: Service\n- kind: Service\n  metadata:\n    labels:\n      {{- include \"labels\" . }}\n", `"{{" (line 7)`},
+		"YAML List's members":        {"kind: List\nitems:\n- kind: Service\nmetadata:\n  labels:\n    {{- include \"labels\" . }}\n", `"{{" (line 6)`},
+		"YAML duplicate key":         {"kind: Service\nmetadata:\n  name: a\n  name: \"{{ b }}\"\n", ""},
+		"YAML comment line":          {"kind: Service\n# render with {{ .Values }}\nmetadata: {name: [\n", ""},
+		"YAML comment after a value": {"kind: Service # {{ x }}\nmetadata: {name: [\n", ""},
+		"YAML comment after an LS":   {"kind: Service\nmetadata: {name: [\n\u2028# {{ x }}\n", ""},
+		"YAML comment, then a value": {"kind: Service\n  # {{ a }}\nmetadata:\n  name: {{ b }}\n", `"{{" (line 4)`},
 	} {
 		_, errs := decodeAll(t, strings.NewReader(tc.in))
 		if len(errs) != 1 {

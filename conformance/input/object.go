@@ -374,6 +374,23 @@ func templateHint(n int) string {
 	return fmt.Sprintf(`it holds "{{" (line %d), as a template does: render it first, as in "helm template CHART | lbstatus check"`, n)
 }
 
+// comment is the start of a YAML comment: a "#" that begins a line, or
+// follows white space.
+var comment = regexp.MustCompile(`(^|[ \t\x{2028}\x{2029}])#`)
+
+// templateAt is the index in text of the first "{{" outside a comment, or
+// -1: a comment that mentions one does not make the text a template.
+func templateAt(text []byte) int {
+	off := 0
+	for line := range bytes.Lines(text) {
+		if i := bytes.Index(line, []byte("{{")); i >= 0 && !comment.Match(line[:i]) {
+			return off + i
+		}
+		off += len(line)
+	}
+	return -1
+}
+
 // duplicateKey reports whether the YAML parser's err is about a key given
 // twice, which it finds once the text has parsed.
 func duplicateKey(err error) bool { return strings.Contains(err.Error(), "already set in map") }
@@ -439,7 +456,7 @@ func yamlError(err error, text []byte, item bool, inputLine func(int) int) error
 	case strings.Contains(msg, "unknown anchor") && item:
 		msg += " (the items of a YAML List are read one by one: an anchor elsewhere in the List, in another item or in its own members, is not seen)"
 	}
-	if i := bytes.Index(text, []byte("{{")); i >= 0 {
+	if i := templateAt(text); i >= 0 {
 		msg += "; " + templateHint(inputLine(lineOf(text, i, 1)))
 	}
 	return fmt.Errorf("malformed YAML: %s", msg)
