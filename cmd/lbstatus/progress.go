@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,8 +43,8 @@ type progress struct {
 	start   time.Time
 	next    time.Time // the earliest time of the next redraw
 	objects int64
-	bytes   int64
-	shown   bool // a status line is on the terminal
+	bytes   atomic.Int64 // counted as the Decoder's goroutine reads
+	shown   bool         // a status line is on the terminal
 }
 
 // newProgress returns a progress that draws on w, or nil when w is not a
@@ -93,8 +94,9 @@ func (p *progress) draw(now time.Time) {
 	if secs <= 0 {
 		secs = 1e-9
 	}
+	mib := float64(p.bytes.Load()) / (1 << 20)
 	fmt.Fprintf(p.w, "\r\x1b[Kchecked %d objects, %.1f MiB (%.0f objects/s, %.1f MiB/s)",
-		p.objects, float64(p.bytes)/(1<<20), float64(p.objects)/secs, float64(p.bytes)/(1<<20)/secs)
+		p.objects, mib, float64(p.objects)/secs, mib/secs)
 	p.shown = true
 }
 
@@ -127,12 +129,12 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 // countingReader adds the bytes read to *n.
 type countingReader struct {
 	r io.Reader
-	n *int64
+	n *atomic.Int64
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
-	*c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 

@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -50,6 +51,32 @@ func TestProgress_DrawnOnTheDot(t *testing.T) {
 	step(progressAfter, "\r\x1b[Kchecked 512 objects, 0.0 MiB (512 objects/s, 0.0 MiB/s)")
 	step(progressAfter+progressEvery-time.Nanosecond, "")
 	step(progressAfter+progressEvery, "\r\x1b[Kchecked 1024 objects, 0.0 MiB (819 objects/s, 0.0 MiB/s)")
+}
+
+// The input's bytes are counted by the goroutine that reads it, the
+// Decoder's, while the check loop draws them: the race detector holds the
+// count to being shared safely.
+func TestProgress_BytesCountedWhileDrawn(t *testing.T) {
+	var clock atomic.Int64
+	p := newProgressAt(io.Discard, func() time.Time { return time.Unix(0, clock.Add(int64(progressEvery))) })
+	r := p.reader(strings.NewReader(strings.Repeat("x", 1<<20)))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 1<<10)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	for range 1 << 16 {
+		p.object()
+	}
+	<-done
+	if n := p.bytes.Load(); n != 1<<20 {
+		t.Errorf("counted %d bytes, want %d", n, 1<<20)
+	}
 }
 
 // TestProgress_ReaderKeepsTheFileSize: counting the bytes of a file does not
