@@ -219,6 +219,14 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	inputs := 0
 	interrupted := false
 	ins := expand(paths)
+	var ahead *readAhead
+	if !f.scanOnly {
+		// Inputs are checked one at a time; small files are read ahead,
+		// each checked in its turn. The reads end with the check.
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ahead = newReadAhead(actx, ins, f.maxObjectBytes)
+	}
 	// inputFailed reports an input that could not be found, opened or
 	// read, as path: problem, on standard error and in the output.
 	inputFailed := func(err error) {
@@ -227,7 +235,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		total.InputErrors++
 		out.inputError(err)
 	}
-	for _, in := range ins {
+	for i, in := range ins {
 		if ctx.Err() != nil {
 			interrupted = true
 			break
@@ -241,13 +249,18 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			inputFailed(in.err)
 			continue
 		}
+		var src source
+		if a, n := ahead.take(ctx, i); a != nil {
+			src = a
+			f.hooks.readAhead(n)
+		}
 		var r io.Reader = stdin
 		var file io.ReadCloser
 		if in.name == "-" && isTerminal(stdin) {
 			// "lbstatus check" alone waits for input that no one may type.
 			fmt.Fprintln(stderr, "lbstatus: reading standard input, a terminal: paste or type objects, then Ctrl-D (or name files: lbstatus check PATH...)")
 		}
-		if in.name != "-" {
+		if in.name != "-" && src == nil {
 			var err error
 			open := openContext
 			if isURL(in.name) {
@@ -263,15 +276,18 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			r = file
 		}
 		r = f.hooks.reader(r)
+		if src == nil && !f.scanOnly {
+			src = input.NewDecoder(r, in.name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
+		}
 		var s conformance.Summary
 		var stopped bool
 		switch {
 		case f.scanOnly:
 			s = scanOnly(in.name, r, stderr)
 		case f.decodeOnly:
-			s, stopped = decodeOnly(ctx, in.name, r, &f, stderr)
+			s, stopped = decodeOnly(ctx, src, stderr)
 		default:
-			s, stopped = checkInput(ctx, in.name, r, &f, out, stderr)
+			s, stopped = checkInput(ctx, in.name, src, &f, out, stderr)
 		}
 		if file != nil {
 			file.Close()
@@ -338,8 +354,7 @@ func decoderWorkers() input.Workers {
 
 // checkInput checks one input and returns its summary; stopped reports
 // that ctx ended it before the end of the input.
-func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, out reporter, stderr io.Writer) (_ conformance.Summary, stopped bool) {
-	dec := input.NewDecoder(r, name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
+func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out reporter, stderr io.Writer) (_ conformance.Summary, stopped bool) {
 	defer dec.Close()
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(out.collectorOptions()...)
@@ -377,9 +392,8 @@ func checkInput(ctx context.Context, name string, r io.Reader, f *checkFlags, ou
 
 // decodeOnly decodes one input and checks nothing: the baseline the
 // checker's cost is measured against (hack/bench-conformance.sh).
-func decodeOnly(ctx context.Context, name string, r io.Reader, f *checkFlags, stderr io.Writer) (_ conformance.Summary, stopped bool) {
+func decodeOnly(ctx context.Context, dec source, stderr io.Writer) (_ conformance.Summary, stopped bool) {
 	var s conformance.Summary
-	dec := input.NewDecoder(r, name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
 	defer dec.Close()
 	for {
 		obj, err := dec.NextContext(ctx)
@@ -488,6 +502,7 @@ type inputPath struct {
 	name  string
 	err   error // the input cannot be found or listed
 	empty bool  // a directory that holds no manifest: not an input
+	small bool  // a regular file that may be read ahead (see readAhead)
 }
 
 // expand turns the command-line paths into inputs: directories become the
@@ -506,7 +521,7 @@ func expand(paths []string) []inputPath {
 			continue
 		}
 		if !info.IsDir() {
-			out = append(out, inputPath{name: p})
+			out = append(out, inputPath{name: p, small: isSmall(info)})
 			continue
 		}
 		var files []inputPath
@@ -569,7 +584,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		// Only regular files, or links to them: a FIFO or a device
 		// found in a directory is no manifest, and reading it could
 		// wait for ever or never end.
-		in := inputPath{name: path}
+		in := inputPath{name: path, small: err == nil && isSmall(info)}
 		if err != nil {
 			in.err = err
 		} else if !info.Mode().IsRegular() {
@@ -581,6 +596,11 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 	if err != nil {
 		*files = append(*files, inputPath{name: root, err: err})
 	}
+}
+
+// isSmall reports whether a file may be read ahead of its turn.
+func isSmall(info os.FileInfo) bool {
+	return info.Mode().IsRegular() && info.Size() <= readAheadBytes
 }
 
 // dirSet is the directories searched. Each is known by its identity on

@@ -95,6 +95,13 @@ func (h *checkHooks) wantTimeline() bool {
 	return h != nil && (h.textTimeline || h.html != nil)
 }
 
+// readAhead counts the bytes of an input read ahead (see readAhead).
+func (h *checkHooks) readAhead(n int) {
+	if h != nil && h.progress != nil {
+		h.progress.bytes.Add(int64(n))
+	}
+}
+
 // reader wraps an input to count its bytes.
 func (h *checkHooks) reader(r io.Reader) io.Reader {
 	if h == nil {
