@@ -250,7 +250,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			continue
 		}
 		var src source
-		if a, n := ahead.take(ctx, i); a != nil {
+		if a, n := ahead.take(i); a != nil {
 			src = a
 			f.hooks.readAhead(n)
 		}

@@ -27,13 +27,13 @@ import (
 	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
-// readAheadBytes is the size of the largest file check reads ahead of its
-// turn; readAheadFiles bounds, per core, how many files are read ahead of
-// the one being checked. Together they bound the memory reading ahead
-// takes, whatever the number of files.
+// readAheadFiles bounds, per core, how many files are read ahead of the
+// one being checked, and readAheadBytes is the size of the largest (a
+// variable for tests). Together they bound the memory reading ahead takes,
+// whatever the number of files.
 const readAheadFiles = 2
 
-var readAheadBytes int64 = 128 << 10 // a variable for tests
+var readAheadBytes int64 = 128 << 10
 
 // source is what check reads an input's objects from: the input's
 // Decoder, or what a file read ahead held (aheadFile).
@@ -67,8 +67,9 @@ func newReadAhead(ctx context.Context, ins []inputPath, limit int) *readAhead {
 // it was read ahead, waiting for the read to end; and starts reading the
 // inputs after it. It returns nil for an input not read ahead (large, not
 // a regular file, or one that could not be read: its problem is found in
-// its turn, as without reading ahead), or when ctx ends first.
-func (a *readAhead) take(ctx context.Context, i int) (*aheadFile, int) {
+// its turn, as without reading ahead), or when the check is interrupted
+// first.
+func (a *readAhead) take(i int) (*aheadFile, int) {
 	if a == nil {
 		return nil, 0
 	}
@@ -86,7 +87,7 @@ func (a *readAhead) take(ctx context.Context, i int) (*aheadFile, int) {
 	a.files[i] = nil
 	select {
 	case <-f.done:
-	case <-ctx.Done():
+	case <-a.ctx.Done():
 		return nil, 0
 	}
 	if f.read < 0 {

@@ -81,7 +81,7 @@ func TestReadAhead_ReadsTheNextFiles(t *testing.T) {
 	ins := expand([]string{dir})
 	ctx := context.Background()
 	ra := newReadAhead(ctx, ins, input.DefaultMaxObjectBytes)
-	first, n := ra.take(ctx, 0)
+	first, n := ra.take(0)
 	if first == nil || n != len(noIngressJSON) {
 		t.Fatalf("%s: read %d bytes ahead, want %d", ins[0].name, n, len(noIngressJSON))
 	}
@@ -92,7 +92,7 @@ func TestReadAhead_ReadsTheNextFiles(t *testing.T) {
 	if err := os.Remove(ins[1].name); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := ra.take(ctx, 1)
+	f, _ := ra.take(1)
 	if f == nil {
 		t.Fatalf("%s was not read ahead", ins[1].name)
 	}
@@ -131,7 +131,7 @@ func TestReadAhead_LeavesChangedFilesToTheirTurn(t *testing.T) {
 	taken := make(chan *aheadFile, 2)
 	go func() {
 		for i := range ins {
-			f, _ := ra.take(ctx, i)
+			f, _ := ra.take(i)
 			taken <- f
 		}
 	}()
@@ -166,7 +166,7 @@ func TestReadAhead_Interrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ra := newReadAhead(ctx, ins, input.DefaultMaxObjectBytes)
 	cancel()
-	if f, _ := ra.take(ctx, 0); f != nil {
+	if f, _ := ra.take(0); f != nil {
 		t.Errorf("%s was handed out after the interrupt", ins[0].name)
 	}
 	// The reads the first take started end, with nothing to hand out.
@@ -184,7 +184,7 @@ func TestReadAhead_Interrupted(t *testing.T) {
 		}
 	}
 	for i := range ins {
-		if f, _ := ra.take(ctx, i); f != nil {
+		if f, _ := ra.take(i); f != nil {
 			t.Errorf("%s was handed out after the interrupt", ins[i].name)
 		}
 	}
