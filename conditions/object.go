@@ -41,15 +41,7 @@ func view[S Object](svc S) *v1.Service {
 	case *v1.Service:
 		return s
 	case *corev1.Service:
-		if s == nil {
-			return nil
-		}
-		return &v1.Service{
-			TypeMeta:   s.TypeMeta,
-			ObjectMeta: s.ObjectMeta,
-			Spec:       v1.ServiceSpec{ServiceSpec: s.Spec},
-			Status:     v1.ServiceStatus(s.Status),
-		}
+		return v1.FromCoreShallow(s)
 	}
 	return nil
 }

@@ -89,7 +89,7 @@ func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.
 	if len(f.degrade) == 0 {
 		return out
 	}
-	v := v1.FromCore(svc)
+	v := v1.FromCoreShallow(svc)
 	required, _, _ := conditions.RequiredFeatures(v)
 	for _, feat := range v1.LoadBalancerFeatures() {
 		want := false

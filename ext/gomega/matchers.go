@@ -76,9 +76,9 @@ func toService(actual any) (*v1.Service, error) {
 		if x == nil {
 			return nil, nil
 		}
-		return v1.FromCore(x), nil
+		return v1.FromCoreShallow(x), nil
 	case corev1.Service:
-		return v1.FromCore(&x), nil
+		return v1.FromCoreShallow(&x), nil
 	case func() *v1.Service:
 		return x(), nil
 	case func() *corev1.Service:

@@ -99,7 +99,7 @@ func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &svc); err != nil {
 		return nil, fmt.Errorf("service %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
-	st, msg := ServiceStatus(v1.FromCore(&svc))
+	st, msg := ServiceStatus(v1.FromCoreShallow(&svc))
 	return &status.Result{Status: st, Message: msg}, nil
 }
 

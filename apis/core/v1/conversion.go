@@ -38,6 +38,23 @@ func FromCore(in *corev1.Service) *Service {
 	}
 }
 
+// FromCoreShallow returns a core/v1 Service as a Service without copying
+// it: metadata, spec and status share their maps, slices and pointers with
+// in. It suits code that only reads the result, while in stays as it is,
+// such as a check of each object an informer delivers; FromCore copies.
+// RequiredLoadBalancerFeatures is empty. A nil input gives nil.
+func FromCoreShallow(in *corev1.Service) *Service {
+	if in == nil {
+		return nil
+	}
+	return &Service{
+		TypeMeta:   in.TypeMeta,
+		ObjectMeta: in.ObjectMeta,
+		Spec:       ServiceSpec{ServiceSpec: in.Spec},
+		Status:     ServiceStatus(in.Status),
+	}
+}
+
 // ToCore returns a deep copy of s as a core/v1 Service. Everything but
 // spec.requiredLoadBalancerFeatures, which core/v1 has no field for, is
 // kept; to carry that request to a stock cluster, see

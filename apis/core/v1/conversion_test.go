@@ -55,6 +55,29 @@ func TestConversion_CoreRoundTrip(t *testing.T) {
 	}
 }
 
+// TestConversion_FromCoreShallow: random core/v1 Services read through
+// FromCoreShallow hold what FromCore's copies hold, and share their memory
+// with the input rather than copy it.
+func TestConversion_FromCoreShallow(t *testing.T) {
+	seed := rand.Int63()
+	t.Logf("seed %d", seed)
+	f := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), core(t).factory)
+	for range 200 {
+		var in corev1.Service
+		f.Fill(&in)
+		shallow := v1.FromCoreShallow(&in)
+		if diff := cmp.Diff(v1.FromCore(&in), shallow); diff != "" {
+			t.Fatalf("FromCoreShallow differs from FromCore (-copy +shallow):\n%s", diff)
+		}
+		if len(in.Spec.Ports) > 0 && &shallow.Spec.Ports[0] != &in.Spec.Ports[0] {
+			t.Fatalf("FromCoreShallow copied the ports")
+		}
+		if len(in.Status.Conditions) > 0 && &shallow.Status.Conditions[0] != &in.Status.Conditions[0] {
+			t.Fatalf("FromCoreShallow copied the conditions")
+		}
+	}
+}
+
 // TestConversion_ToCoreDropsOnlyNewField: our Service converted to core/v1
 // and back differs from the original only in requiredLoadBalancerFeatures.
 func TestConversion_ToCoreDropsOnlyNewField(t *testing.T) {
@@ -74,7 +97,7 @@ func TestConversion_ToCoreDropsOnlyNewField(t *testing.T) {
 }
 
 func TestConversion_Nil(t *testing.T) {
-	if v1.FromCore(nil) != nil || v1.ToCore(nil) != nil {
+	if v1.FromCore(nil) != nil || v1.FromCoreShallow(nil) != nil || v1.ToCore(nil) != nil {
 		t.Errorf("nil must convert to nil")
 	}
 }
