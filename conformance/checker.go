@@ -163,6 +163,16 @@ func (c *Checker) Observe(svc *v1.Service) []Finding {
 	return c.observe(svc, Position{})
 }
 
+// ObserveCore is Observe for client-go's core/v1 Service, as an informer
+// or a watch delivers it, with the same findings as Observe of
+// v1.FromCore(svc) and without that copy. core/v1 has no
+// spec.requiredLoadBalancerFeatures: required features come from the
+// annotation (v1.RequiredFeaturesAnnotation). A nil svc gives nil. svc is
+// only read, and not kept.
+func (c *Checker) ObserveCore(svc *corev1.Service) []Finding {
+	return c.observe(v1.FromCoreShallow(svc), Position{})
+}
+
 // ObserveObject checks an object read by a Decoder. A Service is checked as
 // by Observe, with obj.Position on every finding. An object of another kind
 // gives one notice (RuleInput) saying it was skipped. A Service of a

@@ -22,7 +22,8 @@ limitations under the License.
 //
 // The input is a sequence of observations of Service objects: manifests, a
 // List, or the stream a watch prints. A Checker takes them one at a time
-// (Observe, or ObserveObject for what a Decoder reads):
+// (Observe; ObserveCore for client-go's core/v1 Service, read in place;
+// ObserveObject for what a Decoder reads):
 //
 //   - each observation is checked alone (snapshot rules: C1 to C5, L1, L4,
 //     L5, L9, P1, P5, P6, R2, R4);

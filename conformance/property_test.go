@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"runtime"
 	"testing"
@@ -26,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"pgregory.net/rapid"
 
@@ -252,4 +254,49 @@ func TestCheck_MemoryGrowsWithServicesNotObservations(t *testing.T) {
 		t.Errorf("state is %.0f bytes per Service, want at most 2 KiB", perService)
 	}
 	t.Logf("state: %.0f bytes per Service", perService)
+}
+
+// ObserveCore reads client-go's Service in place: for any trace, its
+// findings are Observe's on a copy converted with v1.FromCore, and the
+// Services it is given stay as they were.
+func TestObserveCore_SameAsObserveOfACopy(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := []Option{RelevantAnnotations{"lb.example.com/size"}}
+		if rapid.Bool().Draw(t, "classes") {
+			opts = append(opts, Classes{"", "a/b"})
+		}
+		inPlace, copied := NewChecker(opts...), NewChecker(opts...)
+		for i := range rapid.IntRange(1, 8).Draw(t, "steps") {
+			svc := genService(t)
+			svc.UID = types.UID(rapid.SampledFrom([]string{"", "uid-1", "uid-2"}).Draw(t, "uid"))
+			svc.ResourceVersion = fmt.Sprint(i + 1)
+			s := rapid.IntRange(10, 12).Draw(t, "second")
+			switch rapid.IntRange(0, 3).Draw(t, "state") {
+			case 1:
+				setProvisioning(svc, s)
+			case 2:
+				setReady(svc, s)
+				if rapid.Bool().Draw(t, "degraded") {
+					svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, "Ports", at(s)))
+				}
+			case 3:
+				setRefused(svc, s)
+			}
+			core := v1.ToCore(svc) // the required features in the annotation only
+			before := core.DeepCopy()
+			got, want := inPlace.ObserveCore(core), copied.Observe(v1.FromCore(core))
+			if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+				t.Fatalf("observation %d: ObserveCore\n%s\nObserve of a copy\n%s", i, dump(got), dump(want))
+			}
+			if diff := cmp.Diff(before, core); diff != "" {
+				t.Fatalf("observation %d: ObserveCore changed the Service (-before +after):\n%s", i, diff)
+			}
+		}
+		if got, want := inPlace.Finish(), copied.Finish(); !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Fatalf("at the end: ObserveCore's checker\n%s\nObserve's\n%s", dump(got), dump(want))
+		}
+	})
+	if (&Checker{}).ObserveCore(nil) != nil {
+		t.Errorf("ObserveCore(nil) gave findings")
+	}
 }
