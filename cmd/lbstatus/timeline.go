@@ -138,7 +138,7 @@ func (h *checkHooks) endInput(end []conformance.Finding) {
 	services := h.current.Services()
 	h.current = nil
 	if h.html != nil {
-		h.html.services = append(h.html.services, services...)
+		h.html.add(services)
 		return
 	}
 	h.progress.clear()
@@ -163,6 +163,20 @@ type htmlReporter struct {
 	errors   []string
 	omitted  int // input problems past maxJSONErrors, counted only
 	services []*timeline.Service
+	undrawn  int // timelines left out, as the page would not draw them
+}
+
+// add keeps an input's timelines for the page. Past twice --html-services
+// only those the page would draw are kept, the others counted, so that
+// the timelines of a directory of many inputs take the memory of the
+// Services drawn and of one input's, not of every Service.
+func (r *htmlReporter) add(services []*timeline.Service) {
+	r.services = append(r.services, services...)
+	if n := *r.hooks.htmlServices; n > 0 && len(r.services) > 2*n {
+		kept := timeline.Worst(r.services, n)
+		r.undrawn += len(r.services) - len(kept)
+		r.services = kept
+	}
 }
 
 // The page needs counts only; the timelines carry the findings.
@@ -205,6 +219,7 @@ func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted
 		Errors:      r.errors,
 		Services:    r.services,
 		MaxServices: *r.hooks.htmlServices,
+		Undrawn:     r.undrawn,
 	})
 }
 

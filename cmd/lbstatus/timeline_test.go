@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,48 @@ func TestCheck_TimelineStdin(t *testing.T) {
 	code, out, _ := runCmd(t, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},"spec":{"type":"LoadBalancer"}}`, "check", "--timeline")
 	if code != exitOK || !strings.Contains(out, "a: 1 observation") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestCheck_HTMLOfManyInputs: -o html of a directory keeps, past twice
+// --html-services, only the timelines the page will draw: those with a
+// violation first, then those with a warning, in input order. The page
+// draws them and counts every Service.
+func TestCheck_HTMLOfManyInputs(t *testing.T) {
+	dir := t.TempDir()
+	degraded := strings.Replace(readyYAML, "  conditions:\n", "  conditions:\n  - {type: LoadBalancerDegraded, status: \"False\", reason: Ports, message: \"\", lastTransitionTime: \"2026-01-01T00:00:00Z\"}\n", 1)
+	for i := range 9 {
+		name := fmt.Sprintf("svc-%d", i)
+		content := strings.Replace(readyYAML, "name: web", "name: "+name, 1)
+		switch i {
+		case 3, 7: // L4: serving without an ingress
+			content = strings.Replace(noIngressJSON, `"name":"no-ingress"`, `"name":"`+name+`"`, 1)
+		case 5: // C2: Degraded=False
+			content = strings.Replace(degraded, "name: web", "name: "+name, 1)
+		}
+		write(t, dir, fmt.Sprintf("f%d.yaml", i), content)
+	}
+	for n, want := range map[string]string{"1": "shop/svc-3", "2": "shop/svc-3 shop/svc-7", "3": "shop/svc-3 shop/svc-5 shop/svc-7", "4": "shop/svc-0 shop/svc-3 shop/svc-5 shop/svc-7"} {
+		code, out, errOut := runCmd(t, "", "check", "-o", "html", "--html-services", n, dir)
+		if code != exitViolation || errOut != "" {
+			t.Fatalf("--html-services %s: exit %d, stderr %q", n, code, errOut)
+		}
+		var drawn []string
+		for _, part := range strings.Split(out, `data-service="`)[1:] {
+			drawn = append(drawn, part[:strings.IndexByte(part, '"')])
+		}
+		if got := strings.Join(drawn, " "); got != want || !strings.Contains(out, n+" of 9 Services are drawn") {
+			t.Errorf("--html-services %s: drawn %q, want %q, and %q", n, got, want, n+" of 9 Services are drawn")
+		}
+	}
+
+	// The reporter keeps at most twice the limit, and counts the others.
+	r := &htmlReporter{hooks: &checkHooks{htmlServices: new(3)}}
+	for i := range 100 {
+		r.add([]*timeline.Service{{Name: fmt.Sprint(i), LoadBalancer: true}})
+		if len(r.services) > 6 || len(r.services)+r.undrawn != i+1 {
+			t.Fatalf("after %d inputs: %d timelines kept, %d counted", i+1, len(r.services), r.undrawn)
+		}
 	}
 }
 

@@ -57,6 +57,10 @@ type Page struct {
 	// kept or not; they are drawn in the order given, and the page says
 	// how many of how many it drew.
 	MaxServices int
+	// Undrawn counts Services whose timelines a caller left out of
+	// Services beforehand, as Worst does, since they would not be drawn:
+	// the page counts them among those it did not draw.
+	Undrawn int
 }
 
 // Table is a table of text shown on the page. Every cell is escaped.
@@ -146,7 +150,8 @@ func StateColour(lane, status string) string {
 // format characters alone, and U+202E would reverse the text after it.
 type pageView struct {
 	Page
-	Drawn      int // when fewer than len(Services): how many Views hold
+	Drawn      int // when fewer than Total: how many Views hold
+	Total      int // Services, those left out beforehand (Undrawn) too
 	Views      []serviceView
 	Legend     []legendItem
 	SpecColour string
@@ -237,8 +242,10 @@ func WriteHTML(w io.Writer, p Page) error {
 	v := pageView{Page: p, SpecColour: ColourSpec}
 	drawn := p.Services
 	if p.MaxServices > 0 && len(drawn) > p.MaxServices {
-		drawn = worst(drawn, p.MaxServices)
-		v.Drawn = len(drawn)
+		drawn = Worst(drawn, p.MaxServices)
+	}
+	if total := len(p.Services) + max(p.Undrawn, 0); len(drawn) < total {
+		v.Drawn, v.Total = len(drawn), total
 	}
 	for _, s := range drawn {
 		v.Views = append(v.Views, layout(s))
@@ -268,11 +275,21 @@ func escAll(ss []string) []string {
 	return out
 }
 
-// worst returns n of services, in their order: those with a violation
-// first, then those with a warning, then the others. Every finding counts
-// (Service.Counts), not only those kept: a Service whose violation was
-// followed by more findings than MaxPoints keeps still has one.
-func worst(services []*Service, n int) []*Service {
+// Worst returns the n of services that WriteHTML draws with MaxServices
+// n, in their order: those with a violation first, then those with a
+// warning, then the others. Every finding counts (Service.Counts), not only
+// those kept: a Service whose violation was followed by more findings than
+// MaxPoints keeps still has one. It returns services itself when they are
+// n or fewer, or when n is zero or less, as MaxServices draws all then.
+//
+// A caller gathering finished timelines, such as those of one input after
+// another, may keep only Worst of them as it goes and count the others in
+// Page.Undrawn: Worst of what it kept followed by the next ones is Worst
+// of them all, and the page is the same.
+func Worst(services []*Service, n int) []*Service {
+	if n <= 0 || len(services) <= n {
+		return services
+	}
 	ranks := make([]int, len(services)) // 0 a violation, 1 a warning, 2 neither
 	for i, s := range services {
 		switch {

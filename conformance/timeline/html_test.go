@@ -29,6 +29,7 @@ import (
 	"golang.org/x/net/html"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
 
 	"github.com/lbstatus/lbstatus/conformance"
 )
@@ -398,6 +399,45 @@ func TestWriteHTML_MaxServices(t *testing.T) {
 			t.Errorf("MaxServices %d: the page says %q: %v, want %v", tc.max, note, !tc.note, tc.note)
 		}
 	}
+}
+
+// TestWorst_KeptAsTheyGo: the timelines of one input after another,
+// pruned with Worst as they come and the others counted in Undrawn, make
+// the page that all of them together make.
+func TestWorst_KeptAsTheyGo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 6).Draw(t, "max")
+		var all, kept []*Service
+		undrawn := 0
+		for input := range rapid.IntRange(1, 5).Draw(t, "inputs") {
+			tl := New()
+			for i := range rapid.IntRange(0, 4).Draw(t, "services") {
+				name := fmt.Sprintf("s%d-%d", input, i)
+				sevs := rapid.SliceOfN(rapid.SampledFrom([]conformance.Severity{conformance.SeverityViolation, conformance.SeverityWarning, conformance.SeverityNotice}), 0, 2).Draw(t, "findings")
+				tl.Observe(lbService(name, "1", metav1.ConditionTrue, time.Unix(0, 0)), l4Findings(name, sevs...))
+			}
+			services := tl.Services()
+			all = append(all, services...)
+			kept = append(kept, services...)
+			if pruned := Worst(kept, n); len(pruned) < len(kept) {
+				undrawn += len(kept) - len(pruned)
+				kept = pruned
+			}
+		}
+		if n > 0 && len(kept) > n {
+			t.Fatalf("%d timelines kept, more than %d", len(kept), n)
+		}
+		var want, got bytes.Buffer
+		if err := WriteHTML(&want, Page{Services: all, MaxServices: n}); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&got, Page{Services: kept, MaxServices: n, Undrawn: undrawn}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+			t.Fatalf("the page of the timelines kept as they came differs (-all at once +kept):\n%s", diff)
+		}
+	})
 }
 
 // TestWriteHTML_LegendNamesEveryColour: every colour a lane is drawn in,
