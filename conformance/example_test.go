@@ -21,6 +21,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lbstatus/lbstatus/conformance"
 )
@@ -73,4 +77,39 @@ func ExampleChecker() {
 	show(checker.Finish())
 	// Output:
 	// violation L6 3: status.conditions[0].lastTransitionTime
+}
+
+// Services as client-go delivers them, such as to an informer's event
+// handler in an e2e suite: a provider that says the load balancer serves
+// before it fills the ingress (L4), then fills it.
+func ExampleChecker_ObserveCore() {
+	at := metav1.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "u1", ResourceVersion: "1"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}},
+		Status: corev1.ServiceStatus{Conditions: []metav1.Condition{
+			{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: "Complete", LastTransitionTime: at},
+			{Type: "LoadBalancerServing", Status: metav1.ConditionTrue, Reason: "Serving", LastTransitionTime: at},
+		}},
+	}
+	checker := conformance.NewChecker()
+	onUpdate := func(svc *corev1.Service) {
+		for _, f := range checker.ObserveCore(svc) {
+			if f.Verdict == nil {
+				fmt.Printf("%s %s %s: %s\n", f.Severity, f.Rule, f.Object.ResourceVersion, f.Field)
+			} else {
+				fmt.Printf("verdict at %s: %s\n", f.Object.ResourceVersion, f.Verdict.Result)
+			}
+		}
+	}
+	onUpdate(svc)
+
+	filled := svc.DeepCopy()
+	filled.ResourceVersion = "2"
+	filled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.10"}}
+	onUpdate(filled)
+	// Output:
+	// violation L4 1: status.loadBalancer.ingress
+	// verdict at 1: Pending
+	// verdict at 2: Ready
 }
