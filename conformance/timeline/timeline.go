@@ -83,7 +83,8 @@ func (m MaxPoints) apply(t *Timeline) {
 type RelevantAnnotations []string
 
 func (a RelevantAnnotations) apply(t *Timeline) {
-	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(slices.Clone(a)...)}
+	t.relevant = slices.Clone(a)
+	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(t.relevant...)}
 }
 
 // Timeline records, per Service, what happened over a trace: the
@@ -101,7 +102,11 @@ func (a RelevantAnnotations) apply(t *Timeline) {
 type Timeline struct {
 	maxPoints  int
 	changeOpts []conditions.ChangeOption
-	services   map[key]*Service
+	relevant   []string // RelevantAnnotations
+	// annotationKeys are the annotations ChangedFields reads: the source
+	// ranges, the required features and RelevantAnnotations.
+	annotationKeys []string
+	services       map[key]*Service
 	// nameless are the Services without a name (manifests with a
 	// generateName), each its own, in input order.
 	nameless []*Service
@@ -121,6 +126,7 @@ func New(opts ...Option) *Timeline {
 			o.apply(t)
 		}
 	}
+	t.annotationKeys = append([]string{corev1.AnnotationLoadBalancerSourceRangesKey, v1.RequiredFeaturesAnnotation}, t.relevant...)
 	return t
 }
 
@@ -375,8 +381,14 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 	}
 	// A deep copy, since the caller may reuse or change the object; only
-	// when the spec changed, since an unchanged one compares the same.
-	if changed {
+	// when the spec changed or an annotation it is computed from was
+	// written anew, since an equal one compares the same. ChangedFields' "no change" is not
+	// enough for the annotations: it leaves out the source ranges
+	// annotation where the field is set on both sides, and the next
+	// observation, without the field, compares the annotation. The spec's
+	// fields it compares as values with defaults, or as sets, the same
+	// against one observation as against another it found equal.
+	if changed || t.annotationsDiffer(s.prev, reduced) {
 		s.prev = reduced.DeepCopy()
 	}
 
@@ -391,6 +403,19 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 		t.pin(f, false)
 	}
+}
+
+// annotationsDiffer reports whether an annotation spec changes are
+// computed from (annotationKeys) differs between prev and svc as written.
+func (t *Timeline) annotationsDiffer(prev, svc *v1.Service) bool {
+	for _, key := range t.annotationKeys {
+		pv, pok := prev.Annotations[key]
+		v, ok := svc.Annotations[key]
+		if pv != v || pok != ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Gap records that the source did not see the Service namespace/name for

@@ -586,6 +586,27 @@ func TestTimeline_RelevantAnnotations(t *testing.T) {
 	}
 }
 
+// TestTimeline_SpecChangeAgainstThePreviousObservation: the source
+// ranges annotation, changed while the field replaces it, is no spec
+// change; when the field goes next, only the field changed, since the
+// annotation is as in the observation before.
+func TestTimeline_SpecChangeAgainstThePreviousObservation(t *testing.T) {
+	tl := New()
+	for i, step := range []struct {
+		field      []string
+		annotation string
+	}{{[]string{"10.0.0.0/8"}, "10.0.0.0/8"}, {[]string{"10.0.0.0/8"}, "192.168.0.0/16"}, {nil, "192.168.0.0/16"}} {
+		svc := lbService("web", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(0, 0))
+		svc.Spec.LoadBalancerSourceRanges = step.field
+		svc.Annotations = map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: step.annotation}
+		tl.Observe(svc, nil)
+	}
+	want := []SpecChange{{Step: 3, Seq: 3, ResourceVersion: "3", Fields: []string{"spec.loadBalancerSourceRanges"}}}
+	if diff := cmp.Diff(want, tl.Services()[0].SpecChanges); diff != "" {
+		t.Errorf("spec changes (-want +got):\n%s", diff)
+	}
+}
+
 // TestTimeline_DeletionOfUnknownService: a DELETED event for a Service
 // never observed, and its findings, are ignored.
 func TestTimeline_DeletionOfUnknownService(t *testing.T) {
