@@ -175,7 +175,8 @@ type Service struct {
 	DroppedGaps int
 
 	// prev is the previous observation reduced to what spec changes are
-	// computed from: spec and annotations. Nil after a deletion.
+	// computed from: spec and the annotations ChangedFields reads (see
+	// specAnnotations). Nil after a deletion.
 	prev *v1.Service
 	// uid is the last observation's metadata.uid.
 	uid string
@@ -389,7 +390,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	// fields it compares as values with defaults, or as sets, the same
 	// against one observation as against another it found equal.
 	if changed || t.annotationsDiffer(s.prev, reduced) {
-		s.prev = reduced.DeepCopy()
+		s.prev = &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: t.specAnnotations(svc.Annotations)}, Spec: *svc.Spec.DeepCopy()}
 	}
 
 	for _, f := range found {
@@ -403,6 +404,26 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 		t.pin(f, false)
 	}
+}
+
+// specAnnotations returns a copy of the annotations among ann that
+// conditions.ChangedFields reads (annotationKeys); nil when there are
+// none. A copy of all of them would keep, for every Service, what no spec
+// change is computed from, such as kubectl's last-applied-configuration, a
+// copy of the whole object. The checker keeps the same annotations of the
+// previous observation (conformance's G3 encoding); tests hold both to
+// ChangedFields.
+func (t *Timeline) specAnnotations(ann map[string]string) map[string]string {
+	var out map[string]string
+	for _, key := range t.annotationKeys {
+		if v, ok := ann[key]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // annotationsDiffer reports whether an annotation spec changes are

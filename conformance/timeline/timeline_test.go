@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,8 +37,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"pgregory.net/rapid"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
@@ -584,6 +588,69 @@ func TestTimeline_RelevantAnnotations(t *testing.T) {
 			t.Errorf("relevant %v: spec changes %+v, want %d", tc.relevant, got, tc.want)
 		}
 	}
+}
+
+// TestTimeline_SpecChangesAreChangedFields: the Timeline keeps of the
+// previous observation only the spec and the annotations ChangedFields
+// reads, and still finds every spec change ChangedFields finds between
+// each observation and the one before, the annotations it does not keep
+// on them: also after observations that ChangedFields finds equal but are
+// not, such as a source ranges annotation changed while the field, which
+// replaces it, is set.
+func TestTimeline_SpecChangesAreChangedFields(t *testing.T) {
+	const relevant = "lb.example.com/size"
+	annotations := map[string][]string{
+		corev1.AnnotationLoadBalancerSourceRangesKey:       {"10.0.0.0/8", "10.0.0.0/8,192.168.0.0/16"},
+		v1.RequiredFeaturesAnnotation:                      {"", "Ports", "Ports,SessionAffinity", "Bogus"},
+		relevant:                                           {"", "large"},
+		"example.com/owner":                                {"a", "b"},
+		"kubectl.kubernetes.io/last-applied-configuration": {`{"kind":"Service"}`, `{"kind":"Service","spec":{}}`},
+	}
+	keys := slices.Sorted(maps.Keys(annotations))
+	rapid.Check(t, func(t *rapid.T) {
+		tl := New(RelevantAnnotations{relevant})
+		var prev *v1.Service
+		var want []SpecChange
+		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
+			step++
+			svc := lbService("web", strconv.Itoa(step), metav1.ConditionTrue, time.Unix(0, 0))
+			for range rapid.IntRange(1, 2).Draw(t, "ports") {
+				svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{
+					Port:     int32(rapid.SampledFrom([]int{80, 443}).Draw(t, "port")),
+					Protocol: rapid.SampledFrom([]corev1.Protocol{"", corev1.ProtocolTCP}).Draw(t, "protocol"),
+				})
+			}
+			svc.Spec.SessionAffinity = rapid.SampledFrom([]corev1.ServiceAffinity{"", corev1.ServiceAffinityNone, corev1.ServiceAffinityClientIP}).Draw(t, "affinity")
+			if rapid.Bool().Draw(t, "affinityTimeout") {
+				svc.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: ptr.To(int32(rapid.SampledFrom([]int{60, 10800}).Draw(t, "timeout")))}}
+			}
+			svc.Spec.LoadBalancerSourceRanges = rapid.SliceOfN(rapid.SampledFrom([]string{"10.0.0.0/8", "192.168.0.0/16"}), 0, 1).Draw(t, "ranges")
+			for _, key := range keys {
+				if v := rapid.IntRange(-1, len(annotations[key])-1).Draw(t, key); v >= 0 {
+					if svc.Annotations == nil {
+						svc.Annotations = map[string]string{}
+					}
+					svc.Annotations[key] = annotations[key][v]
+				}
+			}
+			if prev != nil {
+				if fields := conditions.ChangedFields(prev, svc, conditions.WithRelevantAnnotations(relevant)); len(fields) > 0 {
+					want = append(want, SpecChange{Step: step, Seq: step, ResourceVersion: svc.ResourceVersion, Fields: fields})
+				}
+			}
+			tl.Observe(svc, nil)
+			prev = svc
+		}
+		s := tl.services[key{"ns", "web"}]
+		if diff := cmp.Diff(want, s.SpecChanges); diff != "" {
+			t.Fatalf("spec changes differ from ChangedFields' (-want +got):\n%s", diff)
+		}
+		for k := range s.prev.Annotations {
+			if k == "example.com/owner" || strings.HasPrefix(k, "kubectl.kubernetes.io/") {
+				t.Fatalf("the previous observation keeps the annotation %s, which no spec change is computed from", k)
+			}
+		}
+	})
 }
 
 // TestTimeline_SpecChangeAgainstThePreviousObservation: the source
