@@ -383,12 +383,12 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	}
 	// A deep copy, since the caller may reuse or change the object; only
 	// when the spec changed or an annotation it is computed from was
-	// written anew, since an equal one compares the same. ChangedFields' "no change" is not
-	// enough for the annotations: it leaves out the source ranges
-	// annotation where the field is set on both sides, and the next
-	// observation, without the field, compares the annotation. The spec's
-	// fields it compares as values with defaults, or as sets, the same
-	// against one observation as against another it found equal.
+	// written anew, since an equal one compares the same. ChangedFields'
+	// "no change" is not enough for the annotations: it leaves out the
+	// source ranges annotation where the field is set on both sides, and
+	// the next observation, without the field, compares the annotation.
+	// The spec's fields it compares as values with defaults, or as sets,
+	// the same against one observation as against another it found equal.
 	if changed || t.annotationsDiffer(s.prev, reduced) {
 		s.prev = &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: t.specAnnotations(svc.Annotations)}, Spec: *svc.Spec.DeepCopy()}
 	}
