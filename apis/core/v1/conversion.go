@@ -23,19 +23,7 @@ import (
 // FromCore returns a deep copy of a core/v1 Service as a Service. Nothing is
 // lost; RequiredLoadBalancerFeatures is empty. A nil input gives nil.
 func FromCore(in *corev1.Service) *Service {
-	if in == nil {
-		return nil
-	}
-	in = in.DeepCopy()
-	return &Service{
-		TypeMeta:   in.TypeMeta,
-		ObjectMeta: in.ObjectMeta,
-		Spec:       ServiceSpec{ServiceSpec: in.Spec},
-		Status: ServiceStatus{
-			LoadBalancer: in.Status.LoadBalancer,
-			Conditions:   in.Status.Conditions,
-		},
-	}
+	return FromCoreShallow(in.DeepCopy())
 }
 
 // FromCoreShallow returns a core/v1 Service as a Service without copying
