@@ -240,10 +240,7 @@ func WriteHTML(w io.Writer, p Page) error {
 	}
 	p.Tables = tables
 	v := pageView{Page: p, SpecColour: ColourSpec}
-	drawn := p.Services
-	if p.MaxServices > 0 && len(drawn) > p.MaxServices {
-		drawn = Worst(drawn, p.MaxServices)
-	}
+	drawn := Worst(p.Services, p.MaxServices)
 	if total := len(p.Services) + max(p.Undrawn, 0); len(drawn) < total {
 		v.Drawn, v.Total = len(drawn), total
 	}
