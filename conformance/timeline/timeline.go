@@ -83,9 +83,13 @@ func (m MaxPoints) apply(t *Timeline) {
 type RelevantAnnotations []string
 
 func (a RelevantAnnotations) apply(t *Timeline) {
-	t.relevant = slices.Clone(a)
-	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(t.relevant...)}
+	t.annotationKeys = slices.Concat(specAnnotationKeys, a)
+	t.changeOpts = []conditions.ChangeOption{conditions.WithRelevantAnnotations(t.annotationKeys[len(specAnnotationKeys):]...)}
 }
+
+// specAnnotationKeys are the annotations ChangedFields reads without
+// RelevantAnnotations: the source ranges and the required features.
+var specAnnotationKeys = []string{corev1.AnnotationLoadBalancerSourceRangesKey, v1.RequiredFeaturesAnnotation}
 
 // Timeline records, per Service, what happened over a trace: the
 // observations' conditions and verdict (one lane each), the
@@ -102,9 +106,8 @@ func (a RelevantAnnotations) apply(t *Timeline) {
 type Timeline struct {
 	maxPoints  int
 	changeOpts []conditions.ChangeOption
-	relevant   []string // RelevantAnnotations
-	// annotationKeys are the annotations ChangedFields reads: the source
-	// ranges, the required features and RelevantAnnotations.
+	// annotationKeys are the annotations ChangedFields reads:
+	// specAnnotationKeys, then RelevantAnnotations.
 	annotationKeys []string
 	services       map[key]*Service
 	// nameless are the Services without a name (manifests with a
@@ -120,13 +123,12 @@ type key struct{ namespace, name string }
 // New returns an empty Timeline with the given options; nil options are
 // ignored.
 func New(opts ...Option) *Timeline {
-	t := &Timeline{maxPoints: DefaultMaxPoints, services: map[key]*Service{}}
+	t := &Timeline{maxPoints: DefaultMaxPoints, annotationKeys: specAnnotationKeys, services: map[key]*Service{}}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(t)
 		}
 	}
-	t.annotationKeys = append([]string{corev1.AnnotationLoadBalancerSourceRangesKey, v1.RequiredFeaturesAnnotation}, t.relevant...)
 	return t
 }
 
@@ -372,10 +374,9 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		t.addPoint(l, p, fresh)
 	}
 
-	reduced := &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: svc.Annotations}, Spec: svc.Spec}
 	changed := s.prev == nil
 	if s.prev != nil {
-		if fields := conditions.ChangedFields(s.prev, reduced, t.changeOpts...); len(fields) > 0 {
+		if fields := conditions.ChangedFields(s.prev, svc, t.changeOpts...); len(fields) > 0 {
 			changed = true
 			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion, Fields: fields})
 			s.SpecChanges, s.DroppedSpecChanges = trim(t.maxPoints, s.SpecChanges, s.DroppedSpecChanges)
@@ -389,7 +390,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	// the next observation, without the field, compares the annotation.
 	// The spec's fields it compares as values with defaults, or as sets,
 	// the same against one observation as against another it found equal.
-	if changed || t.annotationsDiffer(s.prev, reduced) {
+	if changed || t.annotationsDiffer(s.prev, svc) {
 		s.prev = &v1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: t.specAnnotations(svc.Annotations)}, Spec: *svc.Spec.DeepCopy()}
 	}
 
