@@ -18,6 +18,7 @@ package validation_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,24 @@ func TestValidateServiceStatusUpdate_L5(t *testing.T) {
 			testErrors(t, nil, validation.ValidateServiceStatusUpdate(service(withConditions(tc.conds...)), service(), on))
 		})
 	}
+}
+
+// TestValidateServiceStatusUpdate_L5_LoadBalancerOnly: on a Service of
+// another type the conditions are L9's to remove. A write that removes
+// Degraded and leaves a broken pair, or changes the pair, is not refused
+// for L5; the same write on a LoadBalancer is.
+func TestValidateServiceStatusUpdate_L5_LoadBalancerOnly(t *testing.T) {
+	broken := []metav1.Condition{provisioningFalse, servingFalse}
+	old := withConditions(append(slices.Clone(broken), degradedPorts)...)
+	moved := changed(servingFalse, func(c *metav1.Condition) { c.Message = "still" })
+	for _, typ := range []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, ""} {
+		t.Run(string(typ), func(t *testing.T) {
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(service(withType(typ), withConditions(provisioningFalse, moved)),
+				service(withType(typ), old), cross))
+		})
+	}
+	testErrors(t, errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status"))),
+		validation.ValidateServiceStatusUpdate(service(withConditions(provisioningFalse, moved)), service(old), cross))
 }
 
 // TestValidateServiceStatusUpdate_L5_NotTwice: a Provisioning status that

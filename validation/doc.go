@@ -108,7 +108,9 @@ limitations under the License.
 //     allowed (providers may have their own); so is a well-known reason of
 //     another type.
 //
-// With Options.CrossConditionRules too:
+// With Options.CrossConditionRules too, for a Service of type LoadBalancer
+// (on another type the conditions are L9's to remove, and a write that
+// removes some is not refused for those it leaves):
 //
 //   - L5: LoadBalancerServing=False with reason Provisioning while
 //     LoadBalancerProvisioning is not True, or with Unsupported or

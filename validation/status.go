@@ -65,8 +65,9 @@ type ConditionsSpec struct {
 	// Generation is metadata.generation. 0, unset as in a manifest, skips
 	// the check that observedGeneration is not above it (C5).
 	Generation int64
-	// Type is spec.type. P5 is judged only for a LoadBalancer: a provider
-	// removes the conditions of any other type (L9).
+	// Type is spec.type. L5 and P5 are judged only for a LoadBalancer: a
+	// provider removes the conditions of any other type (L9), and a write
+	// that removes some of them is not refused for those it leaves.
 	Type corev1.ServiceType
 	// Asks holds the features the Service asks for, as P5 reads them
 	// (AskedFeatures computes it from a versioned spec). nil means the
@@ -117,8 +118,9 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // observedGeneration bound (C5) and, with the gate on, C1 and C3. A type
 // that appears twice is a Duplicate (C5) unless oldConds held at least as
 // many conditions of it. With the gate on and Options.CrossConditionRules,
-// L5 judges the pair of Serving and Provisioning unless both are
-// unchanged, and P5 each changed Degraded=True condition. Every error carries its rule ID as origin. nil
+// for a LoadBalancer Service, L5 judges the pair of Serving and
+// Provisioning unless both are unchanged, and P5 each changed
+// Degraded=True condition. Every error carries its rule ID as origin. nil
 // or empty conds yield no errors; a gate that does not know the feature
 // yields one internal error at fldPath, whatever conds hold.
 func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, opts Options) field.ErrorList {
@@ -170,7 +172,7 @@ func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition,
 			}
 		}
 	}
-	if crossRules {
+	if crossRules && spec.Type == corev1.ServiceTypeLoadBalancer {
 		if e := validatePartners(fldPath, conds, &r); e != nil {
 			allErrs = append(allErrs, e)
 		}

@@ -126,6 +126,22 @@ func TestFork_L5_ProvisioningReasonWithoutProvisioningRefused(t *testing.T) {
 	assertRefused(t, writeStatus(t, client, ns, "l5", provisioningFalse, servingFalse), "status.conditions[0].status", "L5")
 }
 
+// TestFork_L5_NotJudgedOnAnotherType: on a Service that is no longer a
+// LoadBalancer the conditions are L9's to remove (a warning), so the write
+// L5 refuses above passes there, and the same pair with Unknown is still
+// C1's to refuse.
+func TestFork_L5_NotJudgedOnAnotherType(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-fork-test")
+	createService(t, client, ns, "l5-clusterip", func(svc *corev1.Service) { svc.Spec.Type = corev1.ServiceTypeClusterIP })
+	if err := writeStatus(t, client, ns, "l5-clusterip", provisioningFalse, servingFalse); err != nil {
+		t.Fatalf("write on a ClusterIP Service: %v, want accepted", err)
+	}
+	unknown := servingFalse
+	unknown.Status = metav1.ConditionUnknown
+	assertRefused(t, writeStatus(t, client, ns, "l5-clusterip", provisioningFalse, unknown), "status.conditions[1].status", "C1")
+}
+
 func TestFork_P5_DegradationNotAskedForRefused(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-fork-test")
