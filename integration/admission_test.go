@@ -42,6 +42,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -129,8 +130,8 @@ func loadPolicies(t testing.TB) ([]*admissionregistrationv1.ValidatingAdmissionP
 			t.Fatalf("%s: unexpected kind %q", policiesFile, meta.Kind)
 		}
 	}
-	if len(policies) != 2 || len(bindings) != 2 {
-		t.Fatalf("%s holds %d policies and %d bindings, want 2 and 2", policiesFile, len(policies), len(bindings))
+	if len(policies) != 3 || len(bindings) != 3 {
+		t.Fatalf("%s holds %d policies and %d bindings, want 3 and 3", policiesFile, len(policies), len(bindings))
 	}
 	return policies, bindings
 }
@@ -231,12 +232,25 @@ func newService(ns, name, spec string, typ corev1.ServiceType, annotations map[s
 type statusCase struct {
 	name string
 	spec string
+	// typ is the Service's type; "" is LoadBalancer.
+	typ corev1.ServiceType
 	// annotations are the Service's, next to the spec.
 	annotations map[string]string
 	old, new    []metav1.Condition
 	// want is the rule ID the rejection must name, "" for an accepted
 	// write.
 	want string
+	// left, for an accepted write, lists the conditions L9's warning must
+	// name as left on a Service of another type; nil for no warning.
+	left []string
+}
+
+// serviceType is c's Service type.
+func (c statusCase) serviceType() corev1.ServiceType {
+	if c.typ == "" {
+		return corev1.ServiceTypeLoadBalancer
+	}
+	return c.typ
 }
 
 var statusCases = []statusCase{
@@ -327,6 +341,27 @@ var statusCases = []statusCase{
 	{name: "P5/ratchet-unchanged-degraded", spec: "basic",
 		old: with(provisioningPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
 		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
+	// On a Service of another type the conditions are L9's to remove: a
+	// write is not refused for L1, L5 or P5, and one that changes them
+	// and leaves any is warned about, naming those left.
+	{name: "L1/accept-partner-removed-on-ClusterIP", spec: "basic", typ: corev1.ServiceTypeClusterIP,
+		old: servingPair, new: servingPair[:1], left: []string{serving}},
+	{name: "L5/accept-on-ClusterIP", spec: "basic", typ: corev1.ServiceTypeClusterIP,
+		old: provisioningPair, new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "False", "Complete", "")},
+		left: []string{serving, provisioning}},
+	{name: "P5/accept-on-NodePort", spec: "basic", typ: corev1.ServiceTypeNodePort,
+		old: servingPair, new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
+		left: []string{serving, provisioning, degraded}},
+	{name: "L9/warn-degraded-removed-pair-left", spec: "basic", typ: corev1.ServiceTypeClusterIP,
+		old: with(servingPair, cond(degraded, "True", "PortsNotSupported", "")), new: servingPair,
+		left: []string{serving, provisioning}},
+	{name: "L9/no-warning-unchanged", spec: "basic", typ: corev1.ServiceTypeClusterIP,
+		old: servingPair, new: with(servingPair, cond("Ready", "True", "Ready", ""))},
+	{name: "L9/no-warning-all-removed", spec: "basic", typ: corev1.ServiceTypeClusterIP,
+		old: with(servingPair, cond(degraded, "True", "PortsNotSupported", "")), new: []metav1.Condition{cond("Ready", "True", "Ready", "")}},
+	// C1 to C4 judge each condition a write sets, on any type.
+	{name: "C1/reject-unknown-on-ClusterIP", spec: "basic", typ: corev1.ServiceTypeClusterIP, old: servingPair,
+		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
 }
 
 // TestAdmissionPolicies writes, for each rule the generated policies
@@ -345,7 +380,7 @@ func TestAdmissionPolicies(t *testing.T) {
 	stored := map[string]*corev1.Service{}
 	for i, c := range statusCases {
 		name := fmt.Sprintf("case-%d", i)
-		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, corev1.ServiceTypeLoadBalancer, c.annotations), c.old)
+		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, c.serviceType(), c.annotations), c.old)
 	}
 	legacy, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "legacy-clusterip", "basic", corev1.ServiceTypeClusterIP,
 		map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Bogus"}), metav1.CreateOptions{})
@@ -367,13 +402,18 @@ func TestAdmissionPolicies(t *testing.T) {
 	installPolicies(t, client, label)
 	waitForPolicies(t, client, ns, stored[statusCases[0].name])
 
+	warned, heard := warningClient(t)
 	t.Run("status", func(t *testing.T) {
 		for _, c := range statusCases {
 			t.Run(c.name, func(t *testing.T) {
 				svc := stored[c.name].DeepCopy()
 				svc.Status.Conditions = c.new
-				_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+				heard.take() // what earlier writes got, refused ones included
+				_, err := warned.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
 				checkAdmission(t, err, c.want)
+				if c.want == "" {
+					checkLeftWarning(t, heard.take(), string(c.serviceType()), c.left)
+				}
 			})
 		}
 	})
@@ -386,8 +426,10 @@ func TestAdmissionPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = client.CoreV1().Services(ns).UpdateStatus(ctx, tr.Service, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		heard.take()
+		_, err = warned.CoreV1().Services(ns).UpdateStatus(ctx, tr.Service, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		checkAdmission(t, err, "")
+		checkLeftWarning(t, heard.take(), "ClusterIP", nil)
 	})
 
 	t.Run("annotation", func(t *testing.T) {
@@ -480,7 +522,7 @@ func TestAdmissionPolicies(t *testing.T) {
 		})
 	})
 
-	t.Run("differential", func(t *testing.T) { runDifferential(t, client, ns, diff) })
+	t.Run("differential", func(t *testing.T) { runDifferential(t, warned, heard, ns, diff) })
 
 	// The reference provider's writes all pass: the policies reject
 	// mistakes, not a conformant provider.
@@ -589,6 +631,66 @@ func checkAdmission(t testing.TB, err error, want string) {
 	}
 }
 
+// warningRecorder keeps the warnings the apiserver sends a client, for
+// the L9 policy, which warns and never refuses.
+type warningRecorder struct {
+	mu   sync.Mutex
+	text []string
+}
+
+func (w *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.text = append(w.text, text)
+}
+
+// take returns the warnings heard since the last take.
+func (w *warningRecorder) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.text
+	w.text = nil
+	return out
+}
+
+// warningClient returns a client whose warnings the recorder keeps.
+func warningClient(t *testing.T) (kubernetes.Interface, *warningRecorder) {
+	t.Helper()
+	heard := &warningRecorder{}
+	c := rest.CopyConfig(cfg)
+	c.UserAgent = "lbstatus-admission-warnings"
+	c.WarningHandlerWithContext = heard
+	cs, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, heard
+}
+
+// checkLeftWarning checks the warnings of one accepted write: L9's, naming
+// the Service's type and exactly the conditions left, when left is not
+// nil, and none of lbstatus's otherwise.
+func checkLeftWarning(t testing.TB, warnings []string, typ string, left []string) {
+	t.Helper()
+	var ours []string
+	for _, w := range warnings {
+		if strings.Contains(w, ".lbstatus.github.io") {
+			ours = append(ours, w)
+		}
+	}
+	if left == nil {
+		if len(ours) > 0 {
+			t.Errorf("warnings %q, want none of lbstatus's", ours)
+		}
+		return
+	}
+	want := "L9: status.conditions: the Service is of type " + typ + ", not LoadBalancer, yet this write leaves " +
+		strings.Join(left, ", ") + "; the provider removes them together, in one write"
+	if len(ours) != 1 || !strings.Contains(ours[0], "'lbstatus-conditions-left.lbstatus.github.io'") || !strings.HasSuffix(ours[0], want) {
+		t.Errorf("warnings %q, want one of lbstatus-conditions-left.lbstatus.github.io ending in %q", ours, want)
+	}
+}
+
 // isPolicyDenial reports whether err is a 422 from one of the generated
 // policies.
 func isPolicyDenial(err error) bool {
@@ -615,8 +717,15 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	cases := make([]differentialCase, differentialCases)
 	olds := make([][]metav1.Condition, len(cases))
 	specs := make([]string, len(cases))
+	typs := make([]corev1.ServiceType, len(cases))
 	for i := range cases {
 		specs[i] = specNames[rng.IntN(len(specNames))]
+		typs[i] = corev1.ServiceTypeLoadBalancer
+		if rng.IntN(6) == 0 {
+			// A Service of another type, whose conditions are L9's:
+			// a spec that type can take.
+			typs[i], specs[i] = corev1.ServiceTypeClusterIP, specNames[rng.IntN(3)]
+		}
 		olds[i] = genConditions(rng, nil)
 	}
 	var wg sync.WaitGroup
@@ -626,7 +735,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	for range 4 {
 		wg.Go(func() {
 			for i := range work {
-				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], corev1.ServiceTypeLoadBalancer, nil), olds[i])
+				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], typs[i], nil), olds[i])
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -806,8 +915,10 @@ func conditionEqual(a, b metav1.Condition) bool {
 
 // runDifferential writes each generated condition set (dry run) and
 // requires the policies to accept it exactly when the reference finds no
-// violation of the rules they enforce.
-func runDifferential(t *testing.T, client kubernetes.Interface, ns string, cases []differentialCase) {
+// violation of the rules they enforce, and to warn of L9 exactly when the
+// checker finds the conditions left on a Service of another type and the
+// write changed them. client's warnings go to heard.
+func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRecorder, ns string, cases []differentialCase) {
 	gate := features.NewFeatureGate()
 	if err := gate.SetFromMap(map[string]bool{string(features.LoadBalancerStatusImprovements): true}); err != nil {
 		t.Fatal(err)
@@ -820,9 +931,19 @@ func runDifferential(t *testing.T, client kubernetes.Interface, ns string, cases
 		want := expectedRules(t, opts, c.stored, c.new)
 		svc := c.stored.DeepCopy()
 		svc.Status.Conditions = c.new
+		heard.take()
 		_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil && !isPolicyDenial(err) {
 			t.Fatalf("case %d: write failed for another reason: %v", i, err)
+		}
+		if err == nil {
+			left := expectedLeft(c.stored, c.new)
+			if left != nil {
+				counts["L9 warning"]++
+			}
+			t.Run(fmt.Sprintf("case-%d", i), func(t *testing.T) {
+				checkLeftWarning(t, heard.take(), string(c.stored.Spec.Type), left)
+			})
 		}
 		for _, r := range want {
 			counts[r]++
@@ -842,14 +963,40 @@ func runDifferential(t *testing.T, client kubernetes.Interface, ns string, cases
 	t.Logf("differential: %d condition sets, %d accepted; rules broken: %v", len(cases), accepted, counts)
 	// The generator must reach every rule, and both outcomes, or the
 	// differential proves less than it says.
-	for _, r := range []string{"C1", "C3", "C4", "L1", "L5", "P5"} {
+	for _, r := range []string{"C1", "C3", "C4", "L1", "L5", "P5", "L9 warning"} {
 		if counts[r] == 0 {
-			t.Errorf("no generated write breaks %s", r)
+			t.Errorf("no generated write gives %s", r)
 		}
 	}
 	if accepted == 0 || accepted == len(cases) {
 		t.Errorf("%d of %d writes accepted; the generator must produce both outcomes", accepted, len(cases))
 	}
+}
+
+// expectedLeft is the reference for the L9 warning of an accepted write:
+// the KEP-4631 conditions it leaves, in their order, when the checker finds
+// them left on a Service that is not a LoadBalancer (L9) and the write
+// changed any of them; nil otherwise.
+func expectedLeft(stored *corev1.Service, newConds []metav1.Condition) []string {
+	next := stored.DeepCopy()
+	next.Status.Conditions = newConds
+	if !slices.ContainsFunc(conformance.NewChecker().Observe(v1.FromCore(next)), func(f conformance.Finding) bool { return f.Rule == "L9" }) {
+		return nil
+	}
+	kep := []string{serving, provisioning, degraded}
+	of := func(conds []metav1.Condition, types ...string) []metav1.Condition {
+		return slices.DeleteFunc(slices.Clone(conds), func(c metav1.Condition) bool { return !slices.Contains(types, c.Type) })
+	}
+	if !slices.ContainsFunc(kep, func(t string) bool {
+		return !slices.EqualFunc(of(stored.Status.Conditions, t), of(newConds, t), conditionEqual)
+	}) {
+		return nil
+	}
+	var left []string
+	for _, c := range of(newConds, kep...) {
+		left = append(left, c.Type)
+	}
+	return left
 }
 
 func formatConds(conds []metav1.Condition) string {

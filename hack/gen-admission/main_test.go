@@ -106,14 +106,24 @@ func TestConditionsPolicy_RefusesAFeatureWithoutP5Expression(t *testing.T) {
 	}
 }
 
-// TestGenerate_FailsClosed: both policies deny the write when their CEL
-// cannot be evaluated (failurePolicy Fail), and each binding denies, not
-// warns or audits, and names a policy of the file. A policy that fails open
-// lets any write through that makes its CEL fail.
+// TestGenerate_FailsClosed: the two policies that refuse writes deny the
+// write when their CEL cannot be evaluated (failurePolicy Fail), and their
+// bindings deny, not warn or audit; the L9 policy only warns, and fails
+// open, so that it never stops a write. A refusing policy that fails open
+// lets any write through that makes its CEL fail; a warning policy that
+// fails closed refuses writes the specification allows.
 func TestGenerate_FailsClosed(t *testing.T) {
 	data, err := generate()
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := map[string]struct {
+		failure admissionregistrationv1.FailurePolicyType
+		action  admissionregistrationv1.ValidationAction
+	}{
+		ConditionsPolicy: {admissionregistrationv1.Fail, admissionregistrationv1.Deny},
+		FeaturesPolicy:   {admissionregistrationv1.Fail, admissionregistrationv1.Deny},
+		LeftoversPolicy:  {admissionregistrationv1.Ignore, admissionregistrationv1.Warn},
 	}
 	policies := map[string]bool{}
 	var bindings []admissionregistrationv1.ValidatingAdmissionPolicyBinding
@@ -125,8 +135,13 @@ func TestGenerate_FailsClosed(t *testing.T) {
 				t.Fatal(err)
 			}
 			policies[p.Name] = true
-			if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != admissionregistrationv1.Fail {
-				t.Errorf("policy %s: failurePolicy %v, want Fail", p.Name, p.Spec.FailurePolicy)
+			w, ok := want[p.Name]
+			if !ok {
+				t.Errorf("policy %s is not one the test knows", p.Name)
+				continue
+			}
+			if p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != w.failure {
+				t.Errorf("policy %s: failurePolicy %v, want %s", p.Name, p.Spec.FailurePolicy, w.failure)
 			}
 		case strings.Contains(doc, "kind: ValidatingAdmissionPolicyBinding\n"):
 			var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
@@ -136,15 +151,16 @@ func TestGenerate_FailsClosed(t *testing.T) {
 			bindings = append(bindings, b)
 		}
 	}
-	if len(policies) != 2 || len(bindings) != 2 {
-		t.Fatalf("%d policies and %d bindings, want 2 and 2", len(policies), len(bindings))
+	if len(policies) != len(want) || len(bindings) != len(want) {
+		t.Fatalf("%d policies and %d bindings, want %d and %d", len(policies), len(bindings), len(want), len(want))
 	}
 	for _, b := range bindings {
 		if !policies[b.Spec.PolicyName] {
 			t.Errorf("binding %s binds %q, which is not a policy of the file", b.Name, b.Spec.PolicyName)
+			continue
 		}
-		if len(b.Spec.ValidationActions) != 1 || b.Spec.ValidationActions[0] != admissionregistrationv1.Deny {
-			t.Errorf("binding %s: validationActions %v, want [Deny]", b.Name, b.Spec.ValidationActions)
+		if w := want[b.Spec.PolicyName].action; len(b.Spec.ValidationActions) != 1 || b.Spec.ValidationActions[0] != w {
+			t.Errorf("binding %s: validationActions %v, want [%s]", b.Name, b.Spec.ValidationActions, w)
 		}
 	}
 }
