@@ -35,6 +35,7 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -237,6 +238,11 @@ type statusCase struct {
 	// annotations are the Service's, next to the spec.
 	annotations map[string]string
 	old, new    []metav1.Condition
+	// oldIngress and ingress name the status.loadBalancer.ingress of
+	// the old status and of the write (keys of ingresses). "" is an
+	// address on a LoadBalancer Service, and none on another type, where
+	// the apiserver forbids an ingress.
+	oldIngress, ingress string
 	// want is the rule ID the rejection must name, "" for an accepted
 	// write.
 	want string
@@ -252,6 +258,30 @@ func (c statusCase) serviceType() corev1.ServiceType {
 	}
 	return c.typ
 }
+
+// ingressOf returns the ingress that name (oldIngress or ingress) stands
+// for in c.
+func (c statusCase) ingressOf(name string) []corev1.LoadBalancerIngress {
+	if name == "" && c.serviceType() == corev1.ServiceTypeLoadBalancer {
+		name = "ip"
+	}
+	return ingresses[name]
+}
+
+// ingresses are the status.loadBalancer.ingress values the tests write,
+// as the apiserver stores them (ipMode defaulted), so that a value read
+// back equals the one written.
+var ingresses = map[string][]corev1.LoadBalancerIngress{
+	"":         nil,
+	"none":     nil,
+	"ip":       {{IP: "192.0.2.1", IPMode: ptr.To(corev1.LoadBalancerIPModeVIP)}},
+	"hostname": {{Hostname: "lb.example.com"}},
+	// An entry that is no address (L4): ports only.
+	"no-address": {{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}},
+}
+
+// ingressNames lists ingresses' keys in a fixed order, "" left out.
+var ingressNames = []string{"none", "ip", "hostname", "no-address"}
 
 var statusCases = []statusCase{
 	{name: "C1/accept", spec: "basic", new: provisioningPair},
@@ -359,6 +389,14 @@ var statusCases = []statusCase{
 		old: servingPair, new: with(servingPair, cond("Ready", "True", "Ready", ""))},
 	{name: "L9/no-warning-all-removed", spec: "basic", typ: corev1.ServiceTypeClusterIP,
 		old: with(servingPair, cond(degraded, "True", "PortsNotSupported", "")), new: []metav1.Condition{cond("Ready", "True", "Ready", "")}},
+	{name: "L4/accept-hostname", spec: "basic", new: servingPair, ingress: "hostname"},
+	{name: "L4/reject-no-ingress", spec: "basic", new: servingPair, ingress: "none", want: "L4"},
+	{name: "L4/reject-entry-without-address", spec: "basic", new: servingPair, ingress: "no-address", want: "L4"},
+	// Serving as it was, the ingress changed under it.
+	{name: "L4/reject-ingress-removed-while-serving", spec: "basic", old: servingPair, new: servingPair, ingress: "none", want: "L4"},
+	{name: "L4/accept-not-serving-without-ingress", spec: "basic", new: provisioningPair, ingress: "none"},
+	{name: "L4/ratchet-unchanged", spec: "basic", old: servingPair, oldIngress: "none",
+		new: with(servingPair, cond("Ready", "True", "Ready", "")), ingress: "none"},
 	// C1 to C4 judge each condition a write sets, on any type.
 	{name: "C1/reject-unknown-on-ClusterIP", spec: "basic", typ: corev1.ServiceTypeClusterIP, old: servingPair,
 		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
@@ -380,7 +418,7 @@ func TestAdmissionPolicies(t *testing.T) {
 	stored := map[string]*corev1.Service{}
 	for i, c := range statusCases {
 		name := fmt.Sprintf("case-%d", i)
-		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, c.serviceType(), c.annotations), c.old)
+		stored[c.name] = createWithStatus(t, client, newService(ns, name, c.spec, c.serviceType(), c.annotations), c.old, c.ingressOf(c.oldIngress))
 	}
 	legacy, err := client.CoreV1().Services(ns).Create(ctx, newService(ns, "legacy-clusterip", "basic", corev1.ServiceTypeClusterIP,
 		map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Bogus"}), metav1.CreateOptions{})
@@ -391,7 +429,7 @@ func TestAdmissionPolicies(t *testing.T) {
 	// Ports, with a LoadBalancerPortsError from before (which the helpers
 	// never touch), turned into a one-port ClusterIP Service.
 	l9 := createWithStatus(t, client, newService(ns, "l9", "two-ports", corev1.ServiceTypeLoadBalancer, nil),
-		with(servingPair, cond(degraded, "True", "PortsNotSupported", "udp"), cond(portsError, "True", "PortsError", "udp")))
+		with(servingPair, cond(degraded, "True", "PortsNotSupported", "udp"), cond(portsError, "True", "PortsError", "udp")), ingresses["ip"])
 	l9.Spec.Type = corev1.ServiceTypeClusterIP
 	l9.Spec.Ports = l9.Spec.Ports[:1]
 	if l9, err = client.CoreV1().Services(ns).Update(ctx, l9, metav1.UpdateOptions{}); err != nil {
@@ -408,6 +446,7 @@ func TestAdmissionPolicies(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				svc := stored[c.name].DeepCopy()
 				svc.Status.Conditions = c.new
+				svc.Status.LoadBalancer.Ingress = c.ingressOf(c.ingress)
 				heard.take() // what earlier writes got, refused ones included
 				_, err := warned.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
 				checkAdmission(t, err, c.want)
@@ -529,7 +568,7 @@ func TestAdmissionPolicies(t *testing.T) {
 	t.Run("reference-provider", func(t *testing.T) {
 		g := NewWithT(t)
 		ns := admissionNamespace(t, client, label)
-		probe := createWithStatus(t, client, newService(ns, "probe", "basic", corev1.ServiceTypeLoadBalancer, nil), nil)
+		probe := createWithStatus(t, client, newService(ns, "probe", "basic", corev1.ServiceTypeLoadBalancer, nil), nil, nil)
 		waitForPolicies(t, client, ns, probe)
 		runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
 			Capabilities: waitCapabilities, Namespace: ns, Workers: 2, ProvisionDelay: 300 * time.Millisecond,
@@ -568,24 +607,15 @@ func TestAdmissionPolicies(t *testing.T) {
 	})
 }
 
-// createWithStatus creates svc and, when conds is not empty, writes them
-// as its status; it returns the stored object.
-func createWithStatus(t *testing.T, client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition) *corev1.Service {
+// createWithStatus creates svc and, when conds or ingress is not empty,
+// writes them as its status; it returns the stored object.
+func createWithStatus(t *testing.T, client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition, ingress []corev1.LoadBalancerIngress) *corev1.Service {
 	t.Helper()
-	ctx := context.Background()
-	created, err := client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+	stored, err := createStored(client, svc, conds, ingress)
 	if err != nil {
-		t.Fatalf("create %s: %v", svc.Name, err)
+		t.Fatalf("create %s with its old status: %v", svc.Name, err)
 	}
-	if len(conds) == 0 {
-		return created
-	}
-	created.Status.Conditions = conds
-	updated, err := client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatalf("write the old status of %s: %v", svc.Name, err)
-	}
-	return updated
+	return stored
 }
 
 // waitForPolicies waits until both policies judge writes in ns: the
@@ -702,8 +732,9 @@ func isPolicyDenial(err error) bool {
 const differentialCases = 520
 
 type differentialCase struct {
-	stored *corev1.Service
-	new    []metav1.Condition
+	stored  *corev1.Service
+	new     []metav1.Condition
+	ingress []corev1.LoadBalancerIngress
 }
 
 // prepareDifferential creates the differential's Services with generated
@@ -716,6 +747,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	rng := rand.New(rand.NewPCG(seed, 4631))
 	cases := make([]differentialCase, differentialCases)
 	olds := make([][]metav1.Condition, len(cases))
+	oldIngress := make([][]corev1.LoadBalancerIngress, len(cases))
 	specs := make([]string, len(cases))
 	typs := make([]corev1.ServiceType, len(cases))
 	for i := range cases {
@@ -727,6 +759,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 			typs[i], specs[i] = corev1.ServiceTypeClusterIP, specNames[rng.IntN(3)]
 		}
 		olds[i] = genConditions(rng, nil)
+		oldIngress[i] = genIngress(rng, typs[i], nil)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -735,7 +768,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	for range 4 {
 		wg.Go(func() {
 			for i := range work {
-				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], typs[i], nil), olds[i])
+				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], typs[i], nil), olds[i], oldIngress[i])
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -755,17 +788,32 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	}
 	for i := range cases {
 		cases[i].new = genConditions(rng, cases[i].stored.Status.Conditions)
+		cases[i].ingress = genIngress(rng, typs[i], cases[i].stored.Status.LoadBalancer.Ingress)
 	}
 	return cases
 }
 
-func createStored(client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition) (*corev1.Service, error) {
+// genIngress returns an ingress of ingresses for a Service of type typ:
+// none on another type (the apiserver forbids one there), else old half
+// of the time when old is not nil, a random one otherwise.
+func genIngress(rng *rand.Rand, typ corev1.ServiceType, old []corev1.LoadBalancerIngress) []corev1.LoadBalancerIngress {
+	switch {
+	case typ != corev1.ServiceTypeLoadBalancer:
+		return nil
+	case old != nil && rng.IntN(2) == 0:
+		return old
+	}
+	return ingresses[ingressNames[rng.IntN(len(ingressNames))]]
+}
+
+func createStored(client kubernetes.Interface, svc *corev1.Service, conds []metav1.Condition, ingress []corev1.LoadBalancerIngress) (*corev1.Service, error) {
 	ctx := context.Background()
 	created, err := client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
-	if err != nil || len(conds) == 0 {
+	if err != nil || len(conds) == 0 && len(ingress) == 0 {
 		return created, err
 	}
 	created.Status.Conditions = conds
+	created.Status.LoadBalancer.Ingress = ingress
 	return client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
 }
 
@@ -846,12 +894,14 @@ func genCondition(rng *rand.Rand, typ string) metav1.Condition {
 
 // differentialRules are the rules the policies enforce, as the reference
 // side finds them: C1 and C3 from validation.ValidateServiceStatusUpdate,
-// L1, L5 and P5 from the conformance checker, C4 from the rule's text.
-func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition) []string {
+// L1, L4, L5 and P5 from the conformance checker, C4 from the rule's
+// text, for a write of newConds and newIngress over stored.
+func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition, newIngress []corev1.LoadBalancerIngress) []string {
 	t.Helper()
 	oldSvc := v1.FromCore(stored)
 	next := stored.DeepCopy()
 	next.Status.Conditions = newConds
+	next.Status.LoadBalancer.Ingress = newIngress
 	newSvc := v1.FromCore(next)
 
 	var rules []string
@@ -885,6 +935,10 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 		switch f.Rule {
 		case "L1", "L5":
 			if changed(serving, provisioning) {
+				rules = append(rules, string(f.Rule))
+			}
+		case "L4":
+			if changed(serving) || !apiequality.Semantic.DeepEqual(newIngress, stored.Status.LoadBalancer.Ingress) {
 				rules = append(rules, string(f.Rule))
 			}
 		case "P5":
@@ -928,9 +982,10 @@ func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRe
 	counts := map[string]int{}
 	accepted := 0
 	for i, c := range cases {
-		want := expectedRules(t, opts, c.stored, c.new)
+		want := expectedRules(t, opts, c.stored, c.new, c.ingress)
 		svc := c.stored.DeepCopy()
 		svc.Status.Conditions = c.new
+		svc.Status.LoadBalancer.Ingress = c.ingress
 		heard.take()
 		_, err := client.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil && !isPolicyDenial(err) {
@@ -963,7 +1018,7 @@ func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRe
 	t.Logf("differential: %d condition sets, %d accepted; rules broken: %v", len(cases), accepted, counts)
 	// The generator must reach every rule, and both outcomes, or the
 	// differential proves less than it says.
-	for _, r := range []string{"C1", "C3", "C4", "L1", "L5", "P5", "L9 warning"} {
+	for _, r := range []string{"C1", "C3", "C4", "L1", "L4", "L5", "P5", "L9 warning"} {
 		if counts[r] == 0 {
 			t.Errorf("no generated write gives %s", r)
 		}

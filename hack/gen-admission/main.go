@@ -17,7 +17,8 @@ limitations under the License.
 // Command gen-admission writes the ValidatingAdmissionPolicies (and their
 // bindings) that enforce, on a stock kube-apiserver, the KEP-4631 rules a
 // single write can break: C1, C3 (a reason of the other status), L1
-// (Serving and Provisioning together), L5, P5, C4 (no new
+// (Serving and Provisioning together), L4 (Serving=True with an address),
+// L5, P5, C4 (no new
 // LoadBalancerPortsError) and the values and placement of the
 // required-features annotation. A third policy warns, and never refuses,
 // when a status write leaves KEP-4631 conditions on a Service that is not
@@ -240,6 +241,13 @@ func changed(ts ...v1.LoadBalancerConditionType) string {
 	return quoteList(ts) + `.exists(t, variables.conditions.filter(c, c.type == t) != variables.oldConditions.filter(c, c.type == t))`
 }
 
+// ingressOf returns a CEL expression for the status.loadBalancer.ingress of
+// obj (object or oldObject), [] when unset.
+func ingressOf(obj string) string {
+	return `has(` + obj + `.status) && has(` + obj + `.status.loadBalancer) && has(` + obj + `.status.loadBalancer.ingress) ? ` +
+		obj + `.status.loadBalancer.ingress : []`
+}
+
 // isLoadBalancer returns a CEL expression that is true when obj (object
 // or oldObject) is a Service of type LoadBalancer.
 func isLoadBalancer(obj string) string {
@@ -273,6 +281,11 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 
 	add(`!variables.loadBalancer || !variables.pairChanged || variables.conditions.exists(c, c.type == '`+serving+`') == variables.conditions.exists(c, c.type == '`+provisioning+`')`,
 		"L1: status.conditions: "+serving+" and "+provisioning+" are set together, in one write")
+
+	add(`!variables.loadBalancer || !(variables.servingChanged || variables.ingressChanged) || `+
+		`!variables.conditions.exists(c, c.type == '`+serving+`' && c.status == 'True') || `+
+		`variables.ingress.exists(i, (has(i.ip) && i.ip != '') || (has(i.hostname) && i.hostname != ''))`,
+		"L4: status.loadBalancer.ingress: "+serving+"=True requires an entry with an ip or a hostname")
 
 	for _, p := range servingFalsePartner {
 		add(`!variables.loadBalancer || !variables.pairChanged || !variables.conditions.exists(c, c.type == '`+provisioning+`') || `+
@@ -316,15 +329,22 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				{Name: "conditions", Expression: `has(object.status) && has(object.status.conditions) ? object.status.conditions : []`},
 				{Name: "oldConditions", Expression: `has(oldObject.status) && has(oldObject.status.conditions) ? oldObject.status.conditions : []`},
 				{Name: "reasonStatus", Expression: reasonStatusMap()},
-				// Rules between conditions (L1, L5, P5) are judged only
-				// when the write changes one of the conditions they read.
+				{Name: "ingress", Expression: ingressOf("object")},
+				// Rules between conditions (L1, L5, P5), and between
+				// Serving and the ingress (L4), are judged only when the
+				// write changes one of the fields they read.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
+				{Name: "servingChanged", Expression: changed(v1.LoadBalancerConditionServing)},
+				// Both sides spelled out: compared through the variable,
+				// an absent ingress ([]) meets no overload of != on the
+				// apiserver.
+				{Name: "ingressChanged", Expression: `(` + ingressOf("object") + `) != (` + ingressOf("oldObject") + `)`},
 				{Name: "degradedChanged", Expression: changed(v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError)},
-				// L1, L5 and P5 judge a LoadBalancer Service. On another
-				// type the conditions are L9's to remove, a warning, as
-				// the checker has it; a write that removes some of them
-				// must not be refused for those it leaves (the warnings
-				// policy names them).
+				// L1, L4, L5 and P5 judge a LoadBalancer Service. On
+				// another type the conditions are L9's to remove, a
+				// warning, as the checker has it; a write that removes
+				// some of them must not be refused for those it leaves
+				// (the warnings policy names them).
 				{Name: "loadBalancer", Expression: isLoadBalancer("object")},
 			},
 			Validations: validations,
