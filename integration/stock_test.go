@@ -20,7 +20,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -29,20 +29,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
+	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
 // unknownField is how kube-apiserver names the field it does not have.
 const unknownField = `unknown field "spec.requiredLoadBalancerFeatures"`
+
+// forkGateOff reports whether these tests run against hack/fork's
+// kube-apiserver with LoadBalancerStatusImprovements off, as
+// hack/integration.sh's second run says. That server has
+// spec.requiredLoadBalancerFeatures and drops it (R5), where a stock one
+// prunes it as a field it does not know: no warning, and strict field
+// validation and server-side apply take it.
+func forkGateOff() bool { return os.Getenv("LBSTATUS_INTEGRATION_SERVER") == "fork" }
 
 // TestStockCluster_IsKubernetes137 pins the premise of the other stock
 // cluster tests: the server is an unmodified kube-apiserver v1.37.2, which
@@ -62,17 +69,22 @@ func TestStockCluster_IsKubernetes137(t *testing.T) {
 // stock apiserver with the default field validation, is accepted with a
 // warning and stored without the field: the request is silently lost to
 // every reader. That is pruning of an unknown field, not R5's gate: a
-// stock apiserver has neither the field nor the gate.
+// stock apiserver has neither the field nor the gate. The fork with its
+// gate off drops the field by R5, without the warning.
 func TestStockCluster_RequiredFeaturesPrunedByDefault(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-integration")
 	svc := serviceWithRequiredFeatures(ns, "pruned", v1.LoadBalancerFeatureSessionAffinity)
 
-	res := postService(t, client, svc, "")
+	res := rawservice.Post(t, client, svc, "")
 	if err := res.Error(); err != nil {
 		t.Fatalf("create with the default field validation: %v", err)
 	}
-	if !hasWarning(res, unknownField) {
+	if forkGateOff() {
+		if rawservice.HasWarning(res, unknownField) {
+			t.Errorf("warnings %v; the fork knows the field and drops it (R5) without one", res.Warnings())
+		}
+	} else if !rawservice.HasWarning(res, unknownField) {
 		t.Errorf("warnings %v, want %q", res.Warnings(), unknownField)
 	}
 	var created v1.Service
@@ -99,14 +111,25 @@ func TestStockCluster_RequiredFeaturesPrunedByDefault(t *testing.T) {
 // error); a server-side apply that sets the field is refused whatever the
 // field validation, because the server's schema does not declare it. The
 // project's apply configurations work against a stock server as long as
-// they leave the field out.
+// they leave the field out. The fork with its gate off has the field: both
+// writes pass there, and the field is dropped (R5).
 func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-integration")
 	ctx := context.Background()
 
 	svc := serviceWithRequiredFeatures(ns, "strict", v1.LoadBalancerFeatureSessionAffinity)
-	res := postService(t, client, svc, metav1.FieldValidationStrict)
+	res := rawservice.Post(t, client, svc, metav1.FieldValidationStrict)
+	if forkGateOff() {
+		assertDroppedByTheFork(t, client, ns, svc.Name, res.Error())
+		code, err := rawservice.Apply(t, client, lbac.Service("apply", ns).WithSpec(lbac.ServiceSpec().
+			WithType(corev1.ServiceTypeLoadBalancer).
+			WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)).
+			WithRequiredLoadBalancerFeatures(v1.LoadBalancerFeatureSessionAffinity)), metav1.FieldValidationStrict)
+		t.Logf("apply with fieldValidation=Strict: HTTP %d", code)
+		assertDroppedByTheFork(t, client, ns, "apply", err)
+		return
+	}
 	err := res.Error()
 	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), "strict decoding error: "+unknownField) {
 		t.Fatalf("create with fieldValidation=Strict: %v; want a BadRequest naming %s", err, unknownField)
@@ -119,7 +142,7 @@ func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T)
 			WithType(corev1.ServiceTypeLoadBalancer).
 			WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)).
 			WithRequiredLoadBalancerFeatures(v1.LoadBalancerFeatureSessionAffinity))
-		code, err := applyService(t, client, apply, validation)
+		code, err := rawservice.Apply(t, client, apply, validation)
 		if err == nil || !strings.Contains(err.Error(), ".spec.requiredLoadBalancerFeatures: field not declared in schema") {
 			t.Errorf("apply with fieldValidation=%q: %v; want a refusal naming the undeclared field", validation, err)
 		}
@@ -131,7 +154,7 @@ func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T)
 	apply := lbac.Service("apply-without", ns).WithSpec(lbac.ServiceSpec().
 		WithType(corev1.ServiceTypeLoadBalancer).
 		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)))
-	if _, err := applyService(t, client, apply, metav1.FieldValidationStrict); err != nil {
+	if _, err := rawservice.Apply(t, client, apply, metav1.FieldValidationStrict); err != nil {
 		t.Fatalf("apply without the field: %v", err)
 	}
 	if _, err := client.CoreV1().Services(ns).Get(ctx, "apply-without", metav1.GetOptions{}); err != nil {
@@ -159,13 +182,13 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 
 	// In the spec field: pruned.
 	inSpec := serviceWithRequiredFeatures(ns, "in-spec", required...)
-	if err := postService(t, client, inSpec, "").Error(); err != nil {
+	if err := rawservice.Post(t, client, inSpec, "").Error(); err != nil {
 		t.Fatal(err)
 	}
 	// In the annotation: kept.
 	inAnnotation := serviceWithRequiredFeatures(ns, "in-annotation")
 	inAnnotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: conditions.FormatRequiredFeaturesAnnotation(required)}
-	if err := postService(t, client, inAnnotation, metav1.FieldValidationStrict).Error(); err != nil {
+	if err := rawservice.Post(t, client, inAnnotation, metav1.FieldValidationStrict).Error(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -218,50 +241,17 @@ func serviceWithRequiredFeatures(ns, name string, features ...v1.LoadBalancerFea
 	return svc
 }
 
-// postService creates svc from its JSON, which the typed core/v1 client
-// cannot send (it has no field for requiredLoadBalancerFeatures), with the
-// given fieldValidation ("" for the server's default).
-func postService(t *testing.T, client kubernetes.Interface, svc *v1.Service, fieldValidation string) rest.Result {
+// assertDroppedByTheFork checks a write that set the field on the fork
+// with its gate off: accepted (err is its error), and the Service stored
+// without the field (R5).
+func assertDroppedByTheFork(t *testing.T, client kubernetes.Interface, ns, name string, err error) {
 	t.Helper()
-	body, err := json.Marshal(svc)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("write of %s with the field, fork with the gate off: %v; want it accepted, the field dropped (R5)", name, err)
 	}
-	req := client.CoreV1().RESTClient().Post().Namespace(svc.Namespace).Resource("services").
-		SetHeader("Content-Type", "application/json").Body(body)
-	if fieldValidation != "" {
-		req = req.Param("fieldValidation", fieldValidation)
+	if got := rawservice.Get(t, client, ns, name).Spec.RequiredLoadBalancerFeatures; len(got) > 0 {
+		t.Errorf("%s stored with requiredLoadBalancerFeatures %v; the gate is off, so R5 drops it", name, got)
 	}
-	return req.Do(context.Background())
-}
-
-// applyService server-side applies one of the project's apply
-// configurations, which the typed core/v1 client does not take, and
-// returns the HTTP status code.
-func applyService(t *testing.T, client kubernetes.Interface, apply *lbac.ServiceApplyConfiguration, fieldValidation string) (int, error) {
-	t.Helper()
-	apply.WithAPIVersion("v1").WithKind("Service")
-	body, err := json.Marshal(apply)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := client.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(*apply.GetNamespace()).Resource("services").
-		Name(*apply.GetName()).Param("fieldManager", "lbstatus-integration").Body(body)
-	if fieldValidation != "" {
-		req = req.Param("fieldValidation", fieldValidation)
-	}
-	var code int
-	err = req.Do(context.Background()).StatusCode(&code).Error()
-	return cmp.Or(code, http.StatusOK), err
-}
-
-func hasWarning(res rest.Result, text string) bool {
-	for _, w := range res.Warnings() {
-		if strings.Contains(w.Text, text) {
-			return true
-		}
-	}
-	return false
 }
 
 func assertNotFound(t *testing.T, client kubernetes.Interface, ns, name string) {

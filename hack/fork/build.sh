@@ -2,11 +2,13 @@
 # Builds a kube-apiserver that calls lbstatus from its Service status
 # strategy: k8s.io/kubernetes at the version go.mod pins, taken from the Go
 # module cache (downloaded from the module proxy if needed), copied to
-# .cache/kubernetes with lbstatus.patch applied, and built against this
-# checkout of lbstatus. The binary is cached in $LBSTATUS_FORK_BIN (default:
+# .cache/kubernetes with lbstatus.patch applied, with k8s.io/api copied to
+# .cache/api with api.patch applied (the versioned type of
+# spec.requiredLoadBalancerFeatures), and built against this checkout of
+# lbstatus. The binary is cached in $LBSTATUS_FORK_BIN (default:
 # hack/fork/.bin/) beside a link to hack/kube's etcd, which is the layout
 # envtest expects in KUBEBUILDER_ASSETS. The build is skipped when the cached
-# binary was built from the same patch, go.mod/go.sum and lbstatus sources.
+# binary was built from the same patches, go.mod/go.sum and lbstatus sources.
 #
 # Logs go to stderr. The last line on stdout is the absolute path of the
 # folder, so callers can do:
@@ -54,7 +56,7 @@ kube_ver="$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3; exit }
 # can change. The module cache is content-addressed and needs no key.
 key="$(
 	{
-		cat lbstatus.patch go.mod go.sum "$root/go.mod" "$root/go.sum"
+		cat lbstatus.patch api.patch go.mod go.sum "$root/go.mod" "$root/go.sum"
 		cd "$root" && find apis validation -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat
 	} | sha256sum | cut -d' ' -f1
 )"
@@ -65,16 +67,25 @@ if [[ -x "$bin/kube-apiserver" && "$(cat "$bin/kube-apiserver.key" 2>/dev/null)"
 fi
 
 # A fresh patched copy of the pinned module.
-src="$(go mod download -json "k8s.io/kubernetes@$kube_ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -d "$src" ]] || die "go mod download k8s.io/kubernetes@$kube_ver gave no directory"
-log "copying $src to .cache/kubernetes and applying lbstatus.patch ..."
-rm -rf .cache/kubernetes.tmp
-mkdir -p .cache
-cp -R "$src" .cache/kubernetes.tmp
-chmod -R u+w .cache/kubernetes.tmp
-patch --quiet -p1 -d .cache/kubernetes.tmp <lbstatus.patch || die "lbstatus.patch does not apply to k8s.io/kubernetes@$kube_ver"
-rm -rf .cache/kubernetes
-mv .cache/kubernetes.tmp .cache/kubernetes
+# copy MODULE@VERSION DIR PATCH: a patched copy of a module in .cache/DIR.
+copy() {
+	local src
+	src="$(go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+	[[ -d "$src" ]] || die "go mod download $1@$2 gave no directory"
+	log "copying $src to .cache/$3 and applying $4 ..."
+	rm -rf ".cache/$3.tmp"
+	mkdir -p .cache
+	cp -R "$src" ".cache/$3.tmp"
+	chmod -R u+w ".cache/$3.tmp"
+	patch --quiet -p1 -d ".cache/$3.tmp" <"$4" || die "$4 does not apply to $1@$2"
+	rm -rf ".cache/$3"
+	mv ".cache/$3.tmp" ".cache/$3"
+}
+copy k8s.io/kubernetes "$kube_ver" kubernetes lbstatus.patch
+# The versioned type of spec.requiredLoadBalancerFeatures lives in the
+# staging module k8s.io/api, which go.mod maps to this copy; its release
+# is k8s.io/kubernetes's, v1.N.P as v0.N.P.
+copy k8s.io/api "v0.${kube_ver#v1.}" api api.patch
 
 v="${kube_ver#v}"
 major="${v%%.*}"

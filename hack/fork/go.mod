@@ -156,10 +156,11 @@ require (
 // dependent module. Map each staging module to the release that matches
 // k8s.io/kubernetes v1.37.2 (the list is the replace block of its go.mod).
 replace (
-	// The patched copy build.sh makes, and this checkout.
+	// The patched copies build.sh makes (k8s.io/api and k8s.io/kubernetes
+	// below), and this checkout.
 	github.com/lbstatus/lbstatus => ../..
 
-	k8s.io/api => k8s.io/api v0.37.2
+	k8s.io/api => ./.cache/api
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery => k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver => k8s.io/apiserver v0.37.2

@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fork tests the kube-apiserver of hack/fork, which calls lbstatus's
-// validation from its Service status strategy, with the
-// LoadBalancerStatusImprovements gate on: a status write that breaks a
-// KEP-4631 rule is refused with 422 naming the field and the rule, unchanged
-// invalid conditions ratchet, and the reference provider and the checker run
-// clean against it. (With the gate off, the fork runs the stock tests of the
+// Package fork tests the kube-apiserver of hack/fork, which has
+// spec.requiredLoadBalancerFeatures and calls lbstatus's validation from its
+// Service strategies, with the LoadBalancerStatusImprovements gate on: the
+// field is stored and applied, a write that breaks a KEP-4631 rule (R4, or
+// a status rule) is refused with 422 naming the field and the rule,
+// unchanged invalid conditions ratchet, and the reference provider and the
+// checker run clean against it. (With the gate off, the fork runs the stock tests of the
 // parent package: hack/integration.sh does both.)
 //
 // KUBEBUILDER_ASSETS must name a folder holding etcd and the fork's
