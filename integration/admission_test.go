@@ -371,6 +371,22 @@ var statusCases = []statusCase{
 	{name: "P5/ratchet-unchanged-degraded", spec: "basic",
 		old: with(provisioningPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
 		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
+	// P6: degraded, while serving, in a feature the annotation requires
+	// (the only place a stock server holds requirements).
+	{name: "P6/reject-degraded-in-required", spec: "affinity", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"},
+		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", "")), want: "P6"},
+	{name: "P6/reject-multiple-in-required", spec: "affinity-two-ports", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "LoadBalancerIP, Ports"},
+		new: with(servingPair, cond(degraded, "True", "Multiple", "PortsNotSupported,SessionAffinityNotSupported: udp/53; no affinity")), want: "P6"},
+	{name: "P6/reject-ports-error-in-required", spec: "affinity-two-ports", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports"},
+		old: with(provisioningPair, cond(portsError, "True", "PortsError", "udp/53")),
+		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")), want: "P6"},
+	{name: "P6/accept-degraded-not-required", spec: "affinity", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports"},
+		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""))},
+	{name: "P6/accept-refused", spec: "affinity", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"},
+		new: []metav1.Condition{cond(serving, "False", "Unsupported", "no affinity"), cond(provisioning, "False", "Complete", "")}},
+	{name: "P6/ratchet-unchanged", spec: "affinity", annotations: map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"},
+		old: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", "")),
+		new: with(servingPair, cond(degraded, "True", "SessionAffinityNotSupported", ""), cond("Ready", "True", "Ready", ""))},
 	// On a Service of another type the conditions are L9's to remove: a
 	// write is not refused for L1, L5 or P5, and one that changes them
 	// and leaves any is warned about, naming those left.
@@ -750,6 +766,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	oldIngress := make([][]corev1.LoadBalancerIngress, len(cases))
 	specs := make([]string, len(cases))
 	typs := make([]corev1.ServiceType, len(cases))
+	annotations := make([]map[string]string, len(cases))
 	for i := range cases {
 		specs[i] = specNames[rng.IntN(len(specNames))]
 		typs[i] = corev1.ServiceTypeLoadBalancer
@@ -757,6 +774,16 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 			// A Service of another type, whose conditions are L9's:
 			// a spec that type can take.
 			typs[i], specs[i] = corev1.ServiceTypeClusterIP, specNames[rng.IntN(3)]
+		} else if rng.IntN(2) == 0 {
+			// Required features, for P6: a subset of them, in the
+			// annotation, which the features policy accepts.
+			var required []string
+			for _, f := range v1.LoadBalancerFeatures() {
+				if rng.IntN(2) == 0 {
+					required = append(required, string(f))
+				}
+			}
+			annotations[i] = map[string]string{v1.RequiredFeaturesAnnotation: strings.Join(required, ", ")}
 		}
 		olds[i] = genConditions(rng, nil)
 		oldIngress[i] = genIngress(rng, typs[i], nil)
@@ -768,7 +795,7 @@ func prepareDifferential(t *testing.T, client kubernetes.Interface, ns string) [
 	for range 4 {
 		wg.Go(func() {
 			for i := range work {
-				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], typs[i], nil), olds[i], oldIngress[i])
+				svc, err := createStored(client, newService(ns, fmt.Sprintf("diff-%d", i), specs[i], typs[i], annotations[i]), olds[i], oldIngress[i])
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -894,7 +921,7 @@ func genCondition(rng *rand.Rand, typ string) metav1.Condition {
 
 // differentialRules are the rules the policies enforce, as the reference
 // side finds them: C1 and C3 from validation.ValidateServiceStatusUpdate,
-// L1, L4, L5 and P5 from the conformance checker, C4 from the rule's
+// L1, L4, L5, P5 and P6 from the conformance checker, C4 from the rule's
 // text, for a write of newConds and newIngress over stored.
 func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition, newIngress []corev1.LoadBalancerIngress) []string {
 	t.Helper()
@@ -943,6 +970,10 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			}
 		case "P5":
 			if changed(degraded, portsError) {
+				rules = append(rules, string(f.Rule))
+			}
+		case "P6":
+			if changed(serving, degraded, portsError) {
 				rules = append(rules, string(f.Rule))
 			}
 		}
@@ -1018,7 +1049,7 @@ func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRe
 	t.Logf("differential: %d condition sets, %d accepted; rules broken: %v", len(cases), accepted, counts)
 	// The generator must reach every rule, and both outcomes, or the
 	// differential proves less than it says.
-	for _, r := range []string{"C1", "C3", "C4", "L1", "L4", "L5", "P5", "L9 warning"} {
+	for _, r := range []string{"C1", "C3", "C4", "L1", "L4", "L5", "P5", "P6", "L9 warning"} {
 		if counts[r] == 0 {
 			t.Errorf("no generated write gives %s", r)
 		}

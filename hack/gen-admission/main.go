@@ -18,7 +18,8 @@ limitations under the License.
 // bindings) that enforce, on a stock kube-apiserver, the KEP-4631 rules a
 // single write can break: C1, C3 (a reason of the other status), L1
 // (Serving and Provisioning together), L4 (Serving=True with an address),
-// L5, P5, C4 (no new
+// L5, P5, P6 (no degradation in a feature the required-features
+// annotation lists while serving), C4 (no new
 // LoadBalancerPortsError) and the values and placement of the
 // required-features annotation. A third policy warns, and never refuses,
 // when a status write leaves KEP-4631 conditions on a Service that is not
@@ -310,6 +311,10 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		}
 		add(`!variables.loadBalancer || !variables.degradedChanged || !(`+named+`) || (`+asks.expr+`)`,
 			fmt.Sprintf("P5: status.conditions: %s names %s, but the Service does not ask for it (it takes %s)", degraded, r, asks.need))
+		add(`!variables.loadBalancer || !(variables.servingChanged || variables.degradedChanged) || `+
+			`!variables.conditions.exists(c, c.type == '`+serving+`' && c.status == 'True') || !(`+named+`) || !('`+string(f)+`' in variables.required)`,
+			fmt.Sprintf("P6: status.conditions: %s names %s while %s is True, but the Service requires %s (annotation %s): the provider must refuse it instead (R1)",
+				degraded, r, serving, f, v1.RequiredFeaturesAnnotation))
 	}
 
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
@@ -330,6 +335,11 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				{Name: "oldConditions", Expression: `has(oldObject.status) && has(oldObject.status.conditions) ? oldObject.status.conditions : []`},
 				{Name: "reasonStatus", Expression: reasonStatusMap()},
 				{Name: "ingress", Expression: ingressOf("object")},
+				// The features the Service requires, for P6: on a stock
+				// server only the annotation can hold them, as the
+				// checker reads it (comma-separated, trimmed).
+				{Name: "required", Expression: `has(object.metadata.annotations) && '` + v1.RequiredFeaturesAnnotation + `' in object.metadata.annotations ? ` +
+					`object.metadata.annotations['` + v1.RequiredFeaturesAnnotation + `'].split(',').map(i, i.trim()) : []`},
 				// Rules between conditions (L1, L5, P5), and between
 				// Serving and the ingress (L4), are judged only when the
 				// write changes one of the fields they read.
@@ -340,7 +350,7 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// apiserver.
 				{Name: "ingressChanged", Expression: `(` + ingressOf("object") + `) != (` + ingressOf("oldObject") + `)`},
 				{Name: "degradedChanged", Expression: changed(v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError)},
-				// L1, L4, L5 and P5 judge a LoadBalancer Service. On
+				// L1, L4, L5, P5 and P6 judge a LoadBalancer Service. On
 				// another type the conditions are L9's to remove, a
 				// warning, as the checker has it; a write that removes
 				// some of them must not be refused for those it leaves

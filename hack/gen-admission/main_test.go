@@ -27,8 +27,8 @@ import (
 )
 
 // TestGenerate_FollowsTheTables: every (type, reason) pair of the reason
-// table is in C3's map with its status, and every feature has a P5 rule
-// and is an allowed annotation value. The real-apiserver tests in
+// table is in C3's map with its status, and every feature has a P5 and a
+// P6 rule and is an allowed annotation value. The real-apiserver tests in
 // integration/admission_test.go judge what the CEL does.
 func TestGenerate_FollowsTheTables(t *testing.T) {
 	data, err := generate()
@@ -87,6 +87,9 @@ func TestGenerate_FollowsTheTables(t *testing.T) {
 		r, _ := v1.DegradedReason(f)
 		if !strings.Contains(out, "P5: status.conditions: LoadBalancerDegraded names "+string(r)) {
 			t.Errorf("no P5 rule for %s", r)
+		}
+		if !strings.Contains(out, "P6: status.conditions: LoadBalancerDegraded names "+string(r)+" while LoadBalancerServing is True, but the Service requires "+string(f)) {
+			t.Errorf("no P6 rule for %s", f)
 		}
 		if !strings.Contains(out, "'"+string(f)+"'") {
 			t.Errorf("feature %s is not an allowed annotation value", f)
