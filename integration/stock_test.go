@@ -74,7 +74,7 @@ func TestStockCluster_IsKubernetes137(t *testing.T) {
 func TestStockCluster_RequiredFeaturesPrunedByDefault(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-integration")
-	svc := serviceWithRequiredFeatures(ns, "pruned", v1.LoadBalancerFeatureSessionAffinity)
+	svc := rawservice.Requiring(ns, "pruned", v1.LoadBalancerFeatureSessionAffinity)
 
 	res := rawservice.Post(t, client, svc, "")
 	if err := res.Error(); err != nil {
@@ -118,7 +118,7 @@ func TestStockCluster_StrictFieldValidationRejectsRequiredFeatures(t *testing.T)
 	client := clientset(t, "lbstatus-integration")
 	ctx := context.Background()
 
-	svc := serviceWithRequiredFeatures(ns, "strict", v1.LoadBalancerFeatureSessionAffinity)
+	svc := rawservice.Requiring(ns, "strict", v1.LoadBalancerFeatureSessionAffinity)
 	res := rawservice.Post(t, client, svc, metav1.FieldValidationStrict)
 	if forkGateOff() {
 		assertDroppedByTheFork(t, client, ns, svc.Name, res.Error())
@@ -181,12 +181,12 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 	required := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
 
 	// In the spec field: pruned.
-	inSpec := serviceWithRequiredFeatures(ns, "in-spec", required...)
+	inSpec := rawservice.Requiring(ns, "in-spec", required...)
 	if err := rawservice.Post(t, client, inSpec, "").Error(); err != nil {
 		t.Fatal(err)
 	}
 	// In the annotation: kept.
-	inAnnotation := serviceWithRequiredFeatures(ns, "in-annotation")
+	inAnnotation := rawservice.Requiring(ns, "in-annotation")
 	inAnnotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: conditions.FormatRequiredFeaturesAnnotation(required)}
 	if err := rawservice.Post(t, client, inAnnotation, metav1.FieldValidationStrict).Error(); err != nil {
 		t.Fatal(err)
@@ -227,18 +227,6 @@ func TestStockCluster_AnnotationFallbackCarriesRequiredFeatures(t *testing.T) {
 		logFindings(t, v, 10)
 		t.Errorf("the checker reports %d violations", len(v))
 	}
-}
-
-// serviceWithRequiredFeatures returns a LoadBalancer Service with ClientIP
-// session affinity that requires the given features in the spec field.
-func serviceWithRequiredFeatures(ns, name string, features ...v1.LoadBalancerFeature) *v1.Service {
-	svc := &v1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}}
-	svc.Name, svc.Namespace = name, ns
-	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
-	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
-	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
-	svc.Spec.RequiredLoadBalancerFeatures = features
-	return svc
 }
 
 // assertDroppedByTheFork checks a write that set the field on the fork

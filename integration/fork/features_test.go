@@ -33,18 +33,6 @@ import (
 	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
 )
 
-// requiring returns a one-port LoadBalancer Service of lbstatus's type,
-// with ClientIP affinity, that requires features.
-func requiring(ns, name string, features ...v1.LoadBalancerFeature) *v1.Service {
-	svc := &v1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}}
-	svc.Name, svc.Namespace = name, ns
-	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
-	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
-	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
-	svc.Spec.RequiredLoadBalancerFeatures = features
-	return svc
-}
-
 // TestFork_RequiredFeatures_Kept: the fork has spec.requiredLoadBalancerFeatures.
 // A create that sets it, strict field validation included, stores it, and a
 // reader of lbstatus's type sees the requirement from the field, not from
@@ -54,7 +42,7 @@ func TestFork_RequiredFeatures_Kept(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-fork-test")
 	for _, validation := range []string{"", metav1.FieldValidationStrict} {
-		svc := requiring(ns, "kept-"+strings.ToLower(cmp.Or(validation, "default")), v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts)
+		svc := rawservice.Requiring(ns, "kept-"+strings.ToLower(cmp.Or(validation, "default")), v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts)
 		res := rawservice.Post(t, client, svc, validation)
 		if err := res.Error(); err != nil {
 			t.Fatalf("create with fieldValidation=%q: %v", validation, err)
@@ -90,10 +78,10 @@ func TestFork_RequiredFeatures_R4Refused(t *testing.T) {
 		svc   *v1.Service
 		field string
 	}{
-		{"unknown", requiring(ns, "unknown", "Teleport"), "spec.requiredLoadBalancerFeatures[0]"},
-		{"duplicate", requiring(ns, "duplicate", v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeaturePorts), "spec.requiredLoadBalancerFeatures[1]"},
+		{"unknown", rawservice.Requiring(ns, "unknown", "Teleport"), "spec.requiredLoadBalancerFeatures[0]"},
+		{"duplicate", rawservice.Requiring(ns, "duplicate", v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeaturePorts), "spec.requiredLoadBalancerFeatures[1]"},
 		{"clusterip", func() *v1.Service {
-			svc := requiring(ns, "clusterip", v1.LoadBalancerFeaturePorts)
+			svc := rawservice.Requiring(ns, "clusterip", v1.LoadBalancerFeaturePorts)
 			svc.Spec.Type = corev1.ServiceTypeClusterIP
 			return svc
 		}(), "spec.requiredLoadBalancerFeatures"},
@@ -109,7 +97,7 @@ func TestFork_RequiredFeatures_R4Refused(t *testing.T) {
 	// write, as for loadBalancerClass: the fork refuses the update rather
 	// than drop what the user wrote.
 	t.Run("type-change", func(t *testing.T) {
-		svc := requiring(ns, "type-change", v1.LoadBalancerFeaturePorts)
+		svc := rawservice.Requiring(ns, "type-change", v1.LoadBalancerFeaturePorts)
 		if err := rawservice.Post(t, client, svc, "").Error(); err != nil {
 			t.Fatal(err)
 		}

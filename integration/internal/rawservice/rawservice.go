@@ -29,6 +29,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -36,6 +38,18 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
 )
+
+// Requiring returns a one-port LoadBalancer Service of lbstatus's type,
+// with ClientIP session affinity, that requires features in the spec field.
+func Requiring(ns, name string, features ...v1.LoadBalancerFeature) *v1.Service {
+	svc := &v1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}}
+	svc.Name, svc.Namespace = name, ns
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+	svc.Spec.RequiredLoadBalancerFeatures = features
+	return svc
+}
 
 // Post creates svc from its JSON with the given fieldValidation ("" for
 // the server's default).
