@@ -76,6 +76,99 @@ func TestValidateServiceStatusUpdate_L5_LoadBalancerOnly(t *testing.T) {
 		validation.ValidateServiceStatusUpdate(service(withConditions(provisioningFalse, moved)), service(old), cross))
 }
 
+// withIngress sets status.loadBalancer.ingress.
+func withIngress(ingress ...corev1.LoadBalancerIngress) func(*v1.Service) {
+	return func(svc *v1.Service) { svc.Status.LoadBalancer.Ingress = ingress }
+}
+
+// TestValidateServiceStatusUpdate_L4: with CrossConditionRules, a write
+// that changes Serving or the ingress must not leave Serving=True without
+// an ingress entry that has an ip or a hostname; one that changes neither
+// ratchets; another type is L9's.
+func TestValidateServiceStatusUpdate_L4(t *testing.T) {
+	l4 := errs(want("L4", field.ErrorTypeInvalid, conditionPath(1, "status")))
+	ports := corev1.LoadBalancerIngress{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}
+	serving := withConditions(provisioningFalse, servingTrue)
+	for _, tc := range []struct {
+		name     string
+		svc, old *v1.Service
+		want     field.ErrorList
+	}{
+		{"no ingress", service(serving, withIngress()), service(withIngress()), l4},
+		{"an entry without an address", service(serving, withIngress(ports)), service(withIngress()), l4},
+		{"a hostname", service(serving, withIngress(corev1.LoadBalancerIngress{Hostname: "lb.example.com"})), service(withIngress()), nil},
+		{"an ip", service(serving), service(), nil},
+		{"ingress removed under Serving=True", service(serving, withIngress()), service(serving), l4},
+		{"unchanged, another condition added", service(withConditions(provisioningFalse, servingTrue, cond("Ready", metav1.ConditionTrue, "Ready")), withIngress()),
+			service(serving, withIngress()), nil},
+		{"Serving=False without ingress", service(withConditions(provisioningTrue, servingFalse), withIngress()), service(withIngress()), nil},
+		{"ClusterIP", service(serving, withIngress(), withType(corev1.ServiceTypeClusterIP)), service(withIngress(), withType(corev1.ServiceTypeClusterIP)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(tc.svc, tc.old, cross))
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(tc.svc, tc.old, on))
+		})
+	}
+	t.Run("create", func(t *testing.T) {
+		testErrors(t, l4, validation.ValidateService(service(serving, withIngress()), cross))
+	})
+}
+
+// TestValidateServiceStatusUpdate_P6: with CrossConditionRules, while
+// Serving is True no degradation may name a feature the Service requires,
+// from the spec field or else the annotation; judged when the write
+// changes Serving, Degraded or LoadBalancerPortsError.
+func TestValidateServiceStatusUpdate_P6(t *testing.T) {
+	affinity := cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, v1.LoadBalancerReasonSessionAffinityNotSupported)
+	multiple := changed(affinity, func(c *metav1.Condition) {
+		c.Reason = string(v1.LoadBalancerReasonMultiple)
+		c.Message = "PortsNotSupported, SessionAffinityNotSupported: udp/53; no affinity"
+	})
+	portsError := cond(v1.LoadBalancerConditionPortsError, metav1.ConditionTrue, "PortsError")
+	asks := func(svc *v1.Service) {
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP})
+	}
+	annotated := func(value string) func(*v1.Service) {
+		return func(svc *v1.Service) { svc.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: value} }
+	}
+	sa, pt := v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeaturePorts
+	for _, tc := range []struct {
+		name     string
+		svc, old *v1.Service
+		want     field.ErrorList
+	}{
+		{"required in the field", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)), service(asks, withFeatures(sa)),
+			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
+		{"required in the annotation", service(asks, annotated(" SessionAffinity ,Ports"), withConditions(provisioningFalse, servingTrue, affinity)), service(asks),
+			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
+		{"the field first", service(asks, withFeatures(pt), annotated("SessionAffinity"), withConditions(provisioningFalse, servingTrue, affinity)), service(asks), nil},
+		{"a Multiple listing two required", service(asks, withFeatures(pt, sa), withConditions(provisioningFalse, servingTrue, multiple)), service(asks),
+			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "message")))},
+		{"LoadBalancerPortsError", service(asks, withFeatures(pt), withConditions(provisioningFalse, servingTrue, portsError)), service(asks),
+			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "status")))},
+		{"not required", service(asks, withFeatures(pt), withConditions(provisioningFalse, servingTrue, affinity)), service(asks), nil},
+		{"not serving", service(asks, withFeatures(sa), withConditions(provisioningTrue, servingFalse, affinity)), service(asks), nil},
+		{"unchanged", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
+			service(asks, withConditions(provisioningFalse, servingTrue, affinity)), nil},
+		{"Serving turned True over an unchanged Degraded", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
+			service(asks, withConditions(provisioningTrue, servingFalse, affinity)), errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
+		{"ClusterIP", service(asks, withFeatures(sa), withType(corev1.ServiceTypeClusterIP), withIngress(), withConditions(provisioningFalse, servingTrue, affinity)),
+			service(asks, withType(corev1.ServiceTypeClusterIP), withIngress()), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := validation.ValidateServiceStatusUpdate(tc.svc, tc.old, cross)
+			testErrors(t, tc.want, got)
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(tc.svc, tc.old, on))
+			// One error per field, naming every required feature there.
+			if len(got) == 1 && tc.svc.Status.Conditions[2].Reason == string(v1.LoadBalancerReasonMultiple) &&
+				!strings.Contains(got[0].Detail, "must not name Ports, SessionAffinity while") {
+				t.Errorf("detail %q does not name both required features", got[0].Detail)
+			}
+		})
+	}
+}
+
 // TestValidateServiceStatusUpdate_L5_NotTwice: a Provisioning status that
 // is neither True nor False is C1's or ValidateConditions' error alone; L5
 // does not report the same field again.

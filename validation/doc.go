@@ -50,7 +50,7 @@ limitations under the License.
 // an apiserver passes its own gate. nil means off; a gate that does not
 // know the feature is an internal error naming it (an error from
 // DropDisabledFields), never a silent "off". Options.CrossConditionRules
-// adds L5 and P5, for an apiserver that wants them enforced.
+// adds L4, L5, P5 and P6, for an apiserver that wants them enforced.
 //
 // Every error carries the ID of the rule it enforces as its origin
 // (OriginC1 ... OriginR5), for field.ErrorMatcher.ByOrigin and for
@@ -119,6 +119,16 @@ limitations under the License.
 //   - P5: LoadBalancerDegraded=True with a reason naming a feature the
 //     Service does not ask for (Invalid on .reason, or on .message for the
 //     reasons a Multiple lists).
+//   - L4: LoadBalancerServing=True while no entry of
+//     status.loadBalancer.ingress has an ip or a hostname (Invalid on
+//     Serving's .status); judged when the write changes Serving or the
+//     ingress.
+//   - P6: LoadBalancerServing=True while a degradation (a Degraded=True
+//     reason, those a Multiple lists, or LoadBalancerPortsError=True) names
+//     a feature the Service requires, in spec.requiredLoadBalancerFeatures
+//     or else the annotation fallback (Invalid on .reason, .message or the
+//     LoadBalancerPortsError's .status, naming the features); judged when
+//     the write changes Serving, Degraded or LoadBalancerPortsError.
 //
 // # Ratcheting
 //

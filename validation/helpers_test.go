@@ -97,6 +97,8 @@ func service(mods ...func(*v1.Service)) *v1.Service {
 	svc.Generation = generation
 	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
 	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+	// An address, so that Serving=True breaks no L4 unless a test says so.
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
 	for _, mod := range mods {
 		mod(svc)
 	}

@@ -19,9 +19,11 @@ package validation
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -65,19 +67,29 @@ type ConditionsSpec struct {
 	// Generation is metadata.generation. 0, unset as in a manifest, skips
 	// the check that observedGeneration is not above it (C5).
 	Generation int64
-	// Type is spec.type. L5 and P5 are judged only for a LoadBalancer: a
-	// provider removes the conditions of any other type (L9), and a write
-	// that removes some of them is not refused for those it leaves.
+	// Type is spec.type. L4, L5, P5 and P6 are judged only for a
+	// LoadBalancer: a provider removes the conditions of any other type
+	// (L9), and a write that removes some of them is not refused for those
+	// it leaves.
 	Type corev1.ServiceType
 	// Asks holds the features the Service asks for, as P5 reads them
 	// (AskedFeatures computes it from a versioned spec). nil means the
 	// caller does not know, and P5 is not judged; an empty set means the
 	// Service asks for none.
 	Asks sets.Set[v1.LoadBalancerFeature]
+	// Ingress and OldIngress are status.loadBalancer.ingress as the write
+	// leaves it and as it was before (nil for a create), for L4.
+	Ingress, OldIngress []corev1.LoadBalancerIngress
+	// Required lists the features the Service requires, as P6 reads them:
+	// spec.requiredLoadBalancerFeatures, or when it is empty the
+	// v1.RequiredFeaturesAnnotation fallback (RequiredFeatures). Empty: P6
+	// has nothing to judge.
+	Required []v1.LoadBalancerFeature
 }
 
-// ConditionsSpecFor returns the ConditionsSpec of svc, P5 included; the
-// zero ConditionsSpec for nil.
+// ConditionsSpecFor returns the ConditionsSpec of svc, P5, P6 and the
+// ingress included (OldIngress is the caller's to set); the zero
+// ConditionsSpec for nil.
 func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
 	if svc == nil {
 		return ConditionsSpec{}
@@ -86,7 +98,27 @@ func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
 		Generation: svc.Generation,
 		Type:       svc.Spec.Type,
 		Asks:       AskedFeatures(&svc.Spec.ServiceSpec, svc.Annotations),
+		Ingress:    svc.Status.LoadBalancer.Ingress,
+		Required:   RequiredFeatures(svc.Spec.RequiredLoadBalancerFeatures, svc.Annotations),
 	}
+}
+
+// RequiredFeatures returns the features a Service with this spec field and
+// these annotations requires, as P6 reads them: the field when it is not
+// empty, else the v1.RequiredFeaturesAnnotation fallback split at commas,
+// trimmed, empty items left out. Values are kept as written, known or not
+// (R4 judges them, not P6).
+func RequiredFeatures(field []v1.LoadBalancerFeature, annotations map[string]string) []v1.LoadBalancerFeature {
+	if len(field) > 0 {
+		return field
+	}
+	var out []v1.LoadBalancerFeature
+	for item := range strings.SplitSeq(annotations[v1.RequiredFeaturesAnnotation], ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, v1.LoadBalancerFeature(item))
+		}
+	}
+	return out
 }
 
 // knownFeatures is v1.LoadBalancerFeatures(), made once: AskedFeatures
@@ -119,10 +151,12 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // that appears twice is a Duplicate (C5) unless oldConds held at least as
 // many conditions of it. With the gate on and Options.CrossConditionRules,
 // for a LoadBalancer Service, L5 judges the pair of Serving and
-// Provisioning unless both are unchanged, and P5 each changed
-// Degraded=True condition. Every error carries its rule ID as origin. nil
-// or empty conds yield no errors; a gate that does not know the feature
-// yields one internal error at fldPath, whatever conds hold.
+// Provisioning unless both are unchanged, P5 each changed Degraded=True
+// condition, L4 Serving against spec.Ingress when either changed (from
+// spec.OldIngress), and P6 the degradations against spec.Required when
+// Serving or one of them changed. Every error carries its rule ID as
+// origin. nil or empty conds yield no errors; a gate that does not know the
+// feature yields one internal error at fldPath, whatever conds hold.
 func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, opts Options) field.ErrorList {
 	lbRules, err := opts.enabled()
 	if err != nil {
@@ -132,7 +166,7 @@ func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldCond
 }
 
 // validateConditions is ValidateConditions with the gate read: lbRules
-// for C1 and C3, crossRules for L5 and P5.
+// for C1 and C3, crossRules for L4, L5, P5 and P6.
 func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, lbRules, crossRules bool) field.ErrorList {
 	if len(conds) == 0 {
 		return nil
@@ -176,8 +210,94 @@ func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition,
 		if e := validatePartners(fldPath, conds, &r); e != nil {
 			allErrs = append(allErrs, e)
 		}
+		if e := validateAddress(fldPath, conds, spec, &r); e != nil {
+			allErrs = append(allErrs, e)
+		}
+		allErrs = append(allErrs, validateRequiredDegradations(fldPath, conds, spec.Required, &r)...)
 	}
 	return allErrs
+}
+
+// firstOf returns the index of the first condition of type t in conds, -1
+// for none: the one every rule between conditions reads.
+func firstOf(conds []metav1.Condition, t v1.LoadBalancerConditionType) int {
+	for i := range conds {
+		if conds[i].Type == string(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// validateAddress is L4: Serving=True goes with an ingress entry that has
+// an ip or a hostname. It is judged when the write changes Serving or the
+// ingress; the error is at Serving's status, the condition the write must
+// not leave True.
+func validateAddress(fldPath *field.Path, conds []metav1.Condition, spec ConditionsSpec, r *conditionRatchet) *field.Error {
+	serving := firstOf(conds, v1.LoadBalancerConditionServing)
+	if serving < 0 || conds[serving].Status != metav1.ConditionTrue || hasAddress(spec.Ingress) ||
+		r.unchanged(serving) && apiequality.Semantic.DeepEqual(spec.Ingress, spec.OldIngress) {
+		return nil
+	}
+	return field.Invalid(conditionPath(fldPath, serving).Child("status"), conds[serving].Status,
+		"must not be True while no entry of status.loadBalancer.ingress has an ip or a hostname").WithOrigin(OriginL4)
+}
+
+// hasAddress reports whether an entry of ingress has an ip or a hostname.
+func hasAddress(ingress []corev1.LoadBalancerIngress) bool {
+	for i := range ingress {
+		if ingress[i].IP != "" || ingress[i].Hostname != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// validateRequiredDegradations is P6: while Serving is True, no
+// degradation (a LoadBalancerDegraded=True reason, those a Multiple lists,
+// or a LoadBalancerPortsError=True, which C4 reads as PortsNotSupported)
+// names a feature the Service requires: the provider must refuse it
+// instead (R1). It is judged when the write changes Serving, Degraded or
+// LoadBalancerPortsError.
+func validateRequiredDegradations(fldPath *field.Path, conds []metav1.Condition, required []v1.LoadBalancerFeature, r *conditionRatchet) field.ErrorList {
+	serving := firstOf(conds, v1.LoadBalancerConditionServing)
+	if len(required) == 0 || serving < 0 || conds[serving].Status != metav1.ConditionTrue {
+		return nil
+	}
+	degraded := firstOf(conds, v1.LoadBalancerConditionDegraded)
+	portsError := firstOf(conds, v1.LoadBalancerConditionPortsError)
+	if r.unchanged(serving) && (degraded < 0 || r.unchanged(degraded)) && (portsError < 0 || r.unchanged(portsError)) {
+		return nil
+	}
+	var errs field.ErrorList
+	// report names, in one error at p, the features of reasons that the
+	// Service requires.
+	report := func(p *field.Path, value string, reasons ...string) {
+		var named []string
+		for _, r := range reasons {
+			if f, ok := v1.DegradedFeature(v1.LoadBalancerConditionReason(strings.TrimSpace(r))); ok && slices.Contains(required, f) {
+				named = append(named, string(f))
+			}
+		}
+		if len(named) > 0 {
+			errs = append(errs, field.Invalid(p, value, fmt.Sprintf(
+				"must not name %s while %s is True: the Service requires it, and a provider that cannot serve it refuses the Service (R1)",
+				strings.Join(named, ", "), v1.LoadBalancerConditionServing)).WithOrigin(OriginP6))
+		}
+	}
+	if degraded >= 0 && conds[degraded].Status == metav1.ConditionTrue {
+		c, p := &conds[degraded], conditionPath(fldPath, degraded)
+		if v1.LoadBalancerConditionReason(c.Reason) != v1.LoadBalancerReasonMultiple {
+			report(p.Child("reason"), c.Reason, c.Reason)
+		} else {
+			list, _, _ := strings.Cut(c.Message, ":")
+			report(p.Child("message"), c.Message, strings.Split(list, ",")...)
+		}
+	}
+	if portsError >= 0 && conds[portsError].Status == metav1.ConditionTrue {
+		report(conditionPath(fldPath, portsError).Child("status"), string(conds[portsError].Status), string(v1.LoadBalancerReasonPortsNotSupported))
+	}
+	return errs
 }
 
 // c5 gives an error of metav1validation its rule and clears its

@@ -35,8 +35,10 @@ const (
 	OriginC1 = "C1" // Serving and Provisioning are True or False
 	OriginC3 = "C3" // a well-known reason of the other status
 	OriginC5 = "C5" // the metav1.Condition rules, observedGeneration, no type twice
+	OriginL4 = "L4" // Serving=True goes with an ingress entry that has an address
 	OriginL5 = "L5" // Serving=False's reason and Provisioning's status agree
 	OriginP5 = "P5" // a Degraded reason names something the Service asks for
+	OriginP6 = "P6" // no degradation in a required feature while serving
 	OriginR4 = "R4" // requiredLoadBalancerFeatures: known values, a set, LoadBalancer only
 	OriginR5 = "R5" // requiredLoadBalancerFeatures with the gate off
 )
@@ -51,9 +53,11 @@ type Options struct {
 	FeatureGate featuregate.FeatureGate
 
 	// CrossConditionRules adds, with the gate on, the rules that judge the
-	// conditions together and against the spec: L5 (Serving's reason and
-	// Provisioning's status agree) and P5 (a Degraded reason names
-	// something the Service asks for). An apiserver that wants a provider's
+	// conditions together and against the spec and the ingress, for a
+	// LoadBalancer Service: L4 (Serving=True with an address in the
+	// ingress), L5 (Serving's reason and Provisioning's status agree), P5
+	// (a Degraded reason names something the Service asks for) and P6 (no
+	// degradation in a required feature while serving). An apiserver that wants a provider's
 	// broken status write refused sets it; the conformance checker, which
 	// judges those rules itself with knowledge of the history (a status
 	// that answers an older spec), does not. Off by default.
@@ -67,7 +71,7 @@ func (o Options) enabled() (bool, error) {
 
 // ValidateService validates a Service as it would be created: the KEP-4631
 // spec field (R4, R5) and the status conditions (C5, and C1 and C3 with
-// the gate on, L5 and P5 too with Options.CrossConditionRules). It checks
+// the gate on, L4, L5, P5 and P6 too with Options.CrossConditionRules). It checks
 // nothing of the upstream core/v1 fields (see the package doc). A nil svc
 // has nothing to validate and yields no errors.
 func ValidateService(svc *v1.Service, opts Options) field.ErrorList {
@@ -93,14 +97,14 @@ func ValidateServiceUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 		oldSpec = requiredFeaturesSpecOf(old)
 	}
 	allErrs := validateRequiredFeatures(ctx, specPath, requiredFeaturesSpecOf(svc), oldSpec, on)
-	return append(allErrs, validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, on, opts), on, on && opts.CrossConditionRules)...)
+	return append(allErrs, validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, old, on, opts), on, on && opts.CrossConditionRules)...)
 }
 
 // ValidateServiceStatusUpdate validates a write of the status subresource
 // from old to svc: status.conditions only (C5, and C1 and C3 with the gate
-// on, L5 and P5 too with Options.CrossConditionRules), ratcheted per
+// on, L4, L5, P5 and P6 too with Options.CrossConditionRules), ratcheted per
 // condition. The spec is not changed by such a write (an apiserver resets
-// it to old's) but P5 reads it. A nil old is validated as a create; a nil
+// it to old's) but P5 and P6 read it, and L4 the ingress of both. A nil old is validated as a create; a nil
 // svc yields no errors.
 func ValidateServiceStatusUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 	if svc == nil {
@@ -110,16 +114,21 @@ func ValidateServiceStatusUpdate(svc, old *v1.Service, opts Options) field.Error
 	if err != nil {
 		return field.ErrorList{field.InternalError(conditionsPath, err)}
 	}
-	return validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, on, opts), on, on && opts.CrossConditionRules)
+	return validateConditions(conditionsPath, svc.Status.Conditions, oldConditions(old), conditionsSpecIfNeeded(svc, old, on, opts), on, on && opts.CrossConditionRules)
 }
 
-// conditionsSpecIfNeeded is ConditionsSpecFor(svc), without the asked
-// features when no rule will read them.
-func conditionsSpecIfNeeded(svc *v1.Service, gateOn bool, opts Options) ConditionsSpec {
+// conditionsSpecIfNeeded is ConditionsSpecFor(svc), with old's ingress
+// (nil for a nil old), and without what only the cross-condition rules
+// read when none of them will.
+func conditionsSpecIfNeeded(svc, old *v1.Service, gateOn bool, opts Options) ConditionsSpec {
 	if !gateOn || !opts.CrossConditionRules || len(svc.Status.Conditions) == 0 {
 		return ConditionsSpec{Generation: svc.Generation, Type: svc.Spec.Type}
 	}
-	return ConditionsSpecFor(svc)
+	spec := ConditionsSpecFor(svc)
+	if old != nil {
+		spec.OldIngress = old.Status.LoadBalancer.Ingress
+	}
+	return spec
 }
 
 // requiredFeaturesSpecOf returns the part of svc's spec the spec rules

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
 )
 
 // at is the lastTransitionTime of the test conditions.
@@ -64,17 +66,29 @@ func createService(t *testing.T, client kubernetes.Interface, ns, name string, m
 }
 
 // writeStatus replaces the conditions of the Service with conds through
-// the status subresource.
+// the status subresource, with an address in the ingress when one of them
+// is Serving=True (L4), as a provider writes them.
 func writeStatus(t *testing.T, client kubernetes.Interface, ns, name string, conds ...metav1.Condition) error {
+	t.Helper()
+	var ingress []corev1.LoadBalancerIngress
+	if slices.ContainsFunc(conds, func(c metav1.Condition) bool {
+		return c.Type == string(v1.LoadBalancerConditionServing) && c.Status == metav1.ConditionTrue
+	}) {
+		ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	}
+	return writeStatusIngress(t, client, ns, name, ingress, conds...)
+}
+
+// writeStatusIngress replaces the conditions and the ingress of the
+// Service through the status subresource.
+func writeStatusIngress(t *testing.T, client kubernetes.Interface, ns, name string, ingress []corev1.LoadBalancerIngress, conds ...metav1.Condition) error {
 	t.Helper()
 	svc, err := client.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.Status.Conditions = conds
-	if len(conds) > 0 && conds[len(conds)-1].Type == string(v1.LoadBalancerConditionServing) && conds[len(conds)-1].Status == metav1.ConditionTrue {
-		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
-	}
+	svc.Status.LoadBalancer.Ingress = ingress
 	_, err = client.CoreV1().Services(ns).UpdateStatus(context.Background(), svc, metav1.UpdateOptions{})
 	return err
 }
@@ -147,6 +161,37 @@ func TestFork_P5_DegradationNotAskedForRefused(t *testing.T) {
 	client := clientset(t, "lbstatus-fork-test")
 	createService(t, client, ns, "p5")
 	assertRefused(t, writeStatus(t, client, ns, "p5", provisioningFalse, servingTrue, degradedAffinity), "status.conditions[2].reason", "P5")
+}
+
+func TestFork_L4_ServingWithoutAddressRefused(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-fork-test")
+	createService(t, client, ns, "l4")
+	assertRefused(t, writeStatusIngress(t, client, ns, "l4", nil, provisioningFalse, servingTrue), "status.conditions[1].status", "L4")
+	noAddress := []corev1.LoadBalancerIngress{{Ports: []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	assertRefused(t, writeStatusIngress(t, client, ns, "l4", noAddress, provisioningFalse, servingTrue), "status.conditions[1].status", "L4")
+	if err := writeStatus(t, client, ns, "l4", provisioningFalse, servingTrue); err != nil {
+		t.Fatalf("Serving=True with an address: %v", err)
+	}
+	// The address removed under an unchanged Serving=True.
+	assertRefused(t, writeStatusIngress(t, client, ns, "l4", nil, provisioningFalse, servingTrue), "status.conditions[1].status", "L4")
+}
+
+// TestFork_P6_DegradedInRequiredFeatureRefused: the fork has
+// spec.requiredLoadBalancerFeatures, so P6 judges what the field requires,
+// which admission policies on a stock server cannot see.
+func TestFork_P6_DegradedInRequiredFeatureRefused(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-fork-test")
+	if err := rawservice.Post(t, client, rawservice.Requiring(ns, "p6", v1.LoadBalancerFeatureSessionAffinity), "").Error(); err != nil {
+		t.Fatal(err)
+	}
+	assertRefused(t, writeStatus(t, client, ns, "p6", provisioningFalse, degradedAffinity, servingTrue), "status.conditions[1].reason", "P6")
+	// The refusal the Service is owed instead passes.
+	refused := condition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonUnsupported)
+	if err := writeStatus(t, client, ns, "p6", provisioningFalse, refused); err != nil {
+		t.Errorf("the refusal: %v", err)
+	}
 }
 
 // TestFork_ValidStatusWritesAccepted: the writes a provider makes (L1, L2)
