@@ -19,9 +19,6 @@ package integration
 import (
 	"cmp"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -109,16 +106,7 @@ func TestCLIWatch_ReportsBrokenProvider(t *testing.T) {
 // buildCLI builds cmd/lbstatus of this checkout.
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lbstatus")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/lbstatus")
-	cmd.Dir = ".." // the root module
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/lbstatus: %v\n%s", err, out)
-	}
-	t.Logf("built lbstatus in %s", time.Since(start).Round(time.Millisecond))
-	return bin
+	return watchcmd.Build(t, "..") // the root module
 }
 
 // watchLine is one line of `lbstatus watch --output json`: a finding, or

@@ -17,8 +17,11 @@ limitations under the License.
 package fork
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,6 +34,7 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
 	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
+	"github.com/lbstatus/lbstatus/integration/internal/watchcmd"
 )
 
 // TestFork_RequiredFeatures_Kept: the fork has spec.requiredLoadBalancerFeatures.
@@ -136,5 +140,25 @@ func TestFork_RequiredFeatures_ServerSideApply(t *testing.T) {
 	}
 	if !owned {
 		t.Errorf("managedFields %+v: the applier does not own spec.requiredLoadBalancerFeatures", stored.ManagedFields)
+	}
+}
+
+// TestFork_RequiredFeatures_DescribeShows: lbstatus describe reads Services
+// as lbstatus's own type, so on a server that has the field it shows where
+// the requirement comes from.
+func TestFork_RequiredFeatures_DescribeShows(t *testing.T) {
+	ns := namespace(t)
+	client := clientset(t, "lbstatus-fork-test")
+	if err := rawservice.Post(t, client, rawservice.Requiring(ns, "described", v1.LoadBalancerFeatureSessionAffinity), "").Error(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(watchcmd.Build(t, "../.."), "describe", "--kubeconfig", kubeconfig, "-n", ns, "svc/described")
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("lbstatus describe: %v\n%s", err, errOut.String())
+	}
+	if want := regexp.MustCompile(`(?m)^Required features: +SessionAffinity \(from spec\.requiredLoadBalancerFeatures\)$`); !want.MatchString(out.String()) {
+		t.Errorf("describe output does not match %s:\n%s", want, out.String())
 	}
 }

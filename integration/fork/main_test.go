@@ -27,8 +27,12 @@ import (
 )
 
 // cfg is the admin config of this test binary's control plane, set by
-// TestMain; copy it before changing it.
-var cfg *rest.Config
+// TestMain; copy it before changing it. kubeconfig is a kubeconfig file for
+// the same user, for the CLI.
+var (
+	cfg        *rest.Config
+	kubeconfig string
+)
 
 // TestMain starts etcd and the fork's kube-apiserver (hack/integration.sh
 // points KUBEBUILDER_ASSETS at it) with the LoadBalancerStatusImprovements
@@ -36,7 +40,7 @@ var cfg *rest.Config
 func TestMain(m *testing.M) {
 	os.Exit(controlplane.Main(m, controlplane.Options{Name: "integration/fork", FeatureGates: "LoadBalancerStatusImprovements=true"},
 		func(e *controlplane.Env) error {
-			cfg = e.Config
+			cfg, kubeconfig = e.Config, e.Kubeconfig
 			return nil
 		}))
 }

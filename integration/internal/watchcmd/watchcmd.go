@@ -14,9 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package watchcmd runs `lbstatus watch` for a test and collects what it
-// prints: each line of its JSON output decoded into the test's own line
-// type, and its standard error.
+// Package watchcmd builds the lbstatus binary for a test, and runs
+// `lbstatus watch` and collects what it prints: each line of its JSON
+// output decoded into the test's own line type, and its standard error.
 package watchcmd
 
 import (
@@ -26,12 +26,30 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
+
+// Build builds ./cmd/lbstatus of the root module at root (a path from the
+// test's directory) into the test's temporary directory and returns the
+// binary's path.
+func Build(t testing.TB, root string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lbstatus")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/lbstatus")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/lbstatus: %v\n%s", err, out)
+	}
+	t.Logf("built lbstatus in %s", time.Since(start).Round(time.Millisecond))
+	return bin
+}
 
 // Process is a running `lbstatus watch` and the lines it printed, each
 // decoded into an L (lines that are not JSON are kept as text only).
