@@ -340,7 +340,7 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// checker reads it (comma-separated, trimmed).
 				{Name: "required", Expression: `has(object.metadata.annotations) && '` + v1.RequiredFeaturesAnnotation + `' in object.metadata.annotations ? ` +
 					`object.metadata.annotations['` + v1.RequiredFeaturesAnnotation + `'].split(',').map(i, i.trim()) : []`},
-				// Rules between conditions (L1, L5, P5), and between
+				// Rules between conditions (L1, L5, P5, P6), and between
 				// Serving and the ingress (L4), are judged only when the
 				// write changes one of the fields they read.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
