@@ -61,7 +61,7 @@ key="$(
 	} | sha256sum | cut -d' ' -f1
 )"
 if [[ -x "$bin/kube-apiserver" && "$(cat "$bin/kube-apiserver.key" 2>/dev/null)" == "$key" ]]; then
-	log "kube-apiserver fork is up to date ($kube_ver + lbstatus.patch)"
+	log "kube-apiserver fork is up to date ($kube_ver + api.patch, lbstatus.patch)"
 	echo "$bin" >&3
 	exit 0
 fi
@@ -96,7 +96,7 @@ start=$SECONDS
 tmp="$bin/.kube-apiserver.tmp.$$"
 # shellcheck disable=SC2064 # expand $tmp now
 trap "rm -f $(printf %q "$tmp")" EXIT
-log "building kube-apiserver $kube_ver with lbstatus.patch ..."
+log "building kube-apiserver $kube_ver with api.patch and lbstatus.patch ..."
 go build -mod=readonly -trimpath \
 	-ldflags "-s -w -X $pv.gitVersion=$kube_ver -X $pv.gitMajor=$major -X $pv.gitMinor=$minor -X $pv.gitTreeState=clean" \
 	-o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver
