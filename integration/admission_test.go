@@ -452,11 +452,12 @@ func TestAdmissionPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff := prepareDifferential(t, client, ns)
+	leftovers := createWithStatus(t, client, newService(ns, "leftovers-probe", "basic", corev1.ServiceTypeClusterIP, nil), servingPair, nil)
 
 	installPolicies(t, client, label)
 	waitForPolicies(t, client, ns, stored[statusCases[0].name])
-
 	warned, heard := warningClient(t)
+	waitForWarnings(t, warned, heard, leftovers)
 	t.Run("status", func(t *testing.T) {
 		for _, c := range statusCases {
 			t.Run(c.name, func(t *testing.T) {
@@ -656,6 +657,32 @@ func waitForPolicies(t *testing.T, client kubernetes.Interface, ns string, probe
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the policies do not judge writes after 60s: status write: %v; create: %v", statusErr, createErr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitForWarnings waits until the warnings policy answers writes in the
+// probe's namespace too: the apiserver loads each policy and binding on
+// its own, so the refusing ones judging writes (waitForPolicies) does not
+// mean the warning one does. probe is a ClusterIP Service with KEP-4631
+// conditions; the dry-run write removes one of them.
+func waitForWarnings(t *testing.T, client kubernetes.Interface, heard *warningRecorder, probe *corev1.Service) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		svc := probe.DeepCopy()
+		svc.Status.Conditions = svc.Status.Conditions[:1]
+		heard.take()
+		_, err := client.CoreV1().Services(probe.Namespace).UpdateStatus(context.Background(), svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			t.Fatalf("the warnings probe's write: %v", err)
+		}
+		if slices.ContainsFunc(heard.take(), func(w string) bool { return strings.Contains(w, "'lbstatus-conditions-left.lbstatus.github.io'") }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the warnings policy does not answer writes after 60s")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
