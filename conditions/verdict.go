@@ -110,15 +110,11 @@ func ShouldSkip[S Object](svc S, feature v1.LoadBalancerFeature) (bool, string) 
 }
 
 // HasAddress reports whether ingress has an entry with an ip or a
-// hostname: what L4 counts as an address. An entry with neither (only
-// ports, or an ipMode) gives a client nothing to connect to.
+// hostname: what L4 counts as an address (v1.HasAddress, which validation
+// reads too). An entry with neither (only ports, or an ipMode) gives a
+// client nothing to connect to.
 func HasAddress(ingress []corev1.LoadBalancerIngress) bool {
-	for i := range ingress {
-		if ingress[i].IP != "" || ingress[i].Hostname != "" {
-			return true
-		}
-	}
-	return false
+	return v1.HasAddress(ingress)
 }
 
 func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, feature v1.LoadBalancerFeature) Verdict {

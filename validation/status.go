@@ -235,22 +235,12 @@ func firstOf(conds []metav1.Condition, t v1.LoadBalancerConditionType) int {
 // not leave True.
 func validateAddress(fldPath *field.Path, conds []metav1.Condition, spec ConditionsSpec, r *conditionRatchet) *field.Error {
 	serving := firstOf(conds, v1.LoadBalancerConditionServing)
-	if serving < 0 || conds[serving].Status != metav1.ConditionTrue || hasAddress(spec.Ingress) ||
+	if serving < 0 || conds[serving].Status != metav1.ConditionTrue || v1.HasAddress(spec.Ingress) ||
 		r.unchanged(serving) && apiequality.Semantic.DeepEqual(spec.Ingress, spec.OldIngress) {
 		return nil
 	}
 	return field.Invalid(conditionPath(fldPath, serving).Child("status"), conds[serving].Status,
 		"must not be True while no entry of status.loadBalancer.ingress has an ip or a hostname").WithOrigin(OriginL4)
-}
-
-// hasAddress reports whether an entry of ingress has an ip or a hostname.
-func hasAddress(ingress []corev1.LoadBalancerIngress) bool {
-	for i := range ingress {
-		if ingress[i].IP != "" || ingress[i].Hostname != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // validateRequiredDegradations is P6: while Serving is True, no
