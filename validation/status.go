@@ -262,10 +262,10 @@ func validateRequiredDegradations(fldPath *field.Path, conds []metav1.Condition,
 	var errs field.ErrorList
 	// report names, in one error at p, the features of reasons that the
 	// Service requires.
-	report := func(p *field.Path, value string, reasons ...string) {
+	report := func(p *field.Path, value string, reasons ...v1.LoadBalancerConditionReason) {
 		var named []string
 		for _, r := range reasons {
-			if f, ok := v1.DegradedFeature(v1.LoadBalancerConditionReason(strings.TrimSpace(r))); ok && slices.Contains(required, f) {
+			if f, ok := v1.DegradedFeature(r); ok && slices.Contains(required, f) {
 				named = append(named, string(f))
 			}
 		}
@@ -276,16 +276,11 @@ func validateRequiredDegradations(fldPath *field.Path, conds []metav1.Condition,
 		}
 	}
 	if degraded >= 0 && conds[degraded].Status == metav1.ConditionTrue {
-		c, p := &conds[degraded], conditionPath(fldPath, degraded)
-		if v1.LoadBalancerConditionReason(c.Reason) != v1.LoadBalancerReasonMultiple {
-			report(p.Child("reason"), c.Reason, c.Reason)
-		} else {
-			list, _, _ := strings.Cut(c.Message, ":")
-			report(p.Child("message"), c.Message, strings.Split(list, ",")...)
-		}
+		at, value, reasons := degradedReasons(&conds[degraded], conditionPath(fldPath, degraded))
+		report(at, value, reasons...)
 	}
 	if portsError >= 0 && conds[portsError].Status == metav1.ConditionTrue {
-		report(conditionPath(fldPath, portsError).Child("status"), string(conds[portsError].Status), string(v1.LoadBalancerReasonPortsNotSupported))
+		report(conditionPath(fldPath, portsError).Child("status"), string(conds[portsError].Status), v1.LoadBalancerReasonPortsNotSupported)
 	}
 	return errs
 }
@@ -368,24 +363,37 @@ func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.Lo
 	if c.Type != string(v1.LoadBalancerConditionDegraded) || c.Status != metav1.ConditionTrue {
 		return nil
 	}
-	reason := v1.LoadBalancerConditionReason(c.Reason)
-	if reason != v1.LoadBalancerReasonMultiple {
-		if f, ok := v1.DegradedFeature(reason); ok && !asks.Has(f) {
-			return field.ErrorList{field.Invalid(p.Child("reason"), c.Reason,
-				fmt.Sprintf("must name something the Service asks for: it does not ask for %s", f)).WithOrigin(OriginP5)}
-		}
-		return nil
-	}
+	at, value, reasons := degradedReasons(c, p)
 	var errs field.ErrorList
-	list, _, _ := strings.Cut(c.Message, ":")
-	for item := range strings.SplitSeq(list, ",") {
-		r := v1.LoadBalancerConditionReason(strings.TrimSpace(item))
-		if f, ok := v1.DegradedFeature(r); ok && !asks.Has(f) {
-			errs = append(errs, field.Invalid(p.Child("message"), c.Message,
+	for _, r := range reasons {
+		f, ok := v1.DegradedFeature(r)
+		switch {
+		case !ok || asks.Has(f):
+		case r == v1.LoadBalancerConditionReason(c.Reason):
+			errs = append(errs, field.Invalid(at, value,
+				fmt.Sprintf("must name something the Service asks for: it does not ask for %s", f)).WithOrigin(OriginP5))
+		default:
+			errs = append(errs, field.Invalid(at, value,
 				fmt.Sprintf("must name only what the Service asks for: it does not ask for %s (%s)", f, r)).WithOrigin(OriginP5))
 		}
 	}
 	return errs
+}
+
+// degradedReasons returns the reasons the LoadBalancerDegraded condition
+// c at path p names, and where an error about them points: its reason, or
+// for Multiple the list at the start of its message (G2), each item
+// trimmed.
+func degradedReasons(c *metav1.Condition, p *field.Path) (*field.Path, string, []v1.LoadBalancerConditionReason) {
+	if v1.LoadBalancerConditionReason(c.Reason) != v1.LoadBalancerReasonMultiple {
+		return p.Child("reason"), c.Reason, []v1.LoadBalancerConditionReason{v1.LoadBalancerConditionReason(c.Reason)}
+	}
+	list, _, _ := strings.Cut(c.Message, ":")
+	var reasons []v1.LoadBalancerConditionReason
+	for item := range strings.SplitSeq(list, ",") {
+		reasons = append(reasons, v1.LoadBalancerConditionReason(strings.TrimSpace(item)))
+	}
+	return p.Child("message"), c.Message, reasons
 }
 
 // validatePartners is L5: Serving=False with reason Provisioning goes with
@@ -397,19 +405,7 @@ func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.Lo
 // already C1's or ValidateConditions' error, not reported twice; one it
 // leaves as it was is ratcheted there, and so is L5's to report.
 func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditionRatchet) *field.Error {
-	serving, provisioning := -1, -1
-	for i := range conds {
-		switch v1.LoadBalancerConditionType(conds[i].Type) {
-		case v1.LoadBalancerConditionServing:
-			if serving < 0 {
-				serving = i
-			}
-		case v1.LoadBalancerConditionProvisioning:
-			if provisioning < 0 {
-				provisioning = i
-			}
-		}
-	}
+	serving, provisioning := firstOf(conds, v1.LoadBalancerConditionServing), firstOf(conds, v1.LoadBalancerConditionProvisioning)
 	if serving < 0 || provisioning < 0 || conds[serving].Status != metav1.ConditionFalse {
 		return nil
 	}
