@@ -972,16 +972,7 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			rules = append(rules, "C3")
 		}
 	}
-	changed := func(types ...string) bool {
-		for _, typ := range types {
-			a := slices.IndexFunc(newConds, func(c metav1.Condition) bool { return c.Type == typ })
-			b := slices.IndexFunc(oldSvc.Status.Conditions, func(c metav1.Condition) bool { return c.Type == typ })
-			if (a < 0) != (b < 0) || (a >= 0 && !conditionEqual(newConds[a], oldSvc.Status.Conditions[b])) {
-				return true
-			}
-		}
-		return false
-	}
+	changed := func(types ...string) bool { return typesChanged(oldSvc.Status.Conditions, newConds, types...) }
 	for _, f := range conformance.NewChecker().Observe(newSvc) {
 		if f.Severity != conformance.SeverityViolation {
 			continue
@@ -1097,19 +1088,28 @@ func expectedLeft(stored *corev1.Service, newConds []metav1.Condition) []string 
 		return nil
 	}
 	kep := []string{serving, provisioning, degraded}
-	of := func(conds []metav1.Condition, types ...string) []metav1.Condition {
-		return slices.DeleteFunc(slices.Clone(conds), func(c metav1.Condition) bool { return !slices.Contains(types, c.Type) })
-	}
-	if !slices.ContainsFunc(kep, func(t string) bool {
-		return !slices.EqualFunc(of(stored.Status.Conditions, t), of(newConds, t), conditionEqual)
-	}) {
+	if !typesChanged(stored.Status.Conditions, newConds, kep...) {
 		return nil
 	}
 	var left []string
-	for _, c := range of(newConds, kep...) {
-		left = append(left, c.Type)
+	for _, c := range newConds {
+		if slices.Contains(kep, c.Type) {
+			left = append(left, c.Type)
+		}
 	}
 	return left
+}
+
+// typesChanged reports whether a write from old to new changes the
+// conditions of any of types, as the policies' CEL compares them: for
+// each type, the list of its conditions in order.
+func typesChanged(old, new []metav1.Condition, types ...string) bool {
+	of := func(conds []metav1.Condition, typ string) []metav1.Condition {
+		return slices.DeleteFunc(slices.Clone(conds), func(c metav1.Condition) bool { return c.Type != typ })
+	}
+	return slices.ContainsFunc(types, func(typ string) bool {
+		return !slices.EqualFunc(of(old, typ), of(new, typ), conditionEqual)
+	})
 }
 
 func formatConds(conds []metav1.Condition) string {
