@@ -25,7 +25,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -34,13 +33,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
-	sigsjson "sigs.k8s.io/json"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
@@ -696,10 +693,9 @@ func newClusterSource(f *watchFlags) (serviceSource, error) {
 	}, nil
 }
 
-// coreServices reads Services through the typed client's core/v1 REST
-// client, but decodes them as this project's v1.Service rather than
-// client-go's, which would drop spec.requiredLoadBalancerFeatures where a
-// cluster serves it. watch and describe read them so.
+// coreServices reads Services as this project's v1.Service (see
+// conditions.RESTServices), which keeps spec.requiredLoadBalancerFeatures
+// where a cluster serves it. watch and describe read them so.
 type coreServices struct {
 	client    rest.Interface
 	namespace string
@@ -711,37 +707,8 @@ type coreServices struct {
 // at once. Resuming at the end is seamless.
 const watchTimeout = 5 * time.Minute
 
-func (c *coreServices) request() *rest.Request {
-	// JSON, whatever the client prefers: the decoding below is ours.
-	// No retries inside client-go: the watch loop has its own.
-	r := c.client.Get().Namespace(c.namespace).Resource("services").
-		SetHeader("Accept", runtime.ContentTypeJSON).MaxRetries(0)
-	if c.selector != "" {
-		r = r.Param("labelSelector", c.selector)
-	}
-	return r
-}
-
-// decoded does req and decodes the body as a T, case-sensitively as
-// kube-apiserver does. A failed request is the error the server's Status
-// gives (`services "web" not found`, an RBAC refusal naming the user),
-// which the body alone would turn into a generic one; but for 401 the
-// generic one, which says credentials are wanted where the server says
-// only "Unauthorized".
-func decoded[T any](ctx context.Context, req *rest.Request, what string) (*T, error) {
-	res := req.Do(ctx)
-	raw, err := res.Raw()
-	if err != nil {
-		if status := res.Error(); !apierrors.IsUnauthorized(status) {
-			return nil, status
-		}
-		return nil, err
-	}
-	out := new(T)
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
-		return nil, fmt.Errorf("decoding the %s: %w", what, err)
-	}
-	return out, nil
+func (c *coreServices) api() conditions.RESTServices {
+	return conditions.RESTServices{Client: c.client, Namespace: c.namespace}
 }
 
 func (c *coreServices) namespaceMissing(ctx context.Context) (string, bool) {
@@ -754,51 +721,15 @@ func (c *coreServices) namespaceMissing(ctx context.Context) (string, bool) {
 
 // get reads the Service name of the namespace.
 func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
-	return decoded[v1.Service](ctx, c.request().Name(name), "Service")
+	return c.api().Get(ctx, name, metav1.GetOptions{})
 }
 
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {
-	return decoded[v1.ServiceList](ctx, c.request(), "Service list")
+	return c.api().List(ctx, metav1.ListOptions{LabelSelector: c.selector})
 }
 
 func (c *coreServices) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
 	timeout := int64(watchTimeout.Seconds() * (1 + rand.Float64()))
-	opts := metav1.ListOptions{Watch: true, ResourceVersion: resourceVersion, AllowWatchBookmarks: true, TimeoutSeconds: &timeout}
-	body, err := c.request().VersionedParams(&opts, metav1.ParameterCodec).Stream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return watch.NewStreamWatcher(&eventDecoder{body: body, dec: json.NewDecoder(body)},
-		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
+	return c.api().Watch(ctx, metav1.ListOptions{LabelSelector: c.selector, ResourceVersion: resourceVersion,
+		AllowWatchBookmarks: true, TimeoutSeconds: &timeout})
 }
-
-// eventDecoder decodes a JSON watch stream of Services.
-type eventDecoder struct {
-	body io.ReadCloser
-	dec  *json.Decoder
-}
-
-func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
-	var ev struct {
-		Type   watch.EventType `json:"type"`
-		Object json.RawMessage `json:"object"`
-	}
-	if err := d.dec.Decode(&ev); err != nil {
-		return "", nil, err
-	}
-	var obj runtime.Object
-	switch ev.Type {
-	case watch.Error:
-		obj = &metav1.Status{}
-	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
-		obj = &v1.Service{}
-	default:
-		return "", nil, fmt.Errorf("a watch event of unknown type %q", ev.Type)
-	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(ev.Object, obj); err != nil {
-		return "", nil, fmt.Errorf("decoding a %s watch event: %w", ev.Type, err)
-	}
-	return ev.Type, obj, nil
-}
-
-func (d *eventDecoder) Close() { d.body.Close() }

@@ -1,0 +1,138 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	sigsjson "sigs.k8s.io/json"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// RESTServices gets, lists and watches the Services of one namespace, or
+// of all when Namespace is empty, as the project's *v1.Service. Client is
+// a REST client of the core API group: client-go's
+// kubernetes.Interface.CoreV1().RESTClient(). client-go's typed client
+// decodes into *corev1.Service, which has no
+// spec.requiredLoadBalancerFeatures, so that where a server serves the
+// field (a kube-apiserver with KEP-4631), a provider or a suite reading
+// through it sees a Service that requires nothing.
+//
+// RESTServices asks for JSON, whatever the client prefers, and decodes it
+// as kube-apiserver does, field names matched case-sensitively. It makes
+// no retries of its own: its callers, an informer or a watch loop, retry.
+// A refused request is the error of the server's Status (`services "web"
+// not found`, an RBAC refusal naming the user); a 401 is client-go's
+// error, which says credentials are wanted.
+type RESTServices struct {
+	Client    rest.Interface
+	Namespace string
+}
+
+func (s RESTServices) request(opts runtime.Object) *rest.Request {
+	r := s.Client.Get().Namespace(s.Namespace).Resource("services").
+		SetHeader("Accept", runtime.ContentTypeJSON).MaxRetries(0)
+	if opts != nil {
+		r = r.VersionedParams(opts, metav1.ParameterCodec)
+	}
+	return r
+}
+
+// Get returns the Service name.
+func (s RESTServices) Get(ctx context.Context, name string, opts metav1.GetOptions) (*v1.Service, error) {
+	return decodeResponse[v1.Service](ctx, s.request(&opts).Name(name), "Service")
+}
+
+// List returns the Services opts selects.
+func (s RESTServices) List(ctx context.Context, opts metav1.ListOptions) (*v1.ServiceList, error) {
+	opts.Watch = false
+	return decodeResponse[v1.ServiceList](ctx, s.request(&opts), "Service list")
+}
+
+// Watch watches the Services opts selects. Its events hold a *v1.Service,
+// or for an ERROR event the server's *metav1.Status; an event that does
+// not decode ends the watch with an error event that says why.
+func (s RESTServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.Watch = true
+	body, err := s.request(&opts).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return watch.NewStreamWatcher(&serviceEvents{body: body, dec: json.NewDecoder(body)},
+		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
+}
+
+// decodeResponse does req and decodes the body as a T.
+func decodeResponse[T any](ctx context.Context, req *rest.Request, what string) (*T, error) {
+	res := req.Do(ctx)
+	raw, err := res.Raw()
+	if err != nil {
+		// The Status the server sent says more than the body's
+		// generic error; but for 401, where it says only
+		// "Unauthorized".
+		if status := res.Error(); !apierrors.IsUnauthorized(status) {
+			return nil, status
+		}
+		return nil, err
+	}
+	out := new(T)
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+		return nil, fmt.Errorf("decoding the %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// serviceEvents decodes a JSON watch stream of Services.
+type serviceEvents struct {
+	body io.ReadCloser
+	dec  *json.Decoder
+}
+
+func (d *serviceEvents) Decode() (watch.EventType, runtime.Object, error) {
+	var ev struct {
+		Type   watch.EventType `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := d.dec.Decode(&ev); err != nil {
+		return "", nil, err
+	}
+	var obj runtime.Object
+	switch ev.Type {
+	case watch.Error:
+		obj = &metav1.Status{}
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+		obj = &v1.Service{}
+	default:
+		return "", nil, fmt.Errorf("a watch event of unknown type %q", ev.Type)
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(ev.Object, obj); err != nil {
+		return "", nil, fmt.Errorf("decoding a %s watch event: %w", ev.Type, err)
+	}
+	return ev.Type, obj, nil
+}
+
+func (d *serviceEvents) Close() { d.body.Close() }

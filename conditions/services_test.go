@@ -1,0 +1,163 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conditions
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+)
+
+// A Service as a kube-apiserver with KEP-4631 serves it. Its spec also
+// carries a "RequiredLoadBalancerFeatures" that a case-insensitive decoder
+// would take for the field, and which kube-apiserver would ignore.
+const servedService = `{"kind": "Service", "apiVersion": "v1",
+	"metadata": {"name": "web", "namespace": "ns", "resourceVersion": "%s"},
+	"spec": {"type": "LoadBalancer", "requiredLoadBalancerFeatures": ["SessionAffinity"], "RequiredLoadBalancerFeatures": ["Ports"]}}`
+
+// restServer serves servedService to get, list and watch, and records the
+// requests.
+type restServer struct {
+	mu       sync.Mutex
+	requests []*http.Request
+}
+
+func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.URL.Path == "/api/v1/namespaces/ns/services/gone":
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": "services \"gone\" not found"}`)
+	case r.URL.Path == "/api/v1/namespaces/ns/services/busy":
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "TooManyRequests", "code": 429, "message": "slow down"}`)
+	case r.URL.Path == "/api/v1/namespaces/ns/services/web":
+		fmt.Fprintf(w, servedService, "5")
+	case r.URL.Query().Get("watch") == "true":
+		fmt.Fprintf(w, `{"type": "ADDED", "object": `+servedService+"}\n", "6")
+		fmt.Fprint(w, `{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410, "message": "too old"}}`+"\n")
+		fmt.Fprint(w, `{"type": "WEIRD", "object": {}}`+"\n")
+	default:
+		fmt.Fprintf(w, `{"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "5"}, "items": [`+servedService+`]}`, "4")
+	}
+}
+
+// restServices returns RESTServices of namespace ns on a server s, through
+// a clientset that prefers protobuf.
+func restServices(t *testing.T, s *restServer) RESTServices {
+	t.Helper()
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return RESTServices{Client: cs.CoreV1().RESTClient(), Namespace: "ns"}
+}
+
+// TestRESTServices_R1_FieldSurvives: get, list and watch all keep
+// spec.requiredLoadBalancerFeatures, which client-go's typed client
+// drops, and read it case-sensitively; each request asks for JSON,
+// whatever the clientset prefers, and passes the options on.
+func TestRESTServices_R1_FieldSurvives(t *testing.T) {
+	server := &restServer{}
+	services := restServices(t, server)
+	want := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+
+	svc, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil || !slices.Equal(svc.Spec.RequiredLoadBalancerFeatures, want) {
+		t.Errorf("Get: %v, %v; want %v", svc, err, want)
+	}
+	list, err := services.List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil || len(list.Items) != 1 || !slices.Equal(list.Items[0].Spec.RequiredLoadBalancerFeatures, want) || list.ResourceVersion != "5" {
+		t.Errorf("List: %v, %v; want one Service requiring %v at resourceVersion 5", list, err, want)
+	}
+	w, err := services.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "5", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var events []watch.Event
+	for ev := range w.ResultChan() {
+		events = append(events, ev)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d events, want ADDED, ERROR and the error that ends the watch: %v", len(events), events)
+	}
+	if svc, ok := events[0].Object.(*v1.Service); events[0].Type != watch.Added || !ok || !slices.Equal(svc.Spec.RequiredLoadBalancerFeatures, want) || svc.ResourceVersion != "6" {
+		t.Errorf("first event %s %#v, want ADDED of a Service requiring %v", events[0].Type, events[0].Object, want)
+	}
+	if st, ok := events[1].Object.(*metav1.Status); events[1].Type != watch.Error || !ok || st.Code != 410 {
+		t.Errorf("second event %s %#v, want the server's 410 Status", events[1].Type, events[1].Object)
+	}
+	if st, ok := events[2].Object.(*metav1.Status); events[2].Type != watch.Error || !ok || !strings.Contains(st.Message, `a watch event of unknown type \"WEIRD\"`) {
+		t.Errorf("third event %s %#v, want an error naming the unknown event type", events[2].Type, events[2].Object)
+	}
+
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	if len(server.requests) != 3 {
+		t.Fatalf("%d requests, want 3", len(server.requests))
+	}
+	for _, r := range server.requests {
+		if accept := r.Header.Get("Accept"); accept != "application/json" {
+			t.Errorf("%s asked for %q, want application/json", r.URL, accept)
+		}
+	}
+	if q := server.requests[1].URL.Query(); q.Get("labelSelector") != "app=web" || q.Has("watch") {
+		t.Errorf("list query %v, want the label selector and no watch", q)
+	}
+	if q := server.requests[2].URL.Query(); q.Get("watch") != "true" || q.Get("resourceVersion") != "5" || q.Get("allowWatchBookmarks") != "true" {
+		t.Errorf("watch query %v, want watch from resourceVersion 5 with bookmarks", q)
+	}
+}
+
+// TestRESTServices_StatusErrors: a refused request is the error of the
+// server's Status, which names the Service; a request is not retried.
+func TestRESTServices_StatusErrors(t *testing.T) {
+	server := &restServer{}
+	services := restServices(t, server)
+	_, err := services.Get(t.Context(), "gone", metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) || err.Error() != `services "gone" not found` {
+		t.Errorf("Get of a missing Service: %v, want the server's NotFound", err)
+	}
+	// client-go would retry after the server's Retry-After.
+	if _, err := services.Get(t.Context(), "busy", metav1.GetOptions{}); !apierrors.IsTooManyRequests(err) {
+		t.Errorf("Get of a busy server: %v, want the server's TooManyRequests", err)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	if len(server.requests) != 2 {
+		t.Errorf("%d requests, want 2: none retried", len(server.requests))
+	}
+}
