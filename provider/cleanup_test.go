@@ -29,7 +29,6 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -109,10 +108,10 @@ func (s *statusTest) tryReconcile() (*corev1.Service, error) {
 		s.t.Fatal(err)
 	}
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	if err := indexer.Add(svc); err != nil {
+	if err := indexer.Add(v1.FromCore(svc)); err != nil {
 		s.t.Fatal(err)
 	}
-	_, rerr := s.p.reconcile(ctx, "ns/web", corelisters.NewServiceLister(indexer))
+	_, rerr := s.p.reconcile(ctx, "ns/web", indexer)
 	svc, err = s.client.CoreV1().Services("ns").Get(context.Background(), "web", metav1.GetOptions{})
 	if err != nil {
 		s.t.Fatal(err)

@@ -42,6 +42,13 @@ limitations under the License.
 //   - Bugs: deliberate rule-breaking mistakes, so that tests can prove the
 //     conformance checker and the suite catch them.
 //
+// It reads Services as the project's v1.Service, through the clientset's
+// REST client (conditions.RESTServices), so that on a server with
+// spec.requiredLoadBalancerFeatures it honors the field (R1, R2); on a
+// stock cluster the required-features annotation says the same. A
+// clientset without a REST client, such as client-go's fake, is read
+// through its typed client, which sees the annotation alone.
+//
 // The provider keeps in memory only what Reconcile cannot read from a
 // Service (the version it last acted on, the state of its load balancer);
 // after a restart it finds its load balancers from the status it wrote,

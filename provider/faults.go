@@ -22,8 +22,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 )
@@ -63,7 +61,7 @@ type faults struct {
 // faultsOf reads svc's fault annotations; values that do not parse are
 // ignored, so that a typo never stops the provider. Without Options.Faults
 // there are none.
-func (p *Provider) faultsOf(svc *corev1.Service) faults {
+func (p *Provider) faultsOf(svc *v1.Service) faults {
 	if !p.opts.Faults || svc == nil {
 		return faults{}
 	}
@@ -84,13 +82,12 @@ func (p *Provider) faultsOf(svc *corev1.Service) faults {
 // degraded returns the degradations of a Ready load balancer: the
 // decision's, plus the fault's that the Service asks for and does not
 // require.
-func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.LoadBalancerFeature {
+func degraded(svc *v1.Service, decision conditions.Decision, f faults) []v1.LoadBalancerFeature {
 	out := append([]v1.LoadBalancerFeature{}, decision.Degraded...)
 	if len(f.degrade) == 0 {
 		return out
 	}
-	v := v1.FromCoreShallow(svc)
-	required, _, _ := conditions.RequiredFeatures(v)
+	required, _, _ := conditions.RequiredFeatures(svc)
 	for _, feat := range v1.LoadBalancerFeatures() {
 		want := false
 		for _, d := range f.degrade {
@@ -104,7 +101,7 @@ func degraded(svc *corev1.Service, decision conditions.Decision, f faults) []v1.
 		for _, r := range required {
 			isRequired = isRequired || r == feat
 		}
-		if want && !already && !isRequired && conditions.AsksFor(v, feat) {
+		if want && !already && !isRequired && conditions.AsksFor(svc, feat) {
 			out = append(out, feat)
 		}
 	}

@@ -29,7 +29,7 @@ import (
 )
 
 func TestFaults_ReadOnlyWhenOnAndNeverBreakingARule(t *testing.T) {
-	svc := &corev1.Service{
+	svc := v1.FromCore(&corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Annotations: map[string]string{
 			FailAnnotation:        " broken ",
 			DelayAnnotation:       "3s",
@@ -42,7 +42,7 @@ func TestFaults_ReadOnlyWhenOnAndNeverBreakingARule(t *testing.T) {
 			LoadBalancerIP:  "198.18.0.9",
 			Ports:           []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
 		},
-	}
+	})
 	if f := New(nil, Options{}).faultsOf(svc); f.fail != "" || f.hasDelay || f.degrade != nil || f.stopWriting {
 		t.Errorf("faults read without Options.Faults: %+v", f)
 	}
@@ -74,7 +74,7 @@ func TestFaults_ReadOnlyWhenOnAndNeverBreakingARule(t *testing.T) {
 // annotation stays.
 func TestFaults_LiftingFailRetries(t *testing.T) {
 	p := &Provider{opts: Options{Faults: true, ProvisionDelay: time.Second}}
-	failed := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{FailAnnotation: "boom"}}}
+	failed := v1.FromCore(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{FailAnnotation: "boom"}}})
 	failed.Spec.Type = corev1.ServiceTypeLoadBalancer
 	lifted := failed.DeepCopy()
 	lifted.Annotations = nil
@@ -83,7 +83,7 @@ func TestFaults_LiftingFailRetries(t *testing.T) {
 	now := time.Now()
 	for _, tc := range []struct {
 		name string
-		svc  *corev1.Service
+		svc  *v1.Service
 		want conditions.LoadBalancerState
 	}{
 		{"kept", failed, conditions.LoadBalancerFailed},
@@ -111,7 +111,7 @@ func TestFaults_AnnotationValues(t *testing.T) {
 		{" 2s ", " true ", faults{delay: 2 * time.Second, hasDelay: true, stopWriting: true}},
 		{"-1s", "yes", faults{}},
 	} {
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{DelayAnnotation: tc.delay, StopWritingAnnotation: tc.stop}}}
+		svc := v1.FromCore(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{DelayAnnotation: tc.delay, StopWritingAnnotation: tc.stop}}})
 		if got := p.faultsOf(svc); got.delay != tc.want.delay || got.hasDelay != tc.want.hasDelay || got.stopWriting != tc.want.stopWriting {
 			t.Errorf("delay %q, stop-writing %q: %+v, want %+v", tc.delay, tc.stop, got, tc.want)
 		}
@@ -123,10 +123,10 @@ func TestFaults_AnnotationValues(t *testing.T) {
 // helpers demand (a feature listed twice is refused, and the provider
 // would write nothing).
 func TestFaults_DegradeAlreadyDegraded(t *testing.T) {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: corev1.ServiceSpec{
+	svc := v1.FromCore(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Spec: corev1.ServiceSpec{
 		Type: corev1.ServiceTypeLoadBalancer, SessionAffinity: corev1.ServiceAffinityClientIP,
 		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
-	}}
+	}})
 	affinity := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
 	if got := degraded(svc, conditions.Decision{Degraded: affinity}, faults{degrade: affinity}); !slices.Equal(got, affinity) {
 		t.Errorf("degraded %v, want SessionAffinity once", got)

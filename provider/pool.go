@@ -25,8 +25,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
@@ -239,7 +238,7 @@ func (p *Pool) InUse() int {
 // only the first without DualStack), the requested spec.loadBalancerIP
 // when the capabilities honor it; the others key held are freed. Without
 // a pool: the requested address alone when it is honored, else nil.
-func (p *Provider) addresses(key string, svc *corev1.Service) ([]netip.Addr, error) {
+func (p *Provider) addresses(key string, svc *v1.Service) ([]netip.Addr, error) {
 	caps := p.opts.Capabilities
 	families := svc.Spec.IPFamilies
 	if len(families) == 0 {
@@ -310,16 +309,18 @@ func withAddresses(in []corev1.LoadBalancerIngress, addrs []netip.Addr) []corev1
 // recover claims, before the provider writes anything, the pool addresses
 // that the status of the Services it serves already holds, so that no
 // address is handed out twice across a restart.
-func (p *Provider) recover(lister corelisters.ServiceLister) {
+func (p *Provider) recover(store cache.Store) {
 	if p.opts.Pool == nil {
 		return
 	}
-	services, err := lister.List(labels.Everything())
-	if err != nil {
-		return
+	var services []*v1.Service
+	for _, obj := range store.List() {
+		if svc, ok := obj.(*v1.Service); ok {
+			services = append(services, svc)
+		}
 	}
 	// Oldest first: when two Services claim one address, the older keeps it.
-	slices.SortFunc(services, func(a, b *corev1.Service) int {
+	slices.SortFunc(services, func(a, b *v1.Service) int {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
 	for _, svc := range services {

@@ -24,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -115,7 +114,7 @@ func TestProvider_AddressesFollowTheSpec(t *testing.T) {
 	}
 	p := &Provider{opts: Options{Pool: pool, Capabilities: conditions.Capabilities{
 		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}, DualStack: true, LoadBalancerIP: true}}}
-	svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.1"}}
+	svc := v1.FromCore(&corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.1"}})
 	step := func(want ...string) {
 		t.Helper()
 		addrs, err := p.addresses("ns/a", svc)
@@ -227,7 +226,7 @@ func TestProvider_AddressesHonorLoadBalancerIPOnlyWhenCapable(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := &Provider{opts: Options{Pool: pool, Capabilities: tc.caps, Bugs: tc.bugs}}
-			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.5", IPFamilies: tc.families}}
+			svc := v1.FromCore(&corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "198.18.0.5", IPFamilies: tc.families}})
 			addrs, err := p.addresses("ns/a", svc)
 			var got []string
 			for _, a := range addrs {
@@ -280,11 +279,11 @@ func TestProvider_RecoverClaimsServedAddresses(t *testing.T) {
 		service("theirs", 3*time.Hour, ptr.To("example.com/other"), metav1.ConditionTrue, "198.18.0.2"),
 		service("failed", 3*time.Hour, nil, metav1.ConditionFalse, "198.18.0.3"),
 	} {
-		if err := indexer.Add(svc); err != nil {
+		if err := indexer.Add(v1.FromCore(svc)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p.recover(corelisters.NewServiceLister(indexer))
+	p.recover(indexer)
 	if a, err := pool.Allocate("ns/old", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.1" {
 		t.Errorf("old got %v, %v; want the 198.18.0.1 its status shows", a, err)
 	}
@@ -317,7 +316,7 @@ func TestProvider_AddressesRequestedButUnusable(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := &Provider{opts: Options{Pool: pool, Capabilities: conditions.Capabilities{IPFamilies: []corev1.IPFamily{v4, v6}, DualStack: tc.dualStack, LoadBalancerIP: true}}}
-			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested, IPFamilies: tc.families}}
+			svc := v1.FromCore(&corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested, IPFamilies: tc.families}})
 			addrs, err := p.addresses("ns/a", svc)
 			if err == nil || err.Error() != tc.want || pool.InUse() != 0 {
 				t.Errorf("addresses %v, %v with %d in use; want the error %q and none in use", addrs, err, pool.InUse(), tc.want)
@@ -346,7 +345,7 @@ func TestProvider_NoPoolHonorsLoadBalancerIP(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Provider{opts: Options{Bugs: tc.bugs, Capabilities: conditions.Capabilities{IPFamilies: v4, LoadBalancerIP: tc.capable}}}
-			svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested}}
+			svc := v1.FromCore(&corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.requested}})
 			svc.Namespace, svc.Name = "ns", "a"
 			got := p.state("ns/a", svc, loadBalancer{state: conditions.LoadBalancerReady}, conditions.Decision{}, faults{}).Ingress
 			madeUp := Ingress(svc, p.opts.Capabilities)[0].IP

@@ -35,7 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
@@ -98,7 +98,8 @@ type Options struct {
 	ProvisionDelay time.Duration
 	// Fail, when not nil, is asked at the end of each provisioning; a
 	// non-empty answer makes the provisioning fail in the infrastructure
-	// (Serving=False/Infrastructure) with that message.
+	// (Serving=False/Infrastructure) with that message. svc is a copy,
+	// without spec.requiredLoadBalancerFeatures.
 	Fail func(svc *corev1.Service) string
 	// Bugs are deliberate mistakes; none by default.
 	Bugs Bugs
@@ -182,7 +183,7 @@ type Provider struct {
 type record struct {
 	// acted is the Service as the provider last acted on it: the spec its
 	// status describes.
-	acted *corev1.Service
+	acted *v1.Service
 	// changes is the count of spec changes (Provider.changes) the
 	// provider had seen when it acted.
 	changes uint64
@@ -230,8 +231,8 @@ type View struct {
 	ResourceVersion string
 	// Acted is the Service as the provider last acted on it: the spec its
 	// status describes, or the version it let go (not a LoadBalancer, not
-	// its class). Nil when the provider has not acted on it yet, or it was
-	// deleted.
+	// its class), without spec.requiredLoadBalancerFeatures. Nil when the
+	// provider has not acted on it yet, or it was deleted.
 	Acted *corev1.Service
 	// ChangePending says that a load-balancer-relevant spec change was
 	// delivered after the provider last acted: it owes an
@@ -248,7 +249,7 @@ func (p *Provider) View(namespace, name string) View {
 	defer p.mu.Unlock()
 	v := View{ResourceVersion: p.seen[key]}
 	if rec, ok := p.acted[key]; ok && rec.acted != nil {
-		v.Acted = rec.acted.DeepCopy()
+		v.Acted = v1.ToCore(rec.acted)
 		v.ChangePending = rec.changes != p.changes[key]
 	} else {
 		v.ChangePending = p.changes[key] > 0
@@ -269,13 +270,13 @@ func (v View) Settled(svc *corev1.Service) bool {
 // delivered records an informer event: the latest resourceVersion, and a
 // load-balancer-relevant spec change.
 func (p *Provider) delivered(old, obj any) {
-	svc, _ := obj.(*corev1.Service)
+	svc, _ := obj.(*v1.Service)
 	if svc == nil {
 		return
 	}
 	key := svc.Namespace + "/" + svc.Name
 	changed := false
-	if prev, ok := old.(*corev1.Service); ok {
+	if prev, ok := old.(*v1.Service); ok {
 		changed = len(conditions.ChangedFields(prev, svc)) > 0
 	}
 	p.mu.Lock()
@@ -311,16 +312,9 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	// An informer of Services alone: the factory of package informers
 	// would link in the informers of every API group.
-	services := p.client.CoreV1().Services(p.opts.Namespace)
-	informer := cache.NewSharedIndexInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return services.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return services.Watch(ctx, opts)
-		},
-	}, &corev1.Service{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	lister := corelisters.NewServiceLister(informer.GetIndexer())
+	informer := cache.NewSharedIndexInformer(p.listWatch(), &v1.Service{}, 0,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	services := informer.GetIndexer()
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "lbstatus-reference-provider"})
@@ -357,12 +351,12 @@ func (p *Provider) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("service informer did not sync")
 	}
-	p.recover(lister)
+	p.recover(services)
 
 	var wg sync.WaitGroup
 	for range max(p.opts.Workers, 1) {
 		wg.Go(func() {
-			for p.next(ctx, queue, lister) {
+			for p.next(ctx, queue, services) {
 			}
 		})
 	}
@@ -374,13 +368,13 @@ func (p *Provider) Run(ctx context.Context) error {
 
 // next reconciles one key from the queue; false when the queue is shut
 // down.
-func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], lister corelisters.ServiceLister) bool {
+func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], services cache.Store) bool {
 	key, shutdown := queue.Get()
 	if shutdown {
 		return false
 	}
 	defer queue.Done(key)
-	after, err := p.reconcile(ctx, key, lister)
+	after, err := p.reconcile(ctx, key, services)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil && !apierrors.IsConflict(err) {
@@ -407,22 +401,19 @@ func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingIn
 // Provisioning once for a change it may have missed (L6), and it finds its
 // load balancer from the status it wrote (serving, failed, or to be
 // provisioned again).
-func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters.ServiceLister) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil // not a key of ours: nothing to retry
-	}
+func (p *Provider) reconcile(ctx context.Context, key string, services cache.Store) (time.Duration, error) {
 	// The changes are counted before the Service is read, so that a
 	// change delivered meanwhile is acted on by the next reconcile, not
 	// counted as acted on now.
 	changes := p.changeCount(key)
-	svc, err := lister.Services(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		p.forget(key)
-		return 0, nil
-	}
+	obj, exists, err := services.GetByKey(key)
 	if err != nil {
 		return 0, err
+	}
+	svc, _ := obj.(*v1.Service)
+	if !exists || svc == nil {
+		p.forget(key)
+		return 0, nil
 	}
 	svc = p.withoutUnknownRequired(svc)
 	rec, known := p.record(key)
@@ -486,9 +477,53 @@ func (p *Provider) reconcile(ctx context.Context, key string, lister corelisters
 	return after, nil
 }
 
+// listWatch lists and watches the Services of the provider's namespace as
+// the project's type, which has spec.requiredLoadBalancerFeatures: through
+// the client's REST client (conditions.RESTServices), so that where a
+// server serves the field the provider honors it (R1, R2). A client
+// without one, such as client-go's fake clientset, is read through its
+// typed client, which sees the required-features annotation alone.
+func (p *Provider) listWatch() cache.ListerWatcher {
+	if rc, ok := p.client.CoreV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
+		services := conditions.RESTServices{Client: rc, Namespace: p.opts.Namespace}
+		return &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				return services.List(ctx, opts)
+			},
+			WatchFuncWithContext: services.Watch,
+		}
+	}
+	typed := p.client.CoreV1().Services(p.opts.Namespace)
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list, err := typed.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			out := &v1.ServiceList{ListMeta: list.ListMeta, Items: make([]v1.Service, len(list.Items))}
+			for i := range list.Items {
+				out.Items[i] = *v1.FromCoreShallow(&list.Items[i])
+			}
+			return out, nil
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w, err := typed.Watch(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if svc, ok := e.Object.(*corev1.Service); ok {
+					e.Object = v1.FromCoreShallow(svc)
+				}
+				return e, true
+			}), nil
+		},
+	}, typed)
+}
+
 // capabilities returns the provider's capabilities for svc: Options'
 // own, widened by the bugs that take what is not the provider's.
-func (p *Provider) capabilities(svc *corev1.Service) conditions.Capabilities {
+func (p *Provider) capabilities(svc *v1.Service) conditions.Capabilities {
 	caps := p.opts.Capabilities
 	if p.opts.Bugs.ClaimForeignClasses && svc.Spec.LoadBalancerClass != nil {
 		caps.Classes = append(slices.Clip(caps.Classes), *svc.Spec.LoadBalancerClass)
@@ -497,12 +532,18 @@ func (p *Provider) capabilities(svc *corev1.Service) conditions.Capabilities {
 }
 
 // withoutUnknownRequired returns svc, or with the AcceptUnknownFeatures bug
-// a copy whose required-features annotation names only known features: the
-// provider reads past what it does not know.
-func (p *Provider) withoutUnknownRequired(svc *corev1.Service) *corev1.Service {
+// a copy whose required features, in the spec field and the annotation,
+// name only known ones: the provider reads past what it does not know.
+func (p *Provider) withoutUnknownRequired(svc *v1.Service) *v1.Service {
 	value, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]
-	if !p.opts.Bugs.AcceptUnknownFeatures || !ok {
+	if !p.opts.Bugs.AcceptUnknownFeatures || !ok && len(svc.Spec.RequiredLoadBalancerFeatures) == 0 {
 		return svc
+	}
+	out := svc.DeepCopy()
+	out.Spec.RequiredLoadBalancerFeatures = slices.DeleteFunc(out.Spec.RequiredLoadBalancerFeatures,
+		func(f v1.LoadBalancerFeature) bool { return !f.IsKnown() })
+	if !ok {
+		return out
 	}
 	var known []string
 	for _, f := range strings.Split(value, ",") {
@@ -510,7 +551,6 @@ func (p *Provider) withoutUnknownRequired(svc *corev1.Service) *corev1.Service {
 			known = append(known, f)
 		}
 	}
-	out := svc.DeepCopy()
 	out.Annotations[v1.RequiredFeaturesAnnotation] = strings.Join(known, ",")
 	if len(known) == 0 {
 		delete(out.Annotations, v1.RequiredFeaturesAnnotation)
@@ -520,7 +560,7 @@ func (p *Provider) withoutUnknownRequired(svc *corev1.Service) *corev1.Service {
 
 // fromStatus finds the provider's load balancer of svc from the status it
 // wrote, after a restart: serving, failed, or absent (provisioned again).
-func fromStatus(svc *corev1.Service) loadBalancer {
+func fromStatus(svc *v1.Service) loadBalancer {
 	conds := svc.Status.Conditions
 	switch serving := conditions.Get(conds, v1.LoadBalancerConditionServing); {
 	case serving == nil:
@@ -536,7 +576,7 @@ func fromStatus(svc *corev1.Service) loadBalancer {
 // and returns when to look again. A serving load balancer is updated in
 // place at once; one that serves nothing is (re)provisioned, which takes
 // Options.ProvisionDelay and may fail (Options.Fail).
-func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadBalancer, now time.Time, f faults) time.Duration {
+func (p *Provider) ensure(key string, svc *v1.Service, rec record, lb *loadBalancer, now time.Time, f faults) time.Duration {
 	changed := rec.acted == nil || len(conditions.ChangedFields(rec.acted, svc)) > 0
 	switch lb.state {
 	case conditions.LoadBalancerReady:
@@ -558,7 +598,7 @@ func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadB
 		}
 		msg := f.fail
 		if p.opts.Fail != nil {
-			msg = cmp.Or(p.opts.Fail(svc), msg)
+			msg = cmp.Or(p.opts.Fail(v1.ToCore(svc)), msg)
 		}
 		if msg == "" {
 			if _, err := p.addresses(key, svc); err != nil {
@@ -581,7 +621,7 @@ func (p *Provider) ensure(key string, svc *corev1.Service, rec record, lb *loadB
 }
 
 // state is lb as conditions.Reconcile reads it.
-func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decision conditions.Decision, f faults) conditions.LoadBalancer {
+func (p *Provider) state(key string, svc *v1.Service, lb loadBalancer, decision conditions.Decision, f faults) conditions.LoadBalancer {
 	out := conditions.LoadBalancer{State: lb.state, Message: lb.message, KeepServing: conditions.KeepServing}
 	if lb.state == conditions.LoadBalancerReady {
 		out.Ingress = Ingress(svc, p.opts.Capabilities)
@@ -595,7 +635,7 @@ func (p *Provider) state(key string, svc *corev1.Service, lb loadBalancer, decis
 
 // write applies apply, a transition of svc, to the status subresource:
 // as of the resourceVersion svc was read at, which the transition carries.
-func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1ac.ServiceApplyConfiguration) error {
+func (p *Provider) write(ctx context.Context, svc *v1.Service, apply *corev1ac.ServiceApplyConfiguration) error {
 	start := time.Now()
 	_, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: p.manager, Force: true})
 	elapsed := time.Since(start)
@@ -626,7 +666,7 @@ func (p *Provider) write(ctx context.Context, svc *corev1.Service, apply *corev1
 // ended) would stay, owned by the old manager. A Service of its classes is
 // no other provider's (P1), so what the old manager owns there was written
 // by this provider's earlier version.
-func (p *Provider) release(ctx context.Context, svc *corev1.Service, manager string) error {
+func (p *Provider) release(ctx context.Context, svc *v1.Service, manager string) error {
 	apply := corev1ac.Service(svc.Name, svc.Namespace)
 	if _, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: manager}); err != nil {
 		return fmt.Errorf("release the status of %s/%s written under %s: %w", svc.Namespace, svc.Name, manager, err)
@@ -662,19 +702,31 @@ func (p *Provider) forget(key string) {
 // the load balancer serves: those whose protocol caps supports, and, when
 // caps cannot mix protocols, only those of the first such port's protocol.
 // A nil svc gives nil.
-func Ingress(svc *corev1.Service, caps conditions.Capabilities) []corev1.LoadBalancerIngress {
-	if svc == nil {
+func Ingress[S conditions.Object](svc S, caps conditions.Capabilities) []corev1.LoadBalancerIngress {
+	var meta *metav1.ObjectMeta
+	var spec *corev1.ServiceSpec
+	switch s := any(svc).(type) {
+	case *corev1.Service:
+		if s != nil {
+			meta, spec = &s.ObjectMeta, &s.Spec
+		}
+	case *v1.Service:
+		if s != nil {
+			meta, spec = &s.ObjectMeta, &s.Spec.ServiceSpec
+		}
+	}
+	if meta == nil {
 		return nil
 	}
 	h := fnv.New32a()
-	h.Write([]byte(svc.Namespace + "/" + svc.Name))
+	h.Write([]byte(meta.Namespace + "/" + meta.Name))
 	sum := h.Sum32()
 	in := corev1.LoadBalancerIngress{
 		IP:     fmt.Sprintf("198.18.%d.%d", (sum>>8)&0xff, sum&0xff),
 		IPMode: ptr.To(corev1.LoadBalancerIPModeVIP),
 	}
 	var first corev1.Protocol
-	for _, port := range svc.Spec.Ports {
+	for _, port := range spec.Ports {
 		proto := cmp.Or(port.Protocol, corev1.ProtocolTCP)
 		if !slices.Contains(caps.Protocols, proto) {
 			continue

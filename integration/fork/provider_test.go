@@ -28,13 +28,15 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
 // TestFork_ReferenceProviderAndCheckerClean: the reference provider's
 // status writes all pass the fork's validation, for a Service it serves
-// degraded and one it refuses, and the conformance checker finds no
-// violation in what is stored.
+// degraded and two it refuses (R1), one requiring the feature through the
+// annotation and one through the spec field, and the conformance checker
+// finds no violation in what is stored, read with the field.
 func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 	ns := namespace(t)
 	client := clientset(t, "lbstatus-fork-test")
@@ -62,13 +64,21 @@ func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 	createService(t, client, ns, "refused", clientIP, func(s *corev1.Service) {
 		s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: string(v1.LoadBalancerFeatureSessionAffinity)}
 	})
+	// R1 through the spec field, which client-go's typed Service would
+	// lose on the way to the provider.
+	if err := rawservice.Post(t, client, rawservice.Requiring(ns, "refused-field", v1.LoadBalancerFeatureSessionAffinity), "").Error(); err != nil {
+		t.Fatal(err)
+	}
 
 	checker := conformance.NewChecker()
-	for name, want := range map[string]v1.LoadBalancerConditionReason{"served": v1.LoadBalancerReasonServing, "refused": v1.LoadBalancerReasonUnsupported} {
-		var svc *corev1.Service
+	services := conditions.RESTServices{Client: client.CoreV1().RESTClient(), Namespace: ns}
+	for name, want := range map[string]v1.LoadBalancerConditionReason{
+		"served": v1.LoadBalancerReasonServing, "refused": v1.LoadBalancerReasonUnsupported, "refused-field": v1.LoadBalancerReasonUnsupported,
+	} {
+		var svc *v1.Service
 		err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			var err error
-			svc, err = client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+			svc, err = services.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
@@ -78,7 +88,7 @@ func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: no Serving with reason %s: %v; conditions %v", name, want, err, svc.Status.Conditions)
 		}
-		for _, f := range checker.Observe(v1.FromCore(svc)) {
+		for _, f := range checker.Observe(svc) {
 			if f.Severity == conformance.SeverityViolation {
 				t.Errorf("%s: %s %s: %s", name, f.Rule, f.Field, f.Message)
 			}
@@ -86,7 +96,7 @@ func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 	}
 	// A write the fork refused would have left a Service short of its
 	// final reason above; this checks the writes went through the fork.
-	if s := p.Stats(); s.Writes < 2 {
-		t.Errorf("the provider made %d status writes, want at least 2", s.Writes)
+	if s := p.Stats(); s.Writes < 3 {
+		t.Errorf("the provider made %d status writes, want at least 3", s.Writes)
 	}
 }
