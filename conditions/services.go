@@ -23,11 +23,14 @@ import (
 	"io"
 	"net/http"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	sigsjson "sigs.k8s.io/json"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -136,3 +139,48 @@ func (d *serviceEvents) Decode() (watch.EventType, runtime.Object, error) {
 }
 
 func (d *serviceEvents) Close() { d.body.Close() }
+
+// ServiceListWatch is an informer's source of the Services of one namespace,
+// or of all when namespace is empty, as the project's *v1.Service: through
+// core's REST client (RESTServices), so that where a server serves
+// spec.requiredLoadBalancerFeatures an informer keeps it; through the typed
+// client, which sees the required-features annotation alone, when core has
+// no REST client, as client-go's fake clientset has none. Create the
+// informer with &v1.Service{} as its object type.
+func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) cache.ListerWatcher {
+	if rc, ok := core.RESTClient().(*rest.RESTClient); ok && rc != nil {
+		services := RESTServices{Client: rc, Namespace: namespace}
+		return &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				return services.List(ctx, opts)
+			},
+			WatchFuncWithContext: services.Watch,
+		}
+	}
+	typed := core.Services(namespace)
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list, err := typed.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			out := &v1.ServiceList{ListMeta: list.ListMeta, Items: make([]v1.Service, len(list.Items))}
+			for i := range list.Items {
+				out.Items[i] = *v1.FromCoreShallow(&list.Items[i])
+			}
+			return out, nil
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w, err := typed.Watch(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if svc, ok := e.Object.(*corev1.Service); ok {
+					e.Object = v1.FromCoreShallow(svc)
+				}
+				return e, true
+			}), nil
+		},
+	}, typed)
+}

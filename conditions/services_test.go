@@ -25,10 +25,13 @@ import (
 	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -159,5 +162,44 @@ func TestRESTServices_StatusErrors(t *testing.T) {
 	defer server.mu.Unlock()
 	if len(server.requests) != 2 {
 		t.Errorf("%d requests, want 2: none retried", len(server.requests))
+	}
+}
+
+// TestServiceListWatch_R1_EitherClient: an informer's source reads the
+// project's Services through a clientset's REST client, spec field and
+// all, and through the typed client of a clientset without one (the fake),
+// converting its lists and watch events.
+func TestServiceListWatch_R1_EitherClient(t *testing.T) {
+	rc := restServices(t, &restServer{}).Client
+	lw := ServiceListWatch(corev1client.New(rc), "ns")
+	obj, err := lw.List(metav1.ListOptions{})
+	list, ok := obj.(*v1.ServiceList)
+	if err != nil || !ok || len(list.Items) != 1 || len(list.Items[0].Spec.RequiredLoadBalancerFeatures) != 1 {
+		t.Errorf("through REST: %#v, %v; want a v1.ServiceList whose Service requires SessionAffinity", obj, err)
+	}
+
+	fc := fake.NewClientset(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "listed"}})
+	lw = ServiceListWatch(fc.CoreV1(), "ns")
+	obj, err = lw.List(metav1.ListOptions{})
+	if list, ok := obj.(*v1.ServiceList); err != nil || !ok || len(list.Items) != 1 || list.Items[0].Name != "listed" {
+		t.Errorf("through the fake: %#v, %v; want a v1.ServiceList of listed", obj, err)
+	}
+	w, err := lw.Watch(metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := fc.CoreV1().Services("ns").Create(t.Context(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "watched"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The fake's watch may start with what it holds.
+	for ev := range w.ResultChan() {
+		svc, ok := ev.Object.(*v1.Service)
+		if ev.Type != watch.Added || !ok {
+			t.Fatalf("event %s of %T, want ADDED of a v1.Service", ev.Type, ev.Object)
+		}
+		if svc.Name == "watched" {
+			break
+		}
 	}
 }

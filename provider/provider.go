@@ -30,12 +30,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
@@ -310,9 +307,10 @@ func (p *Provider) Run(ctx context.Context) error {
 	if p.client == nil {
 		return errors.New("client is nil")
 	}
-	// An informer of Services alone: the factory of package informers
+	// An informer of Services alone, as the project's type, which keeps
+	// spec.requiredLoadBalancerFeatures: the factory of package informers
 	// would link in the informers of every API group.
-	informer := cache.NewSharedIndexInformer(p.listWatch(), &v1.Service{}, 0,
+	informer := cache.NewSharedIndexInformer(conditions.ServiceListWatch(p.client.CoreV1(), p.opts.Namespace), &v1.Service{}, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	services := informer.GetIndexer()
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -475,50 +473,6 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 	}
 	p.remember(key, record{acted: svc, changes: changes, lb: rec.lb})
 	return after, nil
-}
-
-// listWatch lists and watches the Services of the provider's namespace as
-// the project's type, which has spec.requiredLoadBalancerFeatures: through
-// the client's REST client (conditions.RESTServices), so that where a
-// server serves the field the provider honors it (R1, R2). A client
-// without one, such as client-go's fake clientset, is read through its
-// typed client, which sees the required-features annotation alone.
-func (p *Provider) listWatch() cache.ListerWatcher {
-	if rc, ok := p.client.CoreV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
-		services := conditions.RESTServices{Client: rc, Namespace: p.opts.Namespace}
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-				return services.List(ctx, opts)
-			},
-			WatchFuncWithContext: services.Watch,
-		}
-	}
-	typed := p.client.CoreV1().Services(p.opts.Namespace)
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			list, err := typed.List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			out := &v1.ServiceList{ListMeta: list.ListMeta, Items: make([]v1.Service, len(list.Items))}
-			for i := range list.Items {
-				out.Items[i] = *v1.FromCoreShallow(&list.Items[i])
-			}
-			return out, nil
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := typed.Watch(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-				if svc, ok := e.Object.(*corev1.Service); ok {
-					e.Object = v1.FromCoreShallow(svc)
-				}
-				return e, true
-			}), nil
-		},
-	}, typed)
 }
 
 // capabilities returns the provider's capabilities for svc: Options'
