@@ -24,14 +24,11 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
@@ -39,9 +36,12 @@ import (
 // test's Services, so the test has failed whatever comes next.
 var errViolation = errors.New("the checker found a violation")
 
-// tracker watches the Services of one test's namespace. Every observation
-// goes through the test's own checker (section 8), and the last state of
-// each Service is kept, also after its deletion, for the report.
+// tracker watches the Services of one test's namespace, as the project's
+// type: where a server serves spec.requiredLoadBalancerFeatures, the
+// checker reads it. Every observation goes through the test's own checker
+// (section 8), and the last state of each Service is kept, also after its
+// deletion, for the report. Observations are the informer's own objects,
+// read and never changed.
 type tracker struct {
 	mu       sync.Mutex
 	checker  *conformance.Checker
@@ -68,15 +68,7 @@ func newTracker(opts ...conformance.Option) *tracker {
 // start watches namespace's Services until ctx ends, and returns once the
 // first list is in.
 func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string) error {
-	services := client.CoreV1().Services(namespace)
-	informer := cache.NewSharedInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return services.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return services.Watch(ctx, opts)
-		},
-	}, &corev1.Service{}, 0)
+	informer := cache.NewSharedInformer(conditions.ServiceListWatch(client.CoreV1(), namespace), &v1.Service{}, 0)
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { t.observe(obj, false) },
 		UpdateFunc: func(_, obj any) { t.observe(obj, false) },
@@ -97,11 +89,10 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 }
 
 func (t *tracker) observe(obj any, deleted bool) {
-	core, ok := obj.(*corev1.Service)
+	svc, ok := obj.(*v1.Service)
 	if !ok {
 		return
 	}
-	svc := v1.FromCore(core)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var found []conformance.Finding

@@ -38,7 +38,7 @@ import (
 // (P1), whenever the wait wakes.
 func TestTracker_HoldSeesEveryObservation(t *testing.T) {
 	tr := newTracker()
-	foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "foreign", UID: "u", ResourceVersion: "1"}}
+	foreign := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "foreign", UID: "u", ResourceVersion: "1"}}
 	foreign.Spec.Type = corev1.ServiceTypeLoadBalancer
 	tr.observe(foreign, false)
 
@@ -69,10 +69,10 @@ func TestTracker_HoldSeesEveryObservation(t *testing.T) {
 	}
 }
 
-// observed is a LoadBalancer Service of namespace t as the tracker's watch
-// would deliver it; served gives it Serving=True, Provisioning=False and,
+// observed is a LoadBalancer Service of namespace t as the tracker's
+// informer would deliver it, of the project's type; served gives it Serving=True, Provisioning=False and,
 // with ip, an ingress address.
-func observed(name, rv string, served bool, ip string) *corev1.Service {
+func observed(name, rv string, served bool, ip string) *v1.Service {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: name, UID: types.UID("u-" + name), ResourceVersion: rv}}
 	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
 	if served {
@@ -85,7 +85,7 @@ func observed(name, rv string, served bool, ip string) *corev1.Service {
 	if ip != "" {
 		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
 	}
-	return svc
+	return v1.FromCore(svc)
 }
 
 // ended returns a context that has already ended: a wait then judges what
