@@ -16,9 +16,9 @@ limitations under the License.
 
 // Package rawservice writes Services of lbstatus's type, with
 // spec.requiredLoadBalancerFeatures, as JSON through a typed clientset's
-// REST client: the typed core/v1 client has no field for it. The stock
-// tests send them to a kube-apiserver without the field, the fork tests to
-// one with it.
+// REST client, and reads them with conditions.RESTServices: the typed
+// core/v1 client has no field for it. The stock tests send them to a
+// kube-apiserver without the field, the fork tests to one with it.
 package rawservice
 
 import (
@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	lbac "github.com/lbstatus/lbstatus/generated/applyconfiguration/core/v1"
 )
 
@@ -101,15 +102,11 @@ func Apply(t testing.TB, client kubernetes.Interface, apply *lbac.ServiceApplyCo
 // included when the server keeps it.
 func Get(t testing.TB, client kubernetes.Interface, ns, name string) *v1.Service {
 	t.Helper()
-	raw, err := client.CoreV1().RESTClient().Get().Namespace(ns).Resource("services").Name(name).Do(context.Background()).Raw()
+	svc, err := conditions.RESTServices{Client: client.CoreV1().RESTClient(), Namespace: ns}.Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get service %s: %v", name, err)
 	}
-	var svc v1.Service
-	if err := json.Unmarshal(raw, &svc); err != nil {
-		t.Fatalf("service %s: %v", name, err)
-	}
-	return &svc
+	return svc
 }
 
 // HasWarning reports whether res carries a warning that holds text.
