@@ -17,7 +17,6 @@ limitations under the License.
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,7 +27,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -71,22 +69,12 @@ func TestProvider_R1_SpecFieldThroughREST(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // after the provider has stopped: its watch holds a request
 	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(client, Options{Namespace: "ns", Capabilities: conditions.Capabilities{
-		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
-		DefaultClass: true, KnownFeatures: v1.LoadBalancerFeatures(),
-	}})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	run(t, New(client, Options{Namespace: "ns", Capabilities: ipv4TCP()}))
 
 	var body []byte
 	select {

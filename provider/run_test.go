@@ -40,17 +40,8 @@ func TestProvider_RunServesItsServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := fake.NewClientset()
-	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: conditions.Capabilities{
-		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
-		DefaultClass: true, KnownFeatures: v1.LoadBalancerFeatures(),
-	}})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	run(t, New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP()}))
+	ctx := t.Context()
 	other := "example.com/other"
 	for name, class := range map[string]*string{"mine": nil, "theirs": &other} {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.ServiceSpec{
@@ -84,6 +75,26 @@ func TestProvider_RunServesItsServices(t *testing.T) {
 	if len(theirs.Status.Conditions) > 0 || len(theirs.Status.LoadBalancer.Ingress) > 0 {
 		t.Errorf("P1: another class's Service got a status: %+v", theirs.Status)
 	}
+}
+
+// ipv4TCP returns the capabilities of a provider of IPv4 and TCP that
+// serves Services without a class and knows every feature.
+func ipv4TCP() conditions.Capabilities {
+	return conditions.Capabilities{
+		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
+		DefaultClass: true, KnownFeatures: v1.LoadBalancerFeatures(),
+	}
+}
+
+// run runs p until the test ends, and waits for it to stop.
+func run(t *testing.T, p *Provider) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
 }
 
 // Ingress lists the ports of every protocol the provider serves, and with
