@@ -36,7 +36,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// RESTServices gets, lists and watches the Services of one namespace, or
+// RESTServices gets, lists, watches and creates the Services of one namespace, or
 // of all when Namespace is empty, as the project's *v1.Service. Client is
 // a REST client of the core API group: client-go's
 // kubernetes.Interface.CoreV1().RESTClient(). client-go's typed client
@@ -87,6 +87,22 @@ func (s RESTServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch
 	}
 	return watch.NewStreamWatcher(&serviceEvents{body: body, dec: json.NewDecoder(body)},
 		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
+}
+
+// Create creates svc, spec.requiredLoadBalancerFeatures included, and
+// returns the Service the server made of it: on a server without the
+// field, without it. svc is sent as JSON; its kind and apiVersion need not
+// be set.
+func (s RESTServices) Create(ctx context.Context, svc *v1.Service, opts metav1.CreateOptions) (*v1.Service, error) {
+	out := *svc
+	out.APIVersion, out.Kind = "v1", "Service"
+	body, err := json.Marshal(&out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the Service: %w", err)
+	}
+	req := s.Client.Post().Namespace(s.Namespace).Resource("services").VersionedParams(&opts, metav1.ParameterCodec).
+		SetHeader("Accept", runtime.ContentTypeJSON).SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).MaxRetries(0)
+	return decodeResponse[v1.Service](ctx, req, "created Service")
 }
 
 // decodeResponse does req and decodes the body as a T.

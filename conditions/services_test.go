@@ -17,7 +17,9 @@ limitations under the License.
 package conditions
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -49,6 +51,7 @@ const servedService = `{"kind": "Service", "apiVersion": "v1",
 type restServer struct {
 	mu       sync.Mutex
 	requests []*http.Request
+	created  []map[string]any // the bodies of creates
 }
 
 func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +60,19 @@ func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case r.Method == http.MethodPost:
+		// As a server without the field would: the rest comes back.
+		body, _ := io.ReadAll(r.Body)
+		var sent, created map[string]any
+		if json.Unmarshal(body, &sent) != nil || json.Unmarshal(body, &created) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.created = append(s.created, sent)
+		s.mu.Unlock()
+		delete(created["spec"].(map[string]any), "requiredLoadBalancerFeatures")
+		json.NewEncoder(w).Encode(created)
 	case r.URL.Path == "/api/v1/namespaces/ns/services/gone":
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": "services \"gone\" not found"}`)
@@ -201,5 +217,39 @@ func TestServiceListWatch_R1_EitherClient(t *testing.T) {
 		if svc.Name == "watched" {
 			break
 		}
+	}
+}
+
+// TestRESTServices_CreateSendsTheField: Create sends the spec field, as
+// JSON with its kind and apiVersion, passes the options on, and returns
+// what the server made of the Service; the caller's Service is left as it
+// was.
+func TestRESTServices_CreateSendsTheField(t *testing.T) {
+	server := &restServer{}
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	svc.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	got, err := restServices(t, server).Create(t.Context(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "web" || got.Spec.Type != corev1.ServiceTypeLoadBalancer || len(got.Spec.RequiredLoadBalancerFeatures) != 0 {
+		t.Errorf("created %+v, want the server's answer: web, without the field", got)
+	}
+	if svc.Kind != "" || len(svc.Spec.RequiredLoadBalancerFeatures) != 1 {
+		t.Errorf("the caller's Service changed: %+v", svc)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	if len(server.created) != 1 {
+		t.Fatalf("%d creates, want 1", len(server.created))
+	}
+	body := server.created[0]
+	if body["kind"] != "Service" || body["apiVersion"] != "v1" || fmt.Sprint(body["spec"].(map[string]any)["requiredLoadBalancerFeatures"]) != "[Ports]" {
+		t.Errorf("sent %v, want a v1 Service requiring Ports in the spec field", body)
+	}
+	r := server.requests[0]
+	if r.URL.Path != "/api/v1/namespaces/ns/services" || r.URL.Query().Get("dryRun") != "All" || r.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("sent %s %s with Content-Type %q, want a JSON POST to the namespace's services with dryRun=All", r.Method, r.URL, r.Header.Get("Content-Type"))
 	}
 }
