@@ -74,7 +74,8 @@ type Options struct {
 	// features neither from spec.requiredLoadBalancerFeatures nor from
 	// v1.RequiredFeaturesAnnotation: the parts of tests that require a
 	// feature are skipped. By default the suite requires features through
-	// the annotation, which every cluster keeps.
+	// spec.requiredLoadBalancerFeatures where the cluster keeps the field,
+	// else through the annotation, which every cluster keeps.
 	NoRequiredFeatures bool
 	// Run limits the run to the tests whose names equal one of these or
 	// start with one ending in "/" ("Feature/" runs every feature test).
@@ -234,6 +235,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 	report.KubernetesVersion = version.GitVersion
 
 	report.Tests = make([]TestReport, len(tests))
+	field := &requiredField{}
 	outcomes := make([]outcome, len(tests))
 	denied := make([]error, len(tests))
 	sem := make(chan struct{}, opts.Parallelism)
@@ -252,7 +254,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			report.Tests[i], outcomes[i], denied[i] = runTest(ctx, client, opts, t)
+			report.Tests[i], outcomes[i], denied[i] = runTest(ctx, client, opts, t, field)
 			if opts.Progress != nil {
 				opts.Progress(report.Tests[i])
 			}
@@ -288,7 +290,7 @@ func failf(format string, args ...any) error { return fmt.Errorf(format, args...
 // runTest runs one test in a namespace of its own and cleans up after it.
 // The error is the apiserver's denial of the test's namespace (forbidden,
 // or not authenticated), which the test's report also shows.
-func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test) (rep TestReport, _ outcome, denied error) {
+func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test, field *requiredField) (rep TestReport, _ outcome, denied error) {
 	start := time.Now()
 	rep = TestReport{Name: t.Name, Rules: t.Rules}
 	// On the named result: a deferred change to a local would come after
@@ -324,7 +326,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 		cleanup(client, ns.Name)
 		return rep, outcome{}, nil
 	}
-	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t}
+	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t, field: field}
 	out, err := t.run(run)
 	// The last states are kept before cleanup deletes the Services.
 	stopWatch()

@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -46,6 +47,7 @@ type testRun struct {
 	ns     string
 	tr     *tracker
 	test   Test
+	field  *requiredField // shared by the run's tests
 }
 
 // served is how a provider ended with a Service.
@@ -116,6 +118,62 @@ func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
 		svc.Annotations = map[string]string{}
 	}
 	svc.Annotations[v1.RequiredFeaturesAnnotation] = conditions.FormatRequiredFeaturesAnnotation(features)
+}
+
+// requiredField is whether a run's cluster keeps
+// spec.requiredLoadBalancerFeatures, found once, by the first test that
+// requires a feature.
+type requiredField struct {
+	once sync.Once
+	kept bool
+}
+
+// fieldKept reports whether the cluster keeps
+// spec.requiredLoadBalancerFeatures: a Service that requires
+// SessionAffinity through it, created with dryRun, comes back with it. A
+// stock kube-apiserver prunes the field, one with the feature gate off
+// drops it (R5), and a clientset without a REST client (client-go's fake)
+// cannot send it; a refusal of any kind counts as not kept.
+func (r *testRun) fieldKept() bool {
+	r.field.once.Do(func() {
+		services, ok := r.restServices()
+		if !ok {
+			return
+		}
+		probe := v1.FromCore(r.service("required-field-probe", r.asks(v1.LoadBalancerFeatureSessionAffinity, false)))
+		probe.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+		ctx, cancel := r.opts.request(r.ctx)
+		defer cancel()
+		got, err := services.Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		r.field.kept = err == nil && len(got.Spec.RequiredLoadBalancerFeatures) > 0
+	})
+	return r.field.kept
+}
+
+// restServices returns a reader of the project's Services of the test's
+// namespace, when the clientset has a REST client.
+func (r *testRun) restServices() (conditions.RESTServices, bool) {
+	rc, ok := r.client.CoreV1().RESTClient().(*rest.RESTClient)
+	return conditions.RESTServices{Client: rc, Namespace: r.ns}, ok && rc != nil
+}
+
+// createRequiring creates svc requiring features, as section 9 asks:
+// through spec.requiredLoadBalancerFeatures where the cluster keeps it,
+// else through the annotation.
+func (r *testRun) createRequiring(svc *corev1.Service, features ...v1.LoadBalancerFeature) error {
+	services, ok := r.restServices()
+	if !ok || !r.fieldKept() {
+		require(svc, features...)
+		return r.create(svc)
+	}
+	withField := v1.FromCore(svc)
+	withField.Spec.RequiredLoadBalancerFeatures = features
+	ctx, cancel := r.opts.request(r.ctx)
+	defer cancel()
+	if _, err := services.Create(ctx, withField, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating Service %s: %w", svc.Name, err)
+	}
+	return nil
 }
 
 func (r *testRun) create(svc *corev1.Service) error {
@@ -321,9 +379,7 @@ func (r *testRun) feature() (outcome, error) {
 	if r.opts.NoRequiredFeatures {
 		out.requiredSkipped = "the provider reads neither spec.requiredLoadBalancerFeatures nor " + v1.RequiredFeaturesAnnotation
 	} else {
-		req := r.service("requires", r.asks(f, true))
-		require(req, f)
-		if err := r.create(req); err != nil {
+		if err := r.createRequiring(r.service("requires", r.asks(f, true)), f); err != nil {
 			wg.Wait()
 			return outcome{}, err
 		}
@@ -387,14 +443,23 @@ func (r *testRun) plainServed(refused, what string) error {
 }
 
 // unknownRequired: a Service requiring a feature no provider knows is
-// refused (R2).
+// refused (R2): through the spec field where the cluster keeps it and
+// takes the value, else through the annotation.
 func (r *testRun) unknownRequired() (outcome, error) {
 	if r.opts.NoRequiredFeatures {
 		return outcome{}, skipf("the provider reads neither spec.requiredLoadBalancerFeatures nor %s", v1.RequiredFeaturesAnnotation)
 	}
-	svc := r.service("unknown", nil)
-	require(svc, UnknownFeature)
-	if err := r.create(svc); err != nil {
+	err := r.createRequiring(r.service("unknown", nil), UnknownFeature)
+	if apierrors.IsInvalid(err) && r.fieldKept() {
+		// A cluster that keeps the field validates it (R4): no Service
+		// requires through it a value the cluster does not know, which
+		// a provider older than the cluster still may not know. The
+		// annotation, which R4 does not judge, stands in for that.
+		svc := r.service("unknown", nil)
+		require(svc, UnknownFeature)
+		err = r.create(svc)
+	}
+	if err != nil {
 		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) {
 			// Refused before any provider sees it, as deploy/admission's
 			// policies (R4) do: the provider cannot be tested here.
