@@ -167,6 +167,34 @@ func TestSuite_FullCapabilities(t *testing.T) {
 	}
 }
 
+// TestSuite_RequiredFeatureProbeIsQuiet (section 9): on a server without
+// the spec field, the suite's probe of whether the cluster keeps it draws
+// no warning, which client-go would log, and features are then required
+// through the annotation.
+func TestSuite_RequiredFeatureProbeIsQuiet(t *testing.T) {
+	t.Parallel()
+	class := suiteClass(t)
+	startSuiteProvider(t, fullCapabilities(class), provider.Bugs{})
+	client, heard := warningClient(t)
+	report, err := suite.Run(context.Background(), client, suite.Options{
+		LoadBalancerClass: class,
+		Run:               []string{"Feature/SessionAffinity"},
+		ConditionsTimeout: suiteConditionsTimeout,
+		ProvisionTimeout:  suiteProvisionTimeout,
+	})
+	if err != nil {
+		t.Fatalf("suite: %v", err)
+	}
+	for _, tr := range report.Tests {
+		if tr.Result != suite.TestPassed && tr.Result != suite.TestNotRun {
+			t.Errorf("%s: %s: %s", tr.Name, tr.Result, tr.Reason)
+		}
+	}
+	if w := heard.take(); len(w) > 0 {
+		t.Errorf("the run drew warnings: %q", w)
+	}
+}
+
 // TestSuite_CapabilityRemoved: each capability taken away in turn shows as
 // the feature Degraded or Refused (section 9), and the run still succeeds.
 func TestSuite_CapabilityRemoved(t *testing.T) {
