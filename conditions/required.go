@@ -19,7 +19,6 @@ package conditions
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -63,25 +62,7 @@ func RequiredFeatures[S Object](s S) (features []v1.LoadBalancerFeature, source 
 	if !ok {
 		return nil, RequiredFeaturesSourceNone, nil
 	}
-	fldPath := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
-	seen := sets.New[v1.LoadBalancerFeature]()
-	for _, item := range strings.Split(value, ",") {
-		f := v1.LoadBalancerFeature(strings.TrimSpace(item))
-		switch {
-		case f == "":
-			if strings.TrimSpace(value) != "" {
-				errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
-			}
-			continue
-		case seen.Has(f):
-			errs = append(errs, field.Duplicate(fldPath, string(f)))
-			continue
-		case !f.IsKnown():
-			errs = append(errs, field.NotSupported(fldPath, string(f), v1.LoadBalancerFeatures()))
-		}
-		seen.Insert(f)
-		features = append(features, f)
-	}
+	features, errs = v1.ParseRequiredFeatures(value, field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation))
 	return features, RequiredFeaturesSourceAnnotation, errs
 }
 

@@ -499,13 +499,9 @@ func (p *Provider) withoutUnknownRequired(svc *v1.Service) *v1.Service {
 	if !ok {
 		return out
 	}
-	var known []string
-	for _, f := range strings.Split(value, ",") {
-		if f = strings.TrimSpace(f); v1.LoadBalancerFeature(f).IsKnown() {
-			known = append(known, f)
-		}
-	}
-	out.Annotations[v1.RequiredFeaturesAnnotation] = strings.Join(known, ",")
+	required, _ := v1.ParseRequiredFeatures(value, nil)
+	known := slices.DeleteFunc(required, func(f v1.LoadBalancerFeature) bool { return !f.IsKnown() })
+	out.Annotations[v1.RequiredFeaturesAnnotation] = conditions.FormatRequiredFeaturesAnnotation(known)
 	if len(known) == 0 {
 		delete(out.Annotations, v1.RequiredFeaturesAnnotation)
 	}

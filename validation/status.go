@@ -105,19 +105,14 @@ func ConditionsSpecFor(svc *v1.Service) ConditionsSpec {
 
 // RequiredFeatures returns the features a Service with this spec field and
 // these annotations requires, as P6 reads them: the field when it is not
-// empty, else the v1.RequiredFeaturesAnnotation fallback split at commas,
-// trimmed, empty items left out. Values are kept as written, known or not
-// (R4 judges them, not P6).
+// empty, else the v1.RequiredFeaturesAnnotation fallback as
+// v1.ParseRequiredFeatures reads it. Values are kept as written, known or
+// not (R4 judges them, not P6).
 func RequiredFeatures(field []v1.LoadBalancerFeature, annotations map[string]string) []v1.LoadBalancerFeature {
 	if len(field) > 0 {
 		return field
 	}
-	var out []v1.LoadBalancerFeature
-	for item := range strings.SplitSeq(annotations[v1.RequiredFeaturesAnnotation], ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, v1.LoadBalancerFeature(item))
-		}
-	}
+	out, _ := v1.ParseRequiredFeatures(annotations[v1.RequiredFeaturesAnnotation], nil)
 	return out
 }
 

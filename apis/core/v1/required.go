@@ -16,10 +16,44 @@ limitations under the License.
 
 package v1
 
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
 // RequiredFeaturesAnnotation carries spec.requiredLoadBalancerFeatures on
 // clusters whose apiserver does not have the field (every stock cluster
 // today, which prunes it). Its value is a comma-separated list of
 // LoadBalancerFeature values, for example "SessionAffinity,Ports"; spaces
 // around each value are ignored. The spec field, when set, wins;
-// conditions.RequiredFeatures reads both.
+// conditions.RequiredFeatures reads both, and ParseRequiredFeatures reads
+// the annotation's value.
 const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-features"
+
+// ParseRequiredFeatures reads a RequiredFeaturesAnnotation value: its
+// items, trimmed, in order, with empty items and repeats left out. A value
+// it does not know is returned as written, since a provider must refuse it
+// (R2). Each problem is also reported in errs, at fldPath: an empty item
+// in a value that is not blank, a repeat, a value that is not a known
+// LoadBalancerFeature.
+func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBalancerFeature, errs field.ErrorList) {
+	for item := range strings.SplitSeq(value, ",") {
+		f := LoadBalancerFeature(strings.TrimSpace(item))
+		switch {
+		case f == "":
+			if strings.TrimSpace(value) != "" {
+				errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
+			}
+			continue
+		case slices.Contains(features, f):
+			errs = append(errs, field.Duplicate(fldPath, string(f)))
+			continue
+		case !f.IsKnown():
+			errs = append(errs, field.NotSupported(fldPath, string(f), LoadBalancerFeatures()))
+		}
+		features = append(features, f)
+	}
+	return features, errs
+}

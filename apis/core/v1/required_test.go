@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -135,6 +136,39 @@ func TestReasonStatus_C3(t *testing.T) {
 		status, known := v1.ReasonStatus(tc.typ, tc.reason)
 		if status != tc.status || known != tc.known {
 			t.Errorf("ReasonStatus(%s, %s) = %q, %v; want %q, %v", tc.typ, tc.reason, status, known, tc.status, tc.known)
+		}
+	}
+}
+
+// TestParseRequiredFeatures_R1: the annotation's items, trimmed, in order,
+// empty items and repeats left out; unknown values kept (R2); each problem
+// reported once, at the path given.
+func TestParseRequiredFeatures_R1(t *testing.T) {
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	for _, tc := range []struct {
+		value string
+		want  []v1.LoadBalancerFeature
+		errs  []field.ErrorType
+	}{
+		{"", nil, nil},
+		{"  ", nil, nil},
+		{" Ports ,SessionAffinity", []v1.LoadBalancerFeature{"Ports", "SessionAffinity"}, nil},
+		{"Ports,,Ports", []v1.LoadBalancerFeature{"Ports"}, []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeDuplicate}},
+		{"Teleport,Ports", []v1.LoadBalancerFeature{"Teleport", "Ports"}, []field.ErrorType{field.ErrorTypeNotSupported}},
+	} {
+		got, errs := v1.ParseRequiredFeatures(tc.value, path)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q: features (-want +got):\n%s", tc.value, diff)
+		}
+		var types []field.ErrorType
+		for _, e := range errs {
+			types = append(types, e.Type)
+			if e.Field != path.String() {
+				t.Errorf("%q: error at %s, want %s", tc.value, e.Field, path)
+			}
+		}
+		if diff := cmp.Diff(tc.errs, types); diff != "" {
+			t.Errorf("%q: errors (-want +got):\n%s", tc.value, diff)
 		}
 	}
 }
