@@ -26,7 +26,9 @@ limitations under the License.
 // *github.com/lbstatus/lbstatus/apis/core/v1.Service, which has
 // spec.requiredLoadBalancerFeatures; results come back in the caller's
 // type. No conversion is needed on either side. Wait alone, which watches
-// through a client-go client, returns client-go's.
+// through a client-go client, returns client-go's. To read Services with
+// the spec field from a server that has it, use RESTServices, or
+// ServiceListWatch for an informer: client-go's typed client drops it.
 //
 // It has four layers, each usable alone:
 //

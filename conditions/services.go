@@ -36,9 +36,9 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// RESTServices gets, lists, watches and creates the Services of one namespace, or
-// of all when Namespace is empty, as the project's *v1.Service. Client is
-// a REST client of the core API group: client-go's
+// RESTServices gets, lists, watches and creates the Services of one
+// namespace, or of all when Namespace is empty, as the project's
+// *v1.Service. Client is a REST client of the core API group: client-go's
 // kubernetes.Interface.CoreV1().RESTClient(). client-go's typed client
 // decodes into *corev1.Service, which has no
 // spec.requiredLoadBalancerFeatures, so that where a server serves the
