@@ -162,8 +162,11 @@ func (d *serviceEvents) Close() { d.body.Close() }
 // spec.requiredLoadBalancerFeatures an informer keeps it; through the typed
 // client, which sees the required-features annotation alone, when core has
 // no REST client, as client-go's fake clientset has none. Create the
-// informer with &v1.Service{} as its object type.
-func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) cache.ListerWatcher {
+// informer with &v1.Service{} as its object type, and pass the source
+// through cache.ToListWatcherWithWatchListSemantics with the clientset, as
+// client-go's own informers do: a fake clientset serves no watch-list
+// stream, and says so.
+func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) *cache.ListWatch {
 	if rc, ok := core.RESTClient().(*rest.RESTClient); ok && rc != nil {
 		services := RESTServices{Client: rc, Namespace: namespace}
 		return &cache.ListWatch{
@@ -174,7 +177,7 @@ func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) cache
 		}
 	}
 	typed := core.Services(namespace)
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			list, err := typed.List(ctx, opts)
 			if err != nil {
@@ -198,5 +201,5 @@ func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) cache
 				return e, true
 			}), nil
 		},
-	}, typed)
+	}
 }

@@ -43,8 +43,6 @@ import (
 // as client-go's typed Service, which has no field, would have it do. The
 // annotation says nothing here.
 func TestProvider_R1_SpecFieldThroughREST(t *testing.T) {
-	// A list, then a watch: this server serves no watch-list stream.
-	t.Setenv("KUBE_FEATURE_WatchListClient", "false")
 	const service = `{"kind": "Service", "apiVersion": "v1",
 		"metadata": {"name": "web", "namespace": "ns", "uid": "u1", "resourceVersion": "5"},
 		"spec": {"type": "LoadBalancer", "sessionAffinity": "ClientIP", "ipFamilies": ["IPv4"],
@@ -58,6 +56,12 @@ func TestProvider_R1_SpecFieldThroughREST(t *testing.T) {
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/ns/services" && r.URL.Query().Get("watch") != "true":
 			fmt.Fprint(w, `{"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "5"}, "items": [`+service+`]}`)
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/ns/services":
+			// A watch; a watch-list stream starts with what there is,
+			// and a bookmark that says so.
+			if r.URL.Query().Get("sendInitialEvents") == "true" {
+				fmt.Fprint(w, `{"type": "ADDED", "object": `+service+"}\n")
+				fmt.Fprint(w, `{"type": "BOOKMARK", "object": {"kind": "Service", "apiVersion": "v1", "metadata": {"resourceVersion": "5", "annotations": {"k8s.io/initial-events-end": "true"}}}}`+"\n")
+			}
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		case r.Method == http.MethodPatch && r.URL.Path == "/api/v1/namespaces/ns/services/web/status":

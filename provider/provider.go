@@ -310,8 +310,8 @@ func (p *Provider) Run(ctx context.Context) error {
 	// An informer of Services alone, as the project's type, which keeps
 	// spec.requiredLoadBalancerFeatures: the factory of package informers
 	// would link in the informers of every API group.
-	informer := cache.NewSharedIndexInformer(conditions.ServiceListWatch(p.client.CoreV1(), p.opts.Namespace), &v1.Service{}, 0,
-		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	lw := cache.ToListWatcherWithWatchListSemantics(conditions.ServiceListWatch(p.client.CoreV1(), p.opts.Namespace), p.client)
+	informer := cache.NewSharedIndexInformer(lw, &v1.Service{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	services := informer.GetIndexer()
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),

@@ -33,8 +33,6 @@ import (
 // serves is provisioned (L1) and then served with an address (L2, L4);
 // a Service of another class gets nothing (P1).
 func TestProvider_RunServesItsServices(t *testing.T) {
-	// The fake clientset serves no watch-list stream.
-	t.Setenv("KUBE_FEATURE_WatchListClient", "false")
 	pool, err := NewPool("198.18.0.0/24")
 	if err != nil {
 		t.Fatal(err)

@@ -44,9 +44,9 @@ import (
 
 // fakeCluster is a fake clientset the suite can run on.
 func fakeCluster(t *testing.T) *fake.Clientset {
-	// The fake clientset serves no watch-list stream, which the tracker's
-	// informer would otherwise wait for.
-	t.Setenv("KUBE_FEATURE_WatchListClient", "false")
+	// The fake clientset serves no watch-list stream, and says so: the
+	// tracker's informer lists and watches it with client-go's default,
+	// watch-list on.
 	client := fake.NewClientset()
 	var n atomic.Int32
 	client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {

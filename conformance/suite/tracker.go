@@ -68,7 +68,8 @@ func newTracker(opts ...conformance.Option) *tracker {
 // start watches namespace's Services until ctx ends, and returns once the
 // first list is in.
 func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string) error {
-	informer := cache.NewSharedInformer(conditions.ServiceListWatch(client.CoreV1(), namespace), &v1.Service{}, 0)
+	lw := cache.ToListWatcherWithWatchListSemantics(conditions.ServiceListWatch(client.CoreV1(), namespace), client)
+	informer := cache.NewSharedInformer(lw, &v1.Service{}, 0)
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { t.observe(obj, false) },
 		UpdateFunc: func(_, obj any) { t.observe(obj, false) },
