@@ -170,7 +170,7 @@ func TestSuite_FullCapabilities(t *testing.T) {
 // TestSuite_RequiredFeatureProbeIsQuiet (section 9): on a server without
 // the spec field, the suite's probe of whether the cluster keeps it draws
 // no warning, which client-go would log, and features are then required
-// through the annotation.
+// through the annotation, as the report says.
 func TestSuite_RequiredFeatureProbeIsQuiet(t *testing.T) {
 	t.Parallel()
 	class := suiteClass(t)
@@ -192,6 +192,9 @@ func TestSuite_RequiredFeatureProbeIsQuiet(t *testing.T) {
 	}
 	if w := heard.take(); len(w) > 0 {
 		t.Errorf("the run drew warnings: %q", w)
+	}
+	if report.RequiredFeaturesSource != conditions.RequiredFeaturesSourceAnnotation {
+		t.Errorf("the report says features were required through %q, want Annotation", report.RequiredFeaturesSource)
 	}
 }
 

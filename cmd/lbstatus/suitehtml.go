@@ -92,6 +92,7 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 		{"organization", impl.Organization}, {"project", impl.Project}, {"version", impl.Version}, {"url", impl.URL},
 		{"contact", strings.Join(impl.Contact, ", ")},
 		{"loadBalancerClass", cmp.Or(r.LoadBalancerClass, "(none: the provider of Services without a class)")},
+		{"required features through", string(r.RequiredFeaturesSource)},
 		{"Kubernetes", r.KubernetesVersion}, {"rules", r.SpecVersion},
 	} {
 		if kv[1] != "" {

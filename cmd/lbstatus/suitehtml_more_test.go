@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
@@ -93,6 +94,7 @@ func htmlTables(t *testing.T, path string) (title string, tables [][]string) {
 func TestWriteSuiteHTML_Tables(t *testing.T) {
 	r := &suite.Report{
 		Result: suite.ResultSuccess, Date: "2026-05-04T12:00:00Z", KubernetesVersion: "v1.37.2", SpecVersion: "v0.4",
+		RequiredFeaturesSource: conditions.RequiredFeaturesSourceSpec,
 		Implementation: suite.Implementation{Organization: "Example", Project: "ref-lb", Version: "v0.3.0",
 			URL: "https://lb.example", Contact: []string{"@alice", "@bob"}},
 		Statistics: suite.Statistics{Passed: 1, Skipped: 2, Failed: 3, NotRun: 4},
@@ -119,7 +121,8 @@ func TestWriteSuiteHTML_Tables(t *testing.T) {
 	}
 	want := [][]string{
 		{"Provider under test", "organization|Example", "project|ref-lb", "version|v0.3.0", "url|https://lb.example",
-			"contact|@alice, @bob", "loadBalancerClass|(none: the provider of Services without a class)", "Kubernetes|v1.37.2", "rules|v0.4"},
+			"contact|@alice, @bob", "loadBalancerClass|(none: the provider of Services without a class)",
+			"required features through|Spec", "Kubernetes|v1.37.2", "rules|v0.4"},
 		{string(suite.ResultSuccess) + " on 2026-05-04T12:00:00Z: 1 passed, 2 skipped, 3 failed, 4 not run",
 			"test|rules|result|reason|namespace|duration|findings", "Lifecycle|L1, L2|" + string(suite.TestPassed) + "||lbs-a|12s|1"},
 		{"Features", "feature|support|evidence"},

@@ -27,6 +27,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
@@ -148,17 +149,23 @@ type TestReport struct {
 // Report is the outcome of a run, modelled on the Gateway API conformance
 // report.
 type Report struct {
-	APIVersion        string          `json:"apiVersion"`
-	Kind              string          `json:"kind"`
-	Date              string          `json:"date"`
-	SpecVersion       string          `json:"specVersion"`
-	KubernetesVersion string          `json:"kubernetesVersion,omitempty"`
-	Implementation    Implementation  `json:"implementation"`
-	LoadBalancerClass string          `json:"loadBalancerClass"`
-	Result            Result          `json:"result"`
-	Statistics        Statistics      `json:"statistics"`
-	Features          []FeatureReport `json:"features"`
-	Tests             []TestReport    `json:"tests"`
+	APIVersion        string         `json:"apiVersion"`
+	Kind              string         `json:"kind"`
+	Date              string         `json:"date"`
+	SpecVersion       string         `json:"specVersion"`
+	KubernetesVersion string         `json:"kubernetesVersion,omitempty"`
+	Implementation    Implementation `json:"implementation"`
+	LoadBalancerClass string         `json:"loadBalancerClass"`
+	// RequiredFeaturesSource says how the tests required a feature:
+	// Spec, through spec.requiredLoadBalancerFeatures, where the cluster
+	// keeps the field; else Annotation. UnknownRequiredFeature uses the
+	// annotation where the cluster refuses its value in the field (R4).
+	// Empty when no test required a feature.
+	RequiredFeaturesSource conditions.RequiredFeaturesSource `json:"requiredFeaturesSource,omitempty"`
+	Result                 Result                            `json:"result"`
+	Statistics             Statistics                        `json:"statistics"`
+	Features               []FeatureReport                   `json:"features"`
+	Tests                  []TestReport                      `json:"tests"`
 }
 
 // Test returns the report of the test named name, or nil (also on a nil

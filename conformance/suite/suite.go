@@ -273,6 +273,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 			report.Features = append(report.Features, support(t, report.Tests[i], outcomes[i]))
 		}
 	}
+	report.RequiredFeaturesSource = field.usedSource()
 	report.summarize()
 	return report, nil
 }

@@ -122,10 +122,28 @@ func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
 
 // requiredField is whether a run's cluster keeps
 // spec.requiredLoadBalancerFeatures, found once, by the first test that
-// requires a feature.
+// requires a feature, and how the run's tests required features.
 type requiredField struct {
 	once sync.Once
 	kept bool
+
+	mu     sync.Mutex
+	source conditions.RequiredFeaturesSource
+}
+
+// used records how a test required a feature.
+func (f *requiredField) used(source conditions.RequiredFeaturesSource) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.source = source
+}
+
+// usedSource returns how the run's tests required features; none when no
+// test required one.
+func (f *requiredField) usedSource() conditions.RequiredFeaturesSource {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.source
 }
 
 // fieldKept reports whether the cluster keeps
@@ -165,9 +183,11 @@ func (r *testRun) restServices() (conditions.RESTServices, bool) {
 func (r *testRun) createRequiring(svc *corev1.Service, features ...v1.LoadBalancerFeature) error {
 	services, ok := r.restServices()
 	if !ok || !r.fieldKept() {
+		r.field.used(conditions.RequiredFeaturesSourceAnnotation)
 		require(svc, features...)
 		return r.create(svc)
 	}
+	r.field.used(conditions.RequiredFeaturesSourceSpec)
 	withField := v1.FromCore(svc)
 	withField.Spec.RequiredLoadBalancerFeatures = features
 	ctx, cancel := r.opts.request(r.ctx)

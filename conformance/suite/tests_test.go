@@ -40,6 +40,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 )
 
 // fakeCluster is a fake clientset the suite can run on.
@@ -88,6 +89,10 @@ func TestUnknownRequiredFeature_RefusedByAdmission(t *testing.T) {
 	if got := report.Test("UnknownRequiredFeature"); got.Result != TestSkipped || !strings.Contains(got.Reason, "refuses") {
 		t.Errorf("UnknownRequiredFeature %s (%s), want skipped: the cluster refused the Service", got.Result, got.Reason)
 	}
+	// The fake clientset cannot send the spec field.
+	if report.RequiredFeaturesSource != conditions.RequiredFeaturesSourceAnnotation {
+		t.Errorf("required features through %q, want the annotation", report.RequiredFeaturesSource)
+	}
 }
 
 // TestBasic_ProvisioningComplete: section 9's Basic passes on
@@ -119,6 +124,9 @@ func TestBasic_ProvisioningComplete(t *testing.T) {
 				t.Errorf("Basic %s, want passed: %s %v", basic.Result, basic.Reason, basic.Findings)
 			case reason != "Complete" && (basic.Result != TestFailed || !strings.Contains(basic.Reason, `reason "Done"`)):
 				t.Errorf("Basic %s (%s), want failed for Provisioning=False/Done", basic.Result, basic.Reason)
+			}
+			if report.RequiredFeaturesSource != "" {
+				t.Errorf("required features through %q, but Basic requires none", report.RequiredFeaturesSource)
 			}
 		})
 	}

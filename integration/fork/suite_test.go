@@ -92,6 +92,9 @@ func TestFork_SuiteRequiresThroughTheField(t *testing.T) {
 			t.Errorf("%s: %s: %s", tr.Name, tr.Result, tr.Reason)
 		}
 	}
+	if report.RequiredFeaturesSource != conditions.RequiredFeaturesSourceSpec {
+		t.Errorf("the report says features were required through %q, want Spec", report.RequiredFeaturesSource)
+	}
 	for _, f := range report.Features {
 		if f.Name == v1.LoadBalancerFeatureSessionAffinity && f.Support != suite.SupportDegraded {
 			t.Errorf("SessionAffinity: %s (%s), want Degraded: served degraded when asked for, refused when required", f.Support, f.Evidence)
