@@ -49,15 +49,7 @@ func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 		},
 		Namespace: ns, Workers: 2,
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
-	}()
+	runProvider(t, p)
 
 	clientIP := func(s *corev1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }
 	createService(t, client, ns, "served", clientIP)

@@ -40,7 +40,7 @@ import (
 // field (R4), is required through the annotation instead, and passes.
 func TestFork_SuiteRequiresThroughTheField(t *testing.T) {
 	const class = "lbstatus.github.io/fork-suite"
-	p := provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+	runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
 		Capabilities: conditions.Capabilities{
 			IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 			Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
@@ -48,17 +48,9 @@ func TestFork_SuiteRequiresThroughTheField(t *testing.T) {
 			KnownFeatures: v1.LoadBalancerFeatures(),
 		},
 		Workers: 2, ProvisionDelay: 200 * time.Millisecond,
-	})
+	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
-	}()
 
 	// Every Service the suite creates, as first seen, with the field.
 	var mu sync.Mutex
