@@ -40,6 +40,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/integration/internal/runprovider"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -175,7 +176,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 		})
 	}
 	p := newProvider()
-	stop := startProvider(t, p)
+	stop := runprovider.Start(t, p)
 
 	start := time.Now()
 	names := make([]string, sc.services)
@@ -215,7 +216,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 		t.Logf("provider stopped after %d writes", p.Stats().Writes)
 		mutations(sc.mutations/3, seed+2, true)
 		p = newProvider()
-		startProvider(t, p)
+		runprovider.Start(t, p)
 		mutations(sc.mutations-2*(sc.mutations/3), seed+3, true)
 	} else {
 		mutations(sc.mutations, seed+1, false)
@@ -304,24 +305,7 @@ func runLoad(t *testing.T, sc loadScenario) loadResult {
 // runProvider runs p until the test ends.
 func runProvider(t *testing.T, p *provider.Provider) {
 	t.Helper()
-	startProvider(t, p)
-}
-
-// startProvider runs p until the test ends or stop is called, whichever
-// comes first; stop returns once p has stopped.
-func startProvider(t *testing.T, p *provider.Provider) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	stop = sync.OnceFunc(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
-	})
-	t.Cleanup(stop)
-	return stop
+	runprovider.Start(t, p)
 }
 
 // parallel runs n jobs on the given number of goroutines, each with a

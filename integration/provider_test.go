@@ -42,6 +42,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance/suite"
+	"github.com/lbstatus/lbstatus/integration/internal/runprovider"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -117,7 +118,7 @@ func TestProvider_UpgradeReleasesTheOldFieldManager(t *testing.T) {
 	old := providerOptions(fullCapabilities(class), provider.Bugs{})
 	old.FieldManager = provider.DefaultFieldManager
 	old.Capabilities.SessionAffinity = false
-	stop := startProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), old))
+	stop := runprovider.Start(t, provider.New(clientset(t, "lbstatus-reference-provider"), old))
 	createLoadBalancer(t, client, ns, "web", func(svc *corev1.Service) {
 		svc.Spec.LoadBalancerClass = ptr.To(class)
 		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP

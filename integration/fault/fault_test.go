@@ -33,6 +33,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
+	"github.com/lbstatus/lbstatus/integration/internal/runprovider"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -241,15 +242,7 @@ func TestWatch_ProviderAcrossRestart(t *testing.T) {
 		},
 		Namespace: ns, Workers: 1,
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
-	})
+	runprovider.Start(t, p)
 
 	createService(t, cs, ns, "first")
 	w := startWatch(t, "--kubeconfig", kubeconfig, "-n", ns)

@@ -17,7 +17,6 @@ limitations under the License.
 package fork
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -25,7 +24,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lbstatus/lbstatus/integration/internal/controlplane"
-	"github.com/lbstatus/lbstatus/provider"
 )
 
 // cfg is the admin config of this test binary's control plane, set by
@@ -58,17 +56,4 @@ func clientset(t *testing.T, userAgent string) kubernetes.Interface {
 func namespace(t *testing.T) string {
 	t.Helper()
 	return controlplane.Namespace(t, clientset(t, "lbstatus-fork-test"))
-}
-
-// runProvider runs p until the test ends, and then reports its error.
-func runProvider(t *testing.T, p *provider.Provider) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
-	})
 }

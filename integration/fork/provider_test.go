@@ -29,6 +29,7 @@ import (
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/integration/internal/rawservice"
+	"github.com/lbstatus/lbstatus/integration/internal/runprovider"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -49,7 +50,7 @@ func TestFork_ReferenceProviderAndCheckerClean(t *testing.T) {
 		},
 		Namespace: ns, Workers: 2,
 	})
-	runProvider(t, p)
+	runprovider.Start(t, p)
 
 	clientIP := func(s *corev1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }
 	createService(t, client, ns, "served", clientIP)

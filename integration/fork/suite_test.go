@@ -29,6 +29,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance/suite"
+	"github.com/lbstatus/lbstatus/integration/internal/runprovider"
 	"github.com/lbstatus/lbstatus/provider"
 )
 
@@ -40,7 +41,7 @@ import (
 // field (R4), is required through the annotation instead, and passes.
 func TestFork_SuiteRequiresThroughTheField(t *testing.T) {
 	const class = "lbstatus.github.io/fork-suite"
-	runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
+	runprovider.Start(t, provider.New(clientset(t, "lbstatus-reference-provider"), provider.Options{
 		Capabilities: conditions.Capabilities{
 			IPFamilies:    []corev1.IPFamily{corev1.IPv4Protocol},
 			Protocols:     []corev1.Protocol{corev1.ProtocolTCP},
