@@ -138,9 +138,6 @@ func Reconcile[S Object](svc S, caps Capabilities, acted S, lb LoadBalancer, opt
 	if err != nil {
 		return rec, err
 	}
-	if !r.changed {
-		r.apply = nil
-	}
 	rec.Transition, _ = transitionOf(svc, r, nil)
 	return rec, nil
 }

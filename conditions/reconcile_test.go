@@ -497,9 +497,11 @@ func TestReconcile_C6_C7_ApplyIsConditionalOnTheVersionRead(t *testing.T) {
 
 	notLB := provisioning.DeepCopy()
 	notLB.Spec.Type = corev1.ServiceTypeClusterIP
+	served, _ := reconciled(t, provisioning, fullCapabilities(), nil, ready, WithClock(clk))
+	served.ResourceVersion = "42"
 	transitions := map[string]func() (Transition[*corev1.Service], error){
 		"Seen":                func() (Transition[*corev1.Service], error) { return Seen(stale, Decide(stale, fullCapabilities())) },
-		"ProvisioningStarted": func() (Transition[*corev1.Service], error) { return ProvisioningStarted(provisioning, KeepServing) },
+		"ProvisioningStarted": func() (Transition[*corev1.Service], error) { return ProvisioningStarted(served, StopServing) },
 		"Succeeded":           func() (Transition[*corev1.Service], error) { return Succeeded(provisioning, ingress, nil) },
 		"Failed": func() (Transition[*corev1.Service], error) {
 			return Failed(provisioning, v1.LoadBalancerReasonInfrastructure, "")
@@ -515,6 +517,9 @@ func TestReconcile_C6_C7_ApplyIsConditionalOnTheVersionRead(t *testing.T) {
 		want := "42"
 		if name == "Seen" {
 			want = "41"
+		}
+		if tr.Apply == nil {
+			t.Fatalf("%s wrote nothing; the test needs a transition that writes", name)
 		}
 		if rv := ptr.Deref(tr.Apply.ResourceVersion, ""); rv != want {
 			t.Errorf("%s: apply has resourceVersion %q, want %q", name, rv, want)

@@ -57,12 +57,12 @@ type Transition[S Object] struct {
 	// removes what the same field manager applied before and left out now
 	// (a removed Degraded condition, a cleared ingress); the field manager
 	// is the caller's choice (metav1.ApplyOptions). Nil when there is
-	// nothing to write: an ignored Service (P1), a cleanup of a status the
-	// WithFieldManager manager never applied to, and for Reconcile any
-	// unchanged status.
+	// nothing to write: whenever Changed is false, as for an ignored
+	// Service (P1), a cleanup of a status the WithFieldManager manager
+	// never applied to, or a Service seen again after a restart.
 	Apply *corev1ac.ServiceApplyConfiguration
 	// Changed reports whether the new status differs from the Service's
-	// status; a provider may skip the write when it is false.
+	// status. When it is false there is nothing to write, and Apply is nil.
 	Changed bool
 }
 
@@ -207,17 +207,15 @@ func (d *draft) result() outcome {
 			c.ObservedGeneration = d.svc.Generation
 		}
 	}
-	return outcome{
-		status:  d.status,
-		apply:   applyConfiguration(d.svc, d.status),
-		changed: !apiequality.Semantic.DeepEqual(d.svc.Status, d.status),
+	if apiequality.Semantic.DeepEqual(d.svc.Status, d.status) {
+		return outcome{status: d.status} // nothing new to write
 	}
+	return outcome{status: d.status, apply: applyConfiguration(d.svc, d.status), changed: true}
 }
 
 // unchanged is the transition that writes nothing new.
 func unchanged(svc *v1.Service) outcome {
-	status := *svc.Status.DeepCopy()
-	return outcome{status: status, apply: applyConfiguration(svc, status)}
+	return outcome{status: *svc.Status.DeepCopy()}
 }
 
 // truncate makes message one the apiserver stores as given: valid UTF-8
@@ -257,7 +255,7 @@ func checkLoadBalancer(svc *v1.Service) error {
 //
 // Seen is for a first sight only: when Serving or Provisioning is already
 // present (a provider that restarted sees its Services again), Seen with
-// ActionProvision leaves the status as it is and reports Changed false.
+// ActionProvision leaves the status as it is: Changed false, Apply nil.
 // Reconcile handles first sights and restarts in one call.
 //
 // Errors, with the status unchanged: nil svc, a Service that is not of type

@@ -71,10 +71,17 @@ func ownedPart(conds []metav1.Condition, lb corev1.LoadBalancerStatus) ([]metav1
 	return own, lb.Ingress
 }
 
-// checkApply fails unless tr.Apply holds exactly the owned part of
-// tr.Service.Status, for the Service's name and namespace (G4).
+// checkApply fails unless tr.Apply is nil exactly when tr.Changed is false
+// (nothing new, nothing written), and otherwise holds exactly the owned
+// part of tr.Service.Status, for the Service's name and namespace (G4).
 func checkApply(t testingT, svc *v1.Service, tr Transition[*v1.Service]) {
 	t.Helper()
+	if (tr.Apply != nil) != tr.Changed {
+		t.Fatalf("Apply %v with Changed %v: a write exactly when something changed", tr.Apply != nil, tr.Changed)
+	}
+	if tr.Apply == nil {
+		return
+	}
 	got := applied(t, tr)
 	if got.Name != svc.Name || got.Namespace != svc.Namespace || got.Kind != "Service" || got.APIVersion != "v1" {
 		t.Errorf("apply configuration names %s %s/%s, want Service %s/%s", got.Kind, got.Namespace, got.Name, svc.Namespace, svc.Name)

@@ -266,9 +266,12 @@ func TestSSA_StaleTransitionIsAConflict(t *testing.T) {
 
 	// A spec change read from the stale copy: Provisioning bumped (L6)
 	// over a status that is no longer there.
-	tr, err := conditions.ProvisioningStarted(stale, conditions.KeepServing)
+	tr, err := conditions.SpecUpdated(nil, stale)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tr.Apply == nil {
+		t.Fatal("the spec change wrote nothing; the test needs a write")
 	}
 	if got := tr.Apply.ResourceVersion; got == nil || *got != stale.ResourceVersion {
 		t.Fatalf("apply resourceVersion %v, want the stale copy's %q", got, stale.ResourceVersion)
