@@ -137,15 +137,16 @@ type flags struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run is main without the process: it parses args, then runs the provider
-// until ctx ends. Bad usage is one line on stderr and exit status 2.
-func run(ctx context.Context, args []string, stderr io.Writer) int {
-	f, opts, code, done := parse(args, stderr)
+// until ctx ends. --help goes to stdout; bad usage is one line on stderr and
+// exit status 2.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, opts, code, done := parse(args, stdout, stderr)
 	if done {
 		return code
 	}
@@ -155,9 +156,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 // parse parses args into flags and the provider's options. done says the
 // program is over, with code its exit status: help (0) or bad usage (2,
 // one line on stderr).
-func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, code int, done bool) {
+func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Options, code int, done bool) {
 	fs := pflag.NewFlagSet("lbstatus-provider", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help
 	f.cluster = genericclioptions.NewConfigFlags(true)
 	f.cluster.AddFlags(fs)
 	fs.StringSliceVar(&f.classes, "class", nil, "loadBalancerClass the provider handles; repeatable")
@@ -182,7 +183,7 @@ func parse(args []string, stderr io.Writer) (f flags, opts provider.Options, cod
 	fs.StringVar(&f.healthAddr, "health-addr", ":8081", "address of /healthz and /readyz; empty: none")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "address of /metrics; empty: none")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stdout, usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -60,13 +61,17 @@ func TestRun_Usage(t *testing.T) {
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := run(context.Background(), tc.args, &stderr)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, &stdout, &stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
+			out, name := stderr.String(), "stderr"
+			if code == 0 {
+				out, name = stdout.String(), "stdout" // help, where a pager reads it
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("%s %q does not say %q", name, out, tc.want)
 			}
 			if code == 2 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
 				t.Errorf("more than one line: %q", stderr.String())
@@ -81,7 +86,7 @@ func TestRun_NoKubeconfig(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "nope"))
 	t.Setenv("KUBERNETES_MASTER", "")
 	var stderr bytes.Buffer
-	if code := run(context.Background(), []string{"--class", "c"}, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "lbstatus-provider: no cluster to talk to: ") {
+	if code := run(context.Background(), []string{"--class", "c"}, io.Discard, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "lbstatus-provider: no cluster to talk to: ") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -103,7 +108,7 @@ func TestRun_AddressInUse(t *testing.T) {
 	}
 	defer taken.Close()
 	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"--kubeconfig", kubeconfig, "--class", "c", "--metrics-addr", "", "--health-addr", taken.Addr().String()}, &stderr)
+	code := run(context.Background(), []string{"--kubeconfig", kubeconfig, "--class", "c", "--metrics-addr", "", "--health-addr", taken.Addr().String()}, io.Discard, &stderr)
 	want := "lbstatus-provider: --health-addr \"" + taken.Addr().String() + "\": "
 	if code != 1 || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "give --health-addr another address") {
 		t.Errorf("exit %d, stderr %q, want it to start %q and say what to do", code, stderr.String(), want)
@@ -159,7 +164,7 @@ func TestDeployment_ArgsParse(t *testing.T) {
 	}
 	args := d.Spec.Template.Spec.Containers[0].Args
 	var stderr bytes.Buffer
-	f, opts, code, done := parse(args, &stderr)
+	f, opts, code, done := parse(args, io.Discard, &stderr)
 	if done {
 		t.Fatalf("args %q: exit %d: %s", args, code, stderr.String())
 	}
@@ -176,7 +181,7 @@ func TestLeaseName(t *testing.T) {
 	lease := func(args ...string) string {
 		t.Helper()
 		var stderr bytes.Buffer
-		f, _, code, done := parse(append(args, "--kubeconfig", "/nonexistent"), &stderr)
+		f, _, code, done := parse(append(args, "--kubeconfig", "/nonexistent"), io.Discard, &stderr)
 		if done {
 			t.Fatalf("%q: exit %d: %s", args, code, stderr.String())
 		}
@@ -205,7 +210,7 @@ func TestLeaseName(t *testing.T) {
 		t.Errorf("--leader-election-id mine: %q", got)
 	}
 	var stderr bytes.Buffer
-	if _, _, code, _ := parse([]string{"--class", "example.com/lb", "--leader-election-id", "Not_A_Name"}, &stderr); code != 2 || !strings.Contains(stderr.String(), "--leader-election-id") {
+	if _, _, code, _ := parse([]string{"--class", "example.com/lb", "--leader-election-id", "Not_A_Name"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "--leader-election-id") {
 		t.Errorf("an invalid Lease name: exit %d, %q; want 2 naming the flag", code, stderr.String())
 	}
 }
@@ -227,7 +232,7 @@ func TestLeaseName_Stable(t *testing.T) {
 		{[]string{"--default-class"}, "lbstatus-provider"},
 	} {
 		var stderr bytes.Buffer
-		f, _, code, done := parse(append(tc.args, "--kubeconfig", "/nonexistent"), &stderr)
+		f, _, code, done := parse(append(tc.args, "--kubeconfig", "/nonexistent"), io.Discard, &stderr)
 		if done {
 			t.Fatalf("%q: exit %d: %s", tc.args, code, stderr.String())
 		}

@@ -136,7 +136,7 @@ Flags:
 func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f checkFlags
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	addCheckerFlags(fs, &f)
 	fs.IntVar(&f.maxObjectBytes, "max-object-bytes", conformance.DefaultMaxObjectBytes, "size limit of one object, in bytes")
 	fs.IntVar(&f.maxFindings, "max-findings", 50, "text output: findings of each severity listed per Service at most (all are counted)")
@@ -153,7 +153,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	_ = fs.MarkHidden("scan-only")
 	f.hooks = addCheckHooks(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
+		fmt.Fprint(stdout, checkUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

@@ -86,7 +86,7 @@ type conformanceFlags struct {
 func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f conformanceFlags
 	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	f.cluster = addClusterFlags(fs, false)
 	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
 	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
@@ -108,7 +108,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.implementation.Version, "version", "", "the provider's version, for the report")
 	fs.StringSliceVar(&f.implementation.Contact, "contact", nil, "who to contact about the provider, for the report; repeatable")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, conformanceUsage)
+		fmt.Fprint(stdout, conformanceUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

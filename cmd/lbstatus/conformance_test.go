@@ -74,8 +74,12 @@ func TestConformance_Usage(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
+			out, name := stderr.String(), "stderr"
+			if tc.code == exitOK {
+				out, name = stdout.String(), "stdout" // help
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("%s %q does not say %q", name, out, tc.want)
 			}
 			if tc.code == exitInput && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
 				t.Errorf("stderr has more than one line: %q", stderr.String())

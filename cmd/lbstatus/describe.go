@@ -100,14 +100,14 @@ const maxDescribeEvents = 10
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e describeEnv) int {
 	var cf checkFlags
 	fs := pflag.NewFlagSet("describe", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	addClassFlag(fs, &cf.classes)
 	fs.BoolVar(&cf.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&cf.annotations, "relevant-annotation", nil, "an annotation the provider reads, shown with the load-balancer spec (repeatable)")
 	cluster := addClusterFlags(fs, true)
 	cluster.addSelector(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, describeUsage)
+		fmt.Fprint(stdout, describeUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

@@ -438,9 +438,9 @@ func TestDescribe_BadUsage(t *testing.T) {
 
 // TestDescribe_Help: --help shows an example and exits 0.
 func TestDescribe_Help(t *testing.T) {
-	code, _, errOut := runDescribeFake(t, fake.NewClientset(), "--help")
-	if code != exitOK || !strings.Contains(errOut, "lbstatus describe svc/web -n shop") || !strings.Contains(errOut, "--kubeconfig") {
-		t.Errorf("exit %d, help %q", code, errOut)
+	code, out, _ := runDescribeFake(t, fake.NewClientset(), "--help")
+	if code != exitOK || !strings.Contains(out, "lbstatus describe svc/web -n shop") || !strings.Contains(out, "--kubeconfig") {
+		t.Errorf("exit %d, help %q", code, out)
 	}
 }
 

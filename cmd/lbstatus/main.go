@@ -57,7 +57,7 @@ Examples:
   kubectl get services -A -o json | lbstatus check # a snapshot of a cluster
   lbstatus explain L6                              # what a rule requires
 
-Run "lbstatus COMMAND --help" for a command's flags.
+Run "lbstatus COMMAND --help" (or "lbstatus help COMMAND") for a command's flags.
 `
 
 func main() {
@@ -111,6 +111,10 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "version", "--version":
 		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// "lbstatus help check", as go and kubectl take it.
+			return helpFor(ctx, args[1:], stdin, stdout, stderr, e)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
@@ -118,14 +122,24 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return exitInput
 }
 
+// helpFor is "lbstatus help COMMAND": the command's --help, or for a
+// command that does not exist what runContext says of it.
+func helpFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, e env) int {
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "lbstatus: help takes one command, got %q\n", args)
+		return exitInput
+	}
+	return runContext(ctx, []string{args[0], "--help"}, stdin, stdout, stderr, e)
+}
+
 // runVersion prints versionText. It takes no arguments; --help says so
 // with an example, as every command's does, rather than printing the
 // version.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: lbstatus version\n\nPrints the version of lbstatus, the commit it was built from when the build\nrecorded one (go build in a git checkout does, go run does not), the version\nof the rules it checks and the Go release, for a bug report.\n\nExample:\n  lbstatus version\n")
+		fmt.Fprint(stdout, "Usage: lbstatus version\n\nPrints the version of lbstatus, the commit it was built from when the build\nrecorded one (go build in a git checkout does, go run does not), the version\nof the rules it checks and the Go release, for a bug report.\n\nExample:\n  lbstatus version\n")
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code

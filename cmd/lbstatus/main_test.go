@@ -688,7 +688,7 @@ func TestCheck_CheckerFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
-	if code, _, stderr := runCmd(t, "", "check", "--help"); code != exitOK || !strings.Contains(stderr, "--require-conditions") {
+	if code, stdout, _ := runCmd(t, "", "check", "--help"); code != exitOK || !strings.Contains(stdout, "--require-conditions") {
 		t.Errorf("--help: exit %d", code)
 	}
 }
@@ -929,8 +929,8 @@ func TestVersion(t *testing.T) {
 		}
 	}
 	// --help is the command's help with an example, not the version.
-	if code, stdout, stderr := runCmd(t, "", "version", "--help"); code != exitOK || stdout != "" ||
-		!strings.HasPrefix(stderr, "Usage: lbstatus version") || !strings.Contains(stderr, "Example:") {
+	if code, stdout, stderr := runCmd(t, "", "version", "--help"); code != exitOK || stderr != "" ||
+		!strings.HasPrefix(stdout, "Usage: lbstatus version") || !strings.Contains(stdout, "Example:") {
 		t.Errorf("lbstatus version --help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if code, stdout, stderr := runCmd(t, "", "version", "extra"); code != exitInput || stdout != "" || strings.Count(stderr, "\n") != 1 {
@@ -1118,15 +1118,28 @@ func TestCheck_DirectoryExtensionCase(t *testing.T) {
 	}
 }
 
-// Every command's --help, and lbstatus's own, exits 0 with an example.
+// Every command's --help, and lbstatus's own, exits 0 with an example, on
+// stdout, where a pager or grep reads it. "lbstatus help COMMAND" is the
+// same as "lbstatus COMMAND --help".
 func TestHelp_EveryCommandHasAnExample(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"help"}, {"check", "--help"}, {"watch", "--help"}, {"describe", "--help"},
 		{"explain", "--help"}, {"conformance", "--help"}, {"version", "--help"},
 	} {
 		code, stdout, stderr := runCmd(t, "", args...)
-		if code != exitOK || !strings.Contains(stdout+stderr, "Example") {
-			t.Errorf("lbstatus %s: exit %d, want 0 and an example; stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		if code != exitOK || !strings.Contains(stdout, "Example") || stderr != "" {
+			t.Errorf("lbstatus %s: exit %d, want 0 and an example on stdout; stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+		if len(args) == 2 {
+			_, help, _ := runCmd(t, "", "help", args[0])
+			if help != stdout {
+				t.Errorf("lbstatus help %s differs from lbstatus %s --help:\n%s", args[0], args[0], help)
+			}
+		}
+	}
+	for _, args := range [][]string{{"help", "frobnicate"}, {"help", "check", "watch"}} {
+		if code, stdout, stderr := runCmd(t, "", args...); code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "lbstatus: ") {
+			t.Errorf("lbstatus %s: exit %d, stdout %q, stderr %q; want 2 and the problem on stderr", strings.Join(args, " "), code, stdout, stderr)
 		}
 	}
 }

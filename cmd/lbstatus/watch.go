@@ -162,7 +162,7 @@ func keyOf(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e env) int {
 	var f watchFlags
 	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	addCheckerFlags(fs, &f.checkFlags)
 	// check's words for these would mislead here: watch prints a line per
 	// finding, every notice included, and has no HTML page. -v stays
@@ -173,7 +173,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	f.cluster.addSelector(fs)
 	story := addWatchTimeline(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, watchUsage)
+		fmt.Fprint(stdout, watchUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

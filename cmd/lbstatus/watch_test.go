@@ -984,7 +984,7 @@ func TestWatch_Help(t *testing.T) {
 	if code := runContext(context.Background(), []string{"watch", "--help"}, strings.NewReader(""), &stdout, &stderr, fakeEnv(newFakeCluster())); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	help := stderr.String()
+	help := stdout.String()
 	if !strings.Contains(help, "lbstatus watch -n shop -l app=web") || !strings.Contains(help, `"text" (a line per finding`) ||
 		strings.Contains(help, "table per Service") || strings.Contains(help, "html") || strings.Contains(help, "--verbose") {
 		t.Errorf("help:\n%s", help)
