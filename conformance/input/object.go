@@ -24,6 +24,7 @@ import (
 	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	yaml2 "go.yaml.in/yaml/v2"
+	yaml3 "go.yaml.in/yaml/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
@@ -324,6 +326,9 @@ func entries(v any) (n int) {
 // a block mapping or sequence cannot end early, so it is not parsed on.
 func yamlToJSON(text []byte, cut bool) ([]byte, error) {
 	j, err := yaml.YAMLToJSONStrict(text)
+	if err != nil && duplicateKey(err) && mergesOneWay(text) {
+		j, err = yaml.YAMLToJSON(text) // keys given beside a merge key win
+	}
 	// A string, a number or a boolean is skipped, and reported, whole.
 	if k := kindOf(j); err != nil || cut || k != 'n' && (k != '{' && k != '[' || !mayEndEarly(text)) {
 		return j, err
@@ -389,6 +394,59 @@ func templateAt(text []byte) int {
 		off += len(line)
 	}
 	return -1
+}
+
+// mergesOneWay reports whether the keys the strict parser takes for keys
+// given twice are all keys that a mapping gives beside a merge key
+// ("<<: *base", which the strict parser cannot tell from a key twice) and
+// that override the merged ones, as they do in YAML and for kubectl alike.
+// A key given twice in one mapping is no such key; neither is a key given
+// before a merge key that merges it too, which YAML keeps and kubectl's
+// parser overrides: that object means two things.
+func mergesOneWay(text []byte) bool {
+	var doc yaml3.Node
+	var v any
+	if !bytes.Contains(text, []byte("<<")) || yaml3.Unmarshal(text, &doc) != nil || doc.Decode(&v) != nil {
+		return false // Decode refuses a key given twice in one mapping
+	}
+	var merged func(n *yaml3.Node) []*yaml3.Node
+	merged = func(n *yaml3.Node) []*yaml3.Node {
+		switch n.Kind {
+		case yaml3.AliasNode:
+			return merged(n.Alias)
+		case yaml3.SequenceNode:
+			var ms []*yaml3.Node
+			for _, c := range n.Content {
+				ms = append(ms, merged(c)...)
+			}
+			return ms
+		}
+		return []*yaml3.Node{n}
+	}
+	var oneWay func(n *yaml3.Node) bool
+	oneWay = func(n *yaml3.Node) bool {
+		var before []string
+		for i := 0; n.Kind == yaml3.MappingNode && i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind != yaml3.ScalarNode || k.Value != "<<" || k.ShortTag() != "!!merge" {
+				before = append(before, k.Value)
+				continue
+			}
+			for _, m := range merged(n.Content[i+1]) {
+				for j := 0; j+1 < len(m.Content); j += 2 {
+					if slices.Contains(before, m.Content[j].Value) {
+						return false
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			if !oneWay(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return oneWay(&doc)
 }
 
 // duplicateKey reports whether the YAML parser's err is about a key given

@@ -303,3 +303,46 @@ func TestRead_YAMLValueEndsBeforeTheDocument(t *testing.T) {
 		}
 	}
 }
+
+// A key given beside a YAML merge key ("<<: *base") overrides the merged
+// one: the object means one thing, as kubectl reads it, though the strict
+// parser takes the key for one given twice. It is read, in a document and
+// in an item of a List. A key given twice in one mapping is still an input
+// error, merge key or not, and so is a key given before a merge key that
+// merges it too: YAML keeps that key, kubectl's parser the merged one.
+func TestRead_YAMLMergeKeys(t *testing.T) {
+	const conds = "  conditions:\n" +
+		"  - &cond\n    type: LoadBalancerProvisioning\n    status: \"False\"\n    reason: Complete\n    message: done\n    lastTransitionTime: \"2026-05-04T10:00:12Z\"\n" +
+		"  - <<: *cond\n    type: LoadBalancerServing\n    status: \"True\"\n    reason: Serving\n"
+	doc := svcYAML("a") + "status:\n" + conds
+	item := "kind: List\nitems:\n" + indent("- ", svcYAML("b")+"status:\n"+conds) + indent("- ", svcYAML("c"))
+	objs, errs := decodeAll(t, strings.NewReader(doc+"---\n"+item))
+	if names(objs) != "a,b,c" || len(errs) != 0 {
+		t.Fatalf("objects %q, errors %v; want a,b,c", names(objs), errs)
+	}
+	for _, o := range objs[:2] {
+		c := o.Service.Status.Conditions
+		if len(c) != 2 || c[1].Type != "LoadBalancerServing" || c[1].Status != "True" || c[1].Reason != "Serving" ||
+			c[1].Message != "done" || !c[1].LastTransitionTime.Equal(&c[0].LastTransitionTime) {
+			t.Errorf("%s: conditions %+v; want Serving True/Serving with the merged message and time", o.Ref.Name, c)
+		}
+	}
+
+	for name, bad := range map[string]string{
+		"key twice beside a merge key": strings.Replace(doc, "    reason: Serving\n", "    reason: Serving\n    reason: Other\n", 1),
+		"key before the merge key":     strings.Replace(doc, "  - <<: *cond\n    type: LoadBalancerServing\n", "  - type: LoadBalancerServing\n    <<: *cond\n", 1),
+		"key before a merged sequence": strings.Replace(doc, "  - <<: *cond\n    type: LoadBalancerServing\n", "  - type: LoadBalancerServing\n    <<: [{kind: x}, *cond]\n", 1),
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(bad+"---\n"+svcYAML("z")))
+		if names(objs) != "z" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "already set in map") || !strings.Contains(errs[0].Error(), "ambiguous") {
+			t.Errorf("%s: objects %q, errors %v; want z and the object an input error, ambiguous", name, names(objs), errs)
+		}
+	}
+}
+
+// indent makes text an entry of a YAML sequence: first before its first
+// line, as many spaces before the others.
+func indent(first, text string) string {
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	return first + strings.Join(lines, strings.Repeat(" ", len(first))) + "\n"
+}
