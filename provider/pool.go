@@ -48,8 +48,9 @@ type Pool struct {
 
 // NewPool returns a Pool of the given CIDRs ("198.18.0.0/24",
 // "fd00:1b::/120"). A CIDR that does not parse, is not the start of its
-// range, or holds no address to hand out is an error; no CIDR at all is an
-// empty pool, from which every allocation fails.
+// range, or holds no address to hand out (an IPv4 /31 or /32, an IPv6
+// /128) is an error; no CIDR at all is an empty pool, from which every
+// allocation fails.
 func NewPool(cidrs ...string) (*Pool, error) {
 	p := &Pool{owner: map[netip.Addr]string{}, byKey: map[string][]netip.Addr{}}
 	for _, c := range cidrs {
@@ -60,8 +61,12 @@ func NewPool(cidrs ...string) (*Pool, error) {
 		if prefix.Masked() != prefix {
 			return nil, fmt.Errorf("IP pool: %s is not the start of its range (%s)", prefix, prefix.Masked())
 		}
-		if prefix.Addr().BitLen()-prefix.Bits() < 2 {
-			return nil, fmt.Errorf("IP pool: %s is too small: it needs at least 4 addresses", prefix)
+		need := 1 // host bits for the network address and one to hand out
+		if prefix.Addr().Is4() {
+			need = 2 // and for the broadcast address
+		}
+		if prefix.Addr().BitLen()-prefix.Bits() < need {
+			return nil, fmt.Errorf("IP pool: %s holds no address to hand out", prefix)
 		}
 		p.prefixes = append(p.prefixes, prefix)
 	}
@@ -112,9 +117,10 @@ func lastOf(pr netip.Prefix) netip.Addr {
 
 // Allocate returns key's address of family: the one key already holds, or
 // want when it is given, in the pool and free, or the first free one. A
-// want outside the pool or held by another key is an error, and so is a
-// family with no free address (ErrPoolExhausted). A nil Pool has no
-// address.
+// key holds one address of each family: any other address of family it
+// held is freed. A want outside the pool or held by another key is an
+// error, and so is a family with no free address (ErrPoolExhausted); key
+// then keeps what it held. A nil Pool has no address.
 func (p *Pool) Allocate(key string, family corev1.IPFamily, want string) (netip.Addr, error) {
 	if p == nil {
 		return netip.Addr{}, fmt.Errorf("%w: no pool", ErrPoolExhausted)
@@ -123,6 +129,7 @@ func (p *Pool) Allocate(key string, family corev1.IPFamily, want string) (netip.
 	defer p.mu.Unlock()
 	for _, a := range p.byKey[key] {
 		if familyOf(a) == family && (want == "" || a.String() == want) {
+			p.hold(key, a)
 			return a, nil
 		}
 	}
@@ -138,7 +145,7 @@ func (p *Pool) Allocate(key string, family corev1.IPFamily, want string) (netip.
 		case p.owner[a] != "" && p.owner[a] != key:
 			return netip.Addr{}, fmt.Errorf("requested address %s is in use by another Service", a)
 		}
-		p.take(key, a)
+		p.hold(key, a)
 		return a, nil
 	}
 	for _, pr := range p.prefixes {
@@ -152,12 +159,26 @@ func (p *Pool) Allocate(key string, family corev1.IPFamily, want string) (netip.
 				break
 			}
 			if _, used := p.owner[a]; !used {
-				p.take(key, a)
+				p.hold(key, a)
 				return a, nil
 			}
 		}
 	}
 	return netip.Addr{}, fmt.Errorf("%w: no free %s address in %s", ErrPoolExhausted, family, p)
+}
+
+// hold makes a the one address of its family that key holds.
+func (p *Pool) hold(key string, a netip.Addr) {
+	held := []netip.Addr{a}
+	for _, b := range p.byKey[key] {
+		if familyOf(b) != familyOf(a) {
+			held = append(held, b)
+		} else if b != a {
+			delete(p.owner, b)
+		}
+	}
+	p.owner[a] = key
+	p.byKey[key] = held
 }
 
 func (p *Pool) take(key string, a netip.Addr) {

@@ -18,6 +18,8 @@ package provider
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
 	"slices"
 	"testing"
 	"time"
@@ -92,7 +94,7 @@ func TestPool_RequestedAndClaimed(t *testing.T) {
 }
 
 func TestNewPool_BadCIDRs(t *testing.T) {
-	for _, c := range []string{"198.18.0.0", "198.18.0.1/24", "198.18.0.0/31", "not-a-cidr"} {
+	for _, c := range []string{"198.18.0.0", "198.18.0.1/24", "198.18.0.0/31", "198.18.0.0/32", "fd00:1b::/128", "not-a-cidr"} {
 		if _, err := NewPool(c); err == nil {
 			t.Errorf("NewPool(%q): no error", c)
 		}
@@ -156,6 +158,73 @@ func TestPool_RequestedAddressOfItsFamily(t *testing.T) {
 	}
 	if p.InUse() != 0 {
 		t.Errorf("InUse %d after a refused request, want 0", p.InUse())
+	}
+}
+
+// TestNewPool_SmallestRanges: every CIDR with an address to hand out is a
+// pool: an IPv6 /127 hands out its second address (IPv6 has no broadcast
+// address), an IPv4 /30 the two between its network and broadcast
+// addresses.
+func TestNewPool_SmallestRanges(t *testing.T) {
+	for cidr, want := range map[string][]string{
+		"fd00:1b::/127": {"fd00:1b::1"},
+		"fd00:1b::/126": {"fd00:1b::1", "fd00:1b::2", "fd00:1b::3"},
+		"198.18.0.0/30": {"198.18.0.1", "198.18.0.2"},
+	} {
+		p, err := NewPool(cidr)
+		if err != nil {
+			t.Errorf("NewPool(%q): %v", cidr, err)
+			continue
+		}
+		family := familyOf(netip.MustParsePrefix(cidr).Addr())
+		var got []string
+		for i := range len(want) + 1 {
+			a, err := p.Allocate(fmt.Sprint("ns/", i), family, "")
+			if err != nil {
+				if !errors.Is(err, ErrPoolExhausted) {
+					t.Errorf("%s: %v", cidr, err)
+				}
+				break
+			}
+			got = append(got, a.String())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s handed out %v, want %v", cidr, got, want)
+		}
+	}
+}
+
+// TestPool_OneAddressPerFamily: a key holds one address of each family.
+// Asking for another address of a family moves the key to it and frees the
+// one it held; a request that cannot be met leaves the key what it held,
+// and the other family is not touched.
+func TestPool_OneAddressPerFamily(t *testing.T) {
+	p, err := NewPool("10.0.0.0/29", "fd00:1b::/125")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v6, _ := p.Allocate("ns/a", corev1.IPv6Protocol, "")
+	first, _ := p.Allocate("ns/a", corev1.IPv4Protocol, "")
+	if a, err := p.Allocate("ns/a", corev1.IPv4Protocol, "10.0.0.5"); err != nil || a.String() != "10.0.0.5" {
+		t.Fatalf("request for 10.0.0.5: %v, %v", a, err)
+	}
+	if p.InUse() != 2 {
+		t.Errorf("InUse %d after moving to 10.0.0.5, want 2: the IPv6 address and 10.0.0.5", p.InUse())
+	}
+	if b, err := p.Allocate("ns/b", corev1.IPv4Protocol, first.String()); err != nil || b != first {
+		t.Errorf("ns/b asking for the freed %v: %v, %v", first, b, err)
+	}
+	if _, err := p.Allocate("ns/a", corev1.IPv4Protocol, first.String()); err == nil {
+		t.Errorf("ns/a was given %v, which ns/b holds", first)
+	}
+	if a, err := p.Allocate("ns/a", corev1.IPv4Protocol, ""); err != nil || a.String() != "10.0.0.5" {
+		t.Errorf("after a request refused, ns/a holds %v, %v; want 10.0.0.5", a, err)
+	}
+	if a, err := p.Allocate("ns/a", corev1.IPv6Protocol, ""); err != nil || a != v6 {
+		t.Errorf("ns/a's IPv6 address is %v, %v; want %v, untouched", a, err, v6)
+	}
+	if p.InUse() != 3 {
+		t.Errorf("InUse %d, want 3", p.InUse())
 	}
 }
 
