@@ -42,9 +42,10 @@ const (
 // where it found them: spec.requiredLoadBalancerFeatures when it is not
 // empty, else v1.RequiredFeaturesAnnotation, else nothing.
 //
-// Annotation values are returned as written (trimmed), known or not: a
-// provider must refuse a feature it does not know (R2), so an unknown or
-// misspelt value is never dropped. Each problem with the annotation (an
+// Annotation values are returned as written (trimmed), known or not, in
+// their order, each once: a provider must refuse a feature it does not know
+// (R2), so an unknown or misspelt value is never dropped, while an empty
+// item and a repeat of a value are. Each problem with the annotation (an
 // unknown value, a duplicate, an empty item) is also reported in errs, with
 // the annotation's field path. Values from the spec field are returned as
 // they are; API validation (R4) is where they are checked. A client-go
