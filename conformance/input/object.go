@@ -85,8 +85,11 @@ type results struct {
 // in YAML needs.
 func (r *results) add(x result) {
 	var wt *wrongType
-	if de := x.err; r.yaml && de != nil && errors.As(de.Err, &wt) && wt.unquotedString() {
-		de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
+	if de := x.err; r.yaml && de != nil && errors.As(de.Err, &wt) {
+		wt.yaml = true
+		if wt.unquotedString() {
+			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
+		}
 	}
 	x.part = r.part
 	if r.chunk = append(r.chunk, x); len(r.chunk) >= resultChunk {
@@ -262,11 +265,26 @@ func decodeJobValue(j job, limit int, r *results) {
 
 // wrongType is a value whose JSON kind does not fit its field.
 type wrongType struct {
-	msg string
-	sem *json.SemanticError
+	sem  *json.SemanticError
+	yaml bool // the value was YAML: its kind is not named as JSON's
 }
 
-func (e *wrongType) Error() string { return e.msg }
+func (e *wrongType) Error() string {
+	var msg string
+	switch k := kindName(e.sem.JSONKind); {
+	case e.sem.JSONKind == 0:
+		msg = "this value is not " + typeName(e.sem.GoType)
+	case e.yaml:
+		msg = map[string]string{"object": "a mapping", "array": "a sequence", "null": "null"}[k]
+		msg = cmp.Or(msg, "a "+k) + " where " + typeName(e.sem.GoType) + " is expected"
+	default:
+		msg = "a JSON " + k + " where " + typeName(e.sem.GoType) + " is expected"
+	}
+	if e.sem.Err != nil {
+		msg += ": " + e.sem.Err.Error()
+	}
+	return msg
+}
 func (e *wrongType) Unwrap() error { return e.sem }
 
 // unquotedString reports whether a boolean or a number stands where a
@@ -720,14 +738,7 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 		}
 	case errors.As(err, &sem):
 		de.Position, de.Field = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer)
-		msg := "a JSON " + kindName(sem.JSONKind) + " where " + typeName(sem.GoType) + " is expected"
-		if sem.JSONKind == 0 {
-			msg = "this value is not " + typeName(sem.GoType)
-		}
-		if sem.Err != nil {
-			msg += ": " + sem.Err.Error()
-		}
-		de.Err = &wrongType{msg: msg, sem: sem}
+		de.Err = &wrongType{sem: sem}
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}

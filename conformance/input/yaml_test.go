@@ -273,6 +273,23 @@ func TestRead_YAMLUnquotedScalarWhereAStringIsExpected(t *testing.T) {
 	}
 }
 
+// A value of the wrong type in YAML is named as YAML names it: a string,
+// a mapping, a sequence, not a JSON string or object, which the file does
+// not hold.
+func TestRead_YAMLWrongTypeNamedAsYAML(t *testing.T) {
+	for in, says := range map[string]string{
+		svcYAML("a") + "  ports:\n  - port: eighty\n":             "spec.ports[0].port: a string where an integer is expected",
+		svcYAML("a") + "  ports: {port: 80}\n":                    "spec.ports: a mapping where a list is expected",
+		"kind: Service\napiVersion: v1\nmetadata: {name: [a]}\n":  "metadata.name: a sequence where a string is expected",
+		"kind: Service\napiVersion: v1\nmetadata: {name: true}\n": "metadata.name: a boolean where a string is expected",
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), says) || strings.Contains(errs[0].Error(), "JSON") {
+			t.Errorf("%q: errors %v; want one saying %q, and nothing of JSON", in, errs, says)
+		}
+	}
+}
+
 // The YAML parser ends a document's value where an indented mapping meets
 // a line less indented, or where a flow collection or a quoted scalar
 // closes, and reads what follows as another document: it never reads it,
