@@ -296,7 +296,15 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	rep = TestReport{Name: t.Name, Rules: t.Rules}
 	// On the named result: a deferred change to a local would come after
 	// the return had copied it.
-	defer func() { rep.Duration = time.Since(start).Round(time.Millisecond).String() }()
+	defer func() {
+		if rep.Result == TestFailed && ctx.Err() != nil && !strings.HasPrefix(rep.Reason, "violation") {
+			// Stopped by the caller, not by the provider, whether the test
+			// was under way or still making its namespace or listing its
+			// Services: it claims nothing either way.
+			rep.Result, rep.Reason = TestNotRun, "the run was interrupted: "+rep.Reason
+		}
+		rep.Duration = time.Since(start).Round(time.Millisecond).String()
+	}()
 
 	rctx, cancel := opts.request(ctx)
 	ns, err := client.CoreV1().Namespaces().Create(rctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -351,11 +359,6 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 			rep.Reason = oneLine(fmt.Sprintf("violation of %s on %s: %s", f.Rule, f.Object.Name, f.Message))
 			break
 		}
-	}
-	if rep.Result == TestFailed && ctx.Err() != nil && !strings.HasPrefix(rep.Reason, "violation") {
-		// Stopped by the caller, not by the provider: the test claims
-		// nothing either way.
-		rep.Result, rep.Reason = TestNotRun, "the run was interrupted: "+rep.Reason
 	}
 	if rep.Result != TestPassed {
 		out = outcome{}

@@ -745,6 +745,34 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 // namespaces runs no test, which says nothing of the provider: Run returns
 // an error naming the denial, not a report of failed tests. Another
 // failure to create a namespace stays the test's.
+// TestRun_InterruptedWhileATestStarts: a run stopped while a test makes
+// its namespace or lists its Services claims nothing of that test: it is
+// not run rather than failed, as when it is stopped later, and the run is
+// partial, not a failure of the provider.
+func TestRun_InterruptedWhileATestStarts(t *testing.T) {
+	for _, step := range []struct{ verb, resource string }{{"create", "namespaces"}, {"list", "services"}} {
+		t.Run(step.verb+" "+step.resource, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			client.PrependReactor(step.verb, step.resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+				cancel() // Ctrl-C, while the request is under way
+				return true, nil, context.Canceled
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Basic"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Test("Basic"); got.Result != TestNotRun || !strings.HasPrefix(got.Reason, "the run was interrupted: ") {
+				t.Errorf("Basic %s (%s), want notRun: the run was interrupted", got.Result, got.Reason)
+			}
+			if report.Result != ResultPartial {
+				t.Errorf("run %s, want partial", report.Result)
+			}
+		})
+	}
+}
+
 func TestRun_NamespacesForbidden(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
