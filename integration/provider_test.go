@@ -105,18 +105,33 @@ func TestProvider_AnotherClassStartsAndLeavesTheStatusAlone(t *testing.T) {
 }
 
 // TestProvider_UpgradeReleasesTheOldFieldManager: a provider of a class
-// upgraded from a version that wrote under DefaultFieldManager takes over
-// what it still writes and lets the rest go. Served degraded in
-// SessionAffinity by the old version, web is served fully by the new one:
-// its Degraded condition goes, which under the old manager's co-ownership
-// it would not (P6 would then hold a degradation that ended), and the old
-// manager no longer owns any of the status.
+// that another configuration of the reference provider served before (a
+// version that wrote under DefaultFieldManager, or the provider before its
+// class set changed, with the manager FieldManagerFor gave that set) takes
+// over what it still writes and lets the rest go. Served degraded in
+// SessionAffinity by the old configuration, web is served fully by the
+// new one: its Degraded condition goes, which under the old manager's
+// co-ownership it would not (P6 would then hold a degradation that ended),
+// and the old manager no longer owns any of the status.
 func TestProvider_UpgradeReleasesTheOldFieldManager(t *testing.T) {
+	for name, oldManager := range map[string]func(class string) string{
+		"version": func(string) string { return provider.DefaultFieldManager },
+		"class set": func(class string) string {
+			return provider.FieldManagerFor(conditions.Capabilities{Classes: []string{class, class + "-gone"}})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			class := suiteClass(t)
+			upgradeReleases(t, class, oldManager(class))
+		})
+	}
+}
+
+func upgradeReleases(t *testing.T, class, oldManager string) {
 	client := clientset(t, "lbstatus-integration")
 	ns := namespace(t)
-	class := suiteClass(t)
 	old := providerOptions(fullCapabilities(class), provider.Bugs{})
-	old.FieldManager = provider.DefaultFieldManager
+	old.FieldManager = oldManager
 	old.Capabilities.SessionAffinity = false
 	stop := runprovider.Start(t, provider.New(clientset(t, "lbstatus-reference-provider"), old))
 	createLoadBalancer(t, client, ns, "web", func(svc *corev1.Service) {
@@ -137,7 +152,7 @@ func TestProvider_UpgradeReleasesTheOldFieldManager(t *testing.T) {
 	runProvider(t, provider.New(clientset(t, "lbstatus-reference-provider"), upgraded))
 	oldOwns := func(svc *corev1.Service) bool {
 		return slices.ContainsFunc(svc.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
-			return m.Manager == provider.DefaultFieldManager && m.Subresource == "status"
+			return m.Manager == oldManager && m.Subresource == "status"
 		})
 	}
 	deadline := time.Now().Add(20 * time.Second)

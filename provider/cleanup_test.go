@@ -251,3 +251,71 @@ func TestProvider_StopWritingFault(t *testing.T) {
 		}
 	}
 }
+
+// A restart with other classes changes the provider's field manager
+// (FieldManagerFor). On a Service it still serves or now refuses, its first
+// write takes over from the manager of its earlier configuration, which
+// lets go of the rest: a Degraded condition or an ingress the provider no
+// longer writes goes. What another controller applied stays.
+func TestProvider_ReleasesItsManagerOfOtherClasses(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, required string
+		want                string // Serving after the reconcile
+	}{
+		{"served", DefaultFieldManager + "/(default),example.com/lb", "", string(v1.LoadBalancerReasonServing)},
+		{"refused", DefaultFieldManager + "/(default),example.com/lb", "Teleport", string(v1.LoadBalancerReasonUnsupported)},
+		{"served, a hashed manager", DefaultFieldManager + "/0123456789abcdef", "", string(v1.LoadBalancerReasonServing)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, ptr.To("example.com/lb"))
+			s.served(tc.old, condition(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, string(v1.LoadBalancerReasonPortsNotSupported)))
+			dns := corev1ac.Service("web", "ns").WithStatus(corev1ac.ServiceStatus().WithConditions(
+				metav1ac.Condition().WithType("example.com/DNSReady").WithStatus(metav1.ConditionTrue).WithReason("Ready").WithMessage("").WithLastTransitionTime(servedAt)))
+			if _, err := s.client.CoreV1().Services("ns").ApplyStatus(t.Context(), dns, metav1.ApplyOptions{FieldManager: "dns-controller"}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.required != "" {
+				svc, err := s.client.CoreV1().Services("ns").Get(t.Context(), "web", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				svc.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: tc.required}
+				if _, err := s.client.CoreV1().Services("ns").Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			svc := s.reconcile()
+			if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing); c == nil || c.Reason != tc.want {
+				t.Errorf("Serving %+v, want reason %s", c, tc.want)
+			}
+			if conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded) != nil {
+				t.Errorf("the old manager's Degraded stayed: %+v", svc.Status.Conditions)
+			}
+			if tc.want == string(v1.LoadBalancerReasonUnsupported) && len(svc.Status.LoadBalancer.Ingress) > 0 {
+				t.Errorf("a refused Service kept the old manager's ingress %v", svc.Status.LoadBalancer.Ingress)
+			}
+			if owner(svc, tc.old) || !conditions.OwnsStatus(svc, s.p.manager) {
+				t.Errorf("managers %v; want %s, not %s", managers(svc), s.p.manager, tc.old)
+			}
+			if conditions.Get(svc.Status.Conditions, "example.com/DNSReady") == nil || !owner(svc, "dns-controller") {
+				t.Errorf("another controller's condition went: %+v, managers %v", svc.Status.Conditions, managers(svc))
+			}
+		})
+	}
+}
+
+// An address a Service of another class still shows (here a leftover of
+// the provider's earlier configuration, which served Services without a
+// class) is not handed out again, though the provider leaves that Service
+// alone (P1).
+func TestProvider_AddressShownByAnIgnoredServiceStaysTaken(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, nil)
+	s.served(DefaultFieldManager + "/(default),example.com/lb")
+	svc := s.reconcile()
+	if w := s.p.Stats().Writes; w != 0 || len(svc.Status.LoadBalancer.Ingress) == 0 {
+		t.Fatalf("%d writes, ingress %v; want no write on a Service of no class of the provider's", w, svc.Status.LoadBalancer.Ingress)
+	}
+	if a, err := s.p.opts.Pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() == "198.18.0.1" {
+		t.Errorf("a new Service got %v, %v; want an address other than the 198.18.0.1 ns/web shows", a, err)
+	}
+}

@@ -28,7 +28,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
-	"github.com/lbstatus/lbstatus/conditions"
 )
 
 // ErrPoolExhausted is returned (wrapped) by Pool.Allocate when no address
@@ -328,8 +327,11 @@ func withAddresses(in []corev1.LoadBalancerIngress, addrs []netip.Addr) []corev1
 }
 
 // recover claims, before the provider writes anything, the pool addresses
-// that the status of the Services it serves already holds, so that no
-// address is handed out twice across a restart.
+// that the status of every Service already shows, so that no address is
+// handed out twice across a restart: not one a Service it serves holds,
+// nor one that a Service it no longer serves (another class now, or a
+// leftover of an earlier configuration) or another provider sharing the
+// pool still shows.
 func (p *Provider) recover(store cache.Store) {
 	if p.opts.Pool == nil {
 		return
@@ -345,13 +347,14 @@ func (p *Provider) recover(store cache.Store) {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
 	for _, svc := range services {
-		if conditions.Decide(svc, p.opts.Capabilities).Action != conditions.ActionProvision ||
-			!conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
-			continue
-		}
-		key := svc.Namespace + "/" + svc.Name
-		for _, in := range svc.Status.LoadBalancer.Ingress {
-			p.opts.Pool.Claim(key, in.IP)
-		}
+		p.claimShown(svc.Namespace+"/"+svc.Name, svc)
+	}
+}
+
+// claimShown claims for key the pool addresses svc's status shows, whoever
+// wrote them.
+func (p *Provider) claimShown(key string, svc *v1.Service) {
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		p.opts.Pool.Claim(key, in.IP)
 	}
 }

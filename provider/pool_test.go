@@ -308,11 +308,13 @@ func TestProvider_AddressesHonorLoadBalancerIPOnlyWhenCapable(t *testing.T) {
 	}
 }
 
-// TestProvider_RecoverClaimsServedAddresses: a provider starting again
-// claims the addresses in the status of the Services it serves, the oldest
-// Service first when two show one address; not those of a Service of
-// another class, nor of one not serving.
-func TestProvider_RecoverClaimsServedAddresses(t *testing.T) {
+// TestProvider_RecoverClaimsShownAddresses: a provider starting again
+// claims the pool addresses the status of every Service shows, the oldest
+// Service first when two show one address: those it serves, and those of
+// a Service of another class (its own leftover from before its classes
+// changed, or another provider's in a shared pool) or of one not serving.
+// None of them is handed out again.
+func TestProvider_RecoverClaimsShownAddresses(t *testing.T) {
 	pool, err := NewPool("198.18.0.0/29")
 	if err != nil {
 		t.Fatal(err)
@@ -356,8 +358,11 @@ func TestProvider_RecoverClaimsServedAddresses(t *testing.T) {
 	if a, err := pool.Allocate("ns/old", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.1" {
 		t.Errorf("old got %v, %v; want the 198.18.0.1 its status shows", a, err)
 	}
-	if pool.InUse() != 1 {
-		t.Errorf("InUse %d after recovery, want 1: only old's address", pool.InUse())
+	if pool.InUse() != 3 {
+		t.Errorf("InUse %d after recovery, want 3: the addresses of old, theirs and failed", pool.InUse())
+	}
+	if a, err := pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.4" {
+		t.Errorf("a new Service got %v, %v; want 198.18.0.4, the first address no Service shows", a, err)
 	}
 }
 

@@ -55,8 +55,10 @@ const DefaultFieldManager = "lbstatus-reference-provider"
 // managers: a provider removes what it wrote on a Service it does not
 // serve (L9, P1) by applying an empty status, which under a shared field
 // manager would remove the other provider's conditions and ingress too.
-// Earlier versions wrote every class under DefaultFieldManager: a provider
-// of classes takes such a status over on its first write (see release).
+// On its first write to a Service it serves or refuses, a provider takes
+// over the status another reference provider's manager applied there: an
+// earlier version, which wrote every class under DefaultFieldManager, or
+// the same provider before its classes changed (see release).
 func FieldManagerFor(caps conditions.Capabilities) string {
 	if len(caps.Classes) == 0 {
 		return DefaultFieldManager
@@ -443,6 +445,10 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 	} else {
 		rec.lb = loadBalancer{} // nothing to serve: deleted, or never made
 		p.opts.Pool.Release(key)
+		// Until its status no longer shows them (the write below clears
+		// the ingress of a Service this provider refuses), its addresses
+		// are not handed out again.
+		p.claimShown(key, svc)
 	}
 	// With the field manager, a Service this provider leaves alone and
 	// never applied a status to gets no cleanup write (P1).
@@ -454,14 +460,18 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 		if err := p.write(ctx, svc, r.Apply); err != nil {
 			return 0, err
 		}
-		// An upgrade from a version that wrote every class under
-		// DefaultFieldManager: the write took over what the status
-		// still means; the old manager lets go of the rest. The first
+		// A reference provider of other classes wrote this status before
+		// (an earlier version wrote every class under
+		// DefaultFieldManager; a restart may change the class set, and
+		// with it the manager): the write took over what the status still
+		// means, and each old manager lets go of the rest. The first
 		// reconcile after a restart writes (acted is nil), so this
 		// happens then, once per Service.
-		if decision.Action != conditions.ActionIgnore && p.manager != DefaultFieldManager && conditions.OwnsStatus(svc, DefaultFieldManager) {
-			if err := p.release(ctx, svc, DefaultFieldManager); err != nil {
-				return 0, err
+		if decision.Action != conditions.ActionIgnore {
+			for _, old := range p.predecessors(svc) {
+				if err := p.release(ctx, svc, old); err != nil {
+					return 0, err
+				}
 			}
 		}
 	}
@@ -606,16 +616,32 @@ func (p *Provider) write(ctx context.Context, svc *v1.Service, apply *corev1ac.S
 	return nil
 }
 
+// predecessors returns the field managers other than p's own that a
+// reference provider writes under (DefaultFieldManager, alone or followed
+// by a class set, see FieldManagerFor) and that applied to svc's status:
+// on a Service p serves or refuses, those of an earlier configuration.
+func (p *Provider) predecessors(svc *v1.Service) []string {
+	var out []string
+	for _, m := range svc.ManagedFields {
+		if m.Manager != p.manager && !slices.Contains(out, m.Manager) &&
+			(m.Manager == DefaultFieldManager || strings.HasPrefix(m.Manager, DefaultFieldManager+"/")) &&
+			conditions.OwnsStatus(svc, m.Manager) {
+			out = append(out, m.Manager)
+		}
+	}
+	return out
+}
+
 // release removes manager's ownership of svc's status by applying nothing
 // under it (not even an empty status, which would stay owned): the fields
 // only it owns go, the rest stay with their other owners, and manager
-// leaves the managed fields. A provider of classes written by a version
-// that wrote every class under DefaultFieldManager calls it for the
-// Services it serves, right after its own write has taken over what it
-// still means: else a condition it no longer writes (a Degraded that
-// ended) would stay, owned by the old manager. A Service of its classes is
-// no other provider's (P1), so what the old manager owns there was written
-// by this provider's earlier version.
+// leaves the managed fields. The provider calls it for each of its
+// predecessors on the Services it serves or refuses, right after its own
+// write has taken over what the status still means: else a condition it
+// no longer writes (a Degraded that ended) or an ingress it took away
+// would stay, owned by the old manager. A Service of its classes is no
+// other provider's (P1), so what an old manager owns there was written by
+// an earlier version or configuration of this provider.
 func (p *Provider) release(ctx context.Context, svc *v1.Service, manager string) error {
 	apply := corev1ac.Service(svc.Name, svc.Namespace)
 	if _, err := p.client.CoreV1().Services(svc.Namespace).ApplyStatus(ctx, apply, metav1.ApplyOptions{FieldManager: manager}); err != nil {
