@@ -172,3 +172,20 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRequiredFeatures_R2_ErrorsNameTheItem: each error names what is
+// wrong, so that a user can find it in a long value: a repeat and an
+// unknown value name the item, trimmed; an empty item names the whole
+// value; an unknown value lists every known feature.
+func TestParseRequiredFeatures_R2_ErrorsNameTheItem(t *testing.T) {
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	value := "Teleport, ,Ports, Teleport ,Ports"
+	_, errs := v1.ParseRequiredFeatures(value, path)
+	want := field.ErrorList{
+		field.NotSupported(path, "Teleport", v1.LoadBalancerFeatures()),
+		field.Invalid(path, value, "must be a comma-separated list of features without empty items"),
+		field.Duplicate(path, "Teleport"),
+		field.Duplicate(path, "Ports"),
+	}
+	field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact().Test(t, want, errs)
+}
