@@ -52,6 +52,9 @@ type restServer struct {
 	mu       sync.Mutex
 	requests []*http.Request
 	created  []map[string]any // the bodies of creates
+	// watch, when not empty, is the watch stream, in place of the
+	// default's ADDED, ERROR and an event of unknown type.
+	watch string
 }
 
 func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +85,13 @@ func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "TooManyRequests", "code": 429, "message": "slow down"}`)
 	case r.URL.Path == "/api/v1/namespaces/ns/services/web":
 		fmt.Fprintf(w, servedService, "5")
+	case r.URL.Path == "/api/v1/namespaces/ns/services/garbled":
+		fmt.Fprint(w, `{"kind": "Service", "apiVersion": "v1", "metadata": {"name": "garbled"}, "spec": "LoadBalancer"}`)
+	case r.URL.Path == "/api/v1/namespaces/ns/services/private":
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Unauthorized", "code": 401, "message": "Unauthorized"}`)
+	case r.URL.Query().Get("watch") == "true" && s.watch != "":
+		fmt.Fprint(w, s.watch)
 	case r.URL.Query().Get("watch") == "true":
 		fmt.Fprintf(w, `{"type": "ADDED", "object": `+servedService+"}\n", "6")
 		fmt.Fprint(w, `{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410, "message": "too old"}}`+"\n")
@@ -251,5 +261,58 @@ func TestRESTServices_CreateSendsTheField(t *testing.T) {
 	r := server.requests[0]
 	if r.URL.Path != "/api/v1/namespaces/ns/services" || r.URL.Query().Get("dryRun") != "All" || r.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("sent %s %s with Content-Type %q, want a JSON POST to the namespace's services with dryRun=All", r.Method, r.URL, r.Header.Get("Content-Type"))
+	}
+}
+
+// TestRESTServices_Namespace: requests go to the Services of the namespace
+// asked for, or of every namespace when it is empty.
+func TestRESTServices_Namespace(t *testing.T) {
+	server := &restServer{}
+	services := restServices(t, server)
+	services.Namespace = "other"
+	if _, err := services.List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "other"}}
+	if _, err := services.Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	services.Namespace = ""
+	if _, err := services.List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	var paths []string
+	for _, r := range server.requests {
+		paths = append(paths, r.URL.Path)
+	}
+	if want := []string{"/api/v1/namespaces/other/services", "/api/v1/namespaces/other/services", "/api/v1/services"}; !slices.Equal(paths, want) {
+		t.Errorf("requests to %v, want %v", paths, want)
+	}
+}
+
+// TestRESTServices_ListNeverWatches: List lists, whatever opts.Watch says;
+// a watch stream is not a ServiceList.
+func TestRESTServices_ListNeverWatches(t *testing.T) {
+	server := &restServer{}
+	list, err := restServices(t, server).List(t.Context(), metav1.ListOptions{Watch: true})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("List: %v, %v; want the one Service", list, err)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	if q := server.requests[0].URL.Query(); q.Has("watch") {
+		t.Errorf("list query %v, want no watch", q)
+	}
+}
+
+// TestRESTServices_Unauthorized: for a 401, whose Status says no more than
+// "Unauthorized", the error is client-go's, which says that credentials
+// are wanted.
+func TestRESTServices_Unauthorized(t *testing.T) {
+	_, err := restServices(t, &restServer{}).Get(t.Context(), "private", metav1.GetOptions{})
+	if !apierrors.IsUnauthorized(err) || !strings.Contains(err.Error(), "credentials") {
+		t.Errorf("Get without credentials: %v, want an Unauthorized error that asks for credentials", err)
 	}
 }
