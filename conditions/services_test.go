@@ -262,6 +262,41 @@ func TestRESTServices_CreateSendsTheField(t *testing.T) {
 	if r.URL.Path != "/api/v1/namespaces/ns/services" || r.URL.Query().Get("dryRun") != "All" || r.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("sent %s %s with Content-Type %q, want a JSON POST to the namespace's services with dryRun=All", r.Method, r.URL, r.Header.Get("Content-Type"))
 	}
+	// The clientset prefers protobuf, which Create could not decode.
+	if accept := r.Header.Get("Accept"); accept != "application/json" {
+		t.Errorf("create asked for %q, want application/json", accept)
+	}
+}
+
+// TestRESTServices_CreateNotRetried: a create the server refuses is the
+// error of the server's Status, at once: client-go would retry a 429.
+func TestRESTServices_CreateNotRetried(t *testing.T) {
+	var mu sync.Mutex
+	posts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		posts++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "TooManyRequests", "code": 429, "message": "slow down"}`)
+	}))
+	defer srv.Close()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := RESTServices{Client: cs.CoreV1().RESTClient(), Namespace: "ns"}
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}}
+	if _, err := services.Create(t.Context(), svc, metav1.CreateOptions{}); !apierrors.IsTooManyRequests(err) || err.Error() != "slow down" {
+		t.Errorf("Create on a busy server: %v, want the server's TooManyRequests", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if posts != 1 {
+		t.Errorf("%d creates sent, want 1: none retried", posts)
+	}
 }
 
 // TestRESTServices_Namespace: requests go to the Services of the namespace
