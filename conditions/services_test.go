@@ -351,3 +351,42 @@ func TestRESTServices_Unauthorized(t *testing.T) {
 		t.Errorf("Get without credentials: %v, want an Unauthorized error that asks for credentials", err)
 	}
 }
+
+// TestRESTServices_UndecodableService: a Service that does not decode is an
+// error that says so, not a Service half read.
+func TestRESTServices_UndecodableService(t *testing.T) {
+	svc, err := restServices(t, &restServer{}).Get(t.Context(), "garbled", metav1.GetOptions{})
+	if err == nil || svc != nil || !strings.Contains(err.Error(), "decoding the Service") {
+		t.Errorf("Get of a garbled Service: %v, %v; want an error decoding the Service", svc, err)
+	}
+}
+
+// TestRESTServices_R1_EveryEventType: a watch delivers MODIFIED, DELETED and
+// BOOKMARK events as Services, spec field and all; an event whose object
+// does not decode ends the watch with an error that says which.
+func TestRESTServices_R1_EveryEventType(t *testing.T) {
+	event := func(typ, rv string) string { return `{"type": "` + typ + `", "object": ` + fmt.Sprintf(servedService, rv) + "}\n" }
+	server := &restServer{watch: event("MODIFIED", "7") + event("DELETED", "8") + event("BOOKMARK", "9") +
+		`{"type": "ADDED", "object": {"kind": "Service", "apiVersion": "v1", "spec": "LoadBalancer"}}` + "\n" +
+		event("ADDED", "10")}
+	w, err := restServices(t, server).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var got []string
+	for ev := range w.ResultChan() {
+		switch obj := ev.Object.(type) {
+		case *v1.Service:
+			got = append(got, fmt.Sprintf("%s %s %v", ev.Type, obj.ResourceVersion, obj.Spec.RequiredLoadBalancerFeatures))
+		case *metav1.Status:
+			got = append(got, fmt.Sprintf("%s %v", ev.Type, strings.Contains(obj.Message, "decoding a ADDED watch event")))
+		default:
+			got = append(got, fmt.Sprintf("%s %T", ev.Type, ev.Object))
+		}
+	}
+	want := []string{"MODIFIED 7 [SessionAffinity]", "DELETED 8 [SessionAffinity]", "BOOKMARK 9 [SessionAffinity]", "ERROR true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
