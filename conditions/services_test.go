@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -388,5 +389,40 @@ func TestRESTServices_R1_EveryEventType(t *testing.T) {
 	want := []string{"MODIFIED 7 [SessionAffinity]", "DELETED 8 [SessionAffinity]", "BOOKMARK 9 [SessionAffinity]", "ERROR true"}
 	if !slices.Equal(got, want) {
 		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestRESTServices_WatchStopCloses: stopping a watch closes its stream, so
+// that an informer that stops a watch leaves no request open on the server.
+func TestRESTServices_WatchStopCloses(t *testing.T) {
+	closed, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"type": "ADDED", "object": `+servedService+"}\n", "6")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(closed)
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release) // before the server's Close, which waits for the handler
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := RESTServices{Client: cs.CoreV1().RESTClient(), Namespace: "ns"}.Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-w.ResultChan(); ev.Type != watch.Added {
+		t.Fatalf("first event %s, want ADDED", ev.Type)
+	}
+	w.Stop()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Error("the stream is still open 5s after the watch stopped")
 	}
 }
