@@ -31,11 +31,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -91,6 +93,9 @@ func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/v1/namespaces/ns/services/private":
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Unauthorized", "code": 401, "message": "Unauthorized"}`)
+	case r.URL.Query().Get("labelSelector") == "denied":
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403, "message": "services is forbidden: User \"u\" cannot watch"}`)
 	case r.URL.Query().Get("watch") == "true" && s.watch != "":
 		fmt.Fprint(w, s.watch)
 	case r.URL.Query().Get("watch") == "true":
@@ -185,10 +190,13 @@ func TestRESTServices_StatusErrors(t *testing.T) {
 	if _, err := services.Get(t.Context(), "busy", metav1.GetOptions{}); !apierrors.IsTooManyRequests(err) {
 		t.Errorf("Get of a busy server: %v, want the server's TooManyRequests", err)
 	}
+	if w, err := services.Watch(t.Context(), metav1.ListOptions{LabelSelector: "denied"}); !apierrors.IsForbidden(err) || w != nil {
+		t.Errorf("refused watch: %v, %v; want the server's Forbidden", w, err)
+	}
 	server.mu.Lock()
 	defer server.mu.Unlock()
-	if len(server.requests) != 2 {
-		t.Errorf("%d requests, want 2: none retried", len(server.requests))
+	if len(server.requests) != 3 {
+		t.Errorf("%d requests, want 3: none retried", len(server.requests))
 	}
 }
 
@@ -366,7 +374,9 @@ func TestRESTServices_UndecodableService(t *testing.T) {
 // BOOKMARK events as Services, spec field and all; an event whose object
 // does not decode ends the watch with an error that says which.
 func TestRESTServices_R1_EveryEventType(t *testing.T) {
-	event := func(typ, rv string) string { return `{"type": "` + typ + `", "object": ` + fmt.Sprintf(servedService, rv) + "}\n" }
+	event := func(typ, rv string) string {
+		return `{"type": "` + typ + `", "object": ` + fmt.Sprintf(servedService, rv) + "}\n"
+	}
 	server := &restServer{watch: event("MODIFIED", "7") + event("DELETED", "8") + event("BOOKMARK", "9") +
 		`{"type": "ADDED", "object": {"kind": "Service", "apiVersion": "v1", "spec": "LoadBalancer"}}` + "\n" +
 		event("ADDED", "10")}
@@ -424,5 +434,110 @@ func TestRESTServices_WatchStopCloses(t *testing.T) {
 	case <-closed:
 	case <-time.After(5 * time.Second):
 		t.Error("the stream is still open 5s after the watch stopped")
+	}
+}
+
+// TestServiceListWatch_R1_RESTNamespaceAndWatch: through a REST client, the
+// source lists and watches the namespace asked for, with the options the
+// informer gives, and its watch keeps the spec field.
+func TestServiceListWatch_R1_RESTNamespaceAndWatch(t *testing.T) {
+	server := &restServer{}
+	lw := ServiceListWatch(corev1client.New(restServices(t, server).Client), "other")
+	if _, err := lw.List(metav1.ListOptions{LabelSelector: "app=web"}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := lw.Watch(metav1.ListOptions{LabelSelector: "app=web", ResourceVersion: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ev := <-w.ResultChan()
+	if svc, ok := ev.Object.(*v1.Service); ev.Type != watch.Added || !ok || len(svc.Spec.RequiredLoadBalancerFeatures) != 1 {
+		t.Errorf("first event %s %#v, want ADDED of a Service requiring SessionAffinity", ev.Type, ev.Object)
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	for _, r := range server.requests {
+		if r.URL.Path != "/api/v1/namespaces/other/services" || r.URL.Query().Get("labelSelector") != "app=web" {
+			t.Errorf("request %s, want one of namespace other's Services labelled app=web", r.URL)
+		}
+	}
+	if len(server.requests) != 2 || server.requests[1].URL.Query().Get("watch") != "true" || server.requests[1].URL.Query().Get("resourceVersion") != "5" {
+		t.Errorf("%d requests, want a list, then a watch from resourceVersion 5", len(server.requests))
+	}
+}
+
+// TestServiceListWatch_TypedClient: through the typed client, the source
+// lists and watches the namespace asked for, with the informer's options;
+// a list keeps its resourceVersion and continue token, which the informer
+// watches and pages from, and deletions are delivered converted.
+func TestServiceListWatch_TypedClient(t *testing.T) {
+	fc := fake.NewClientset(
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "listed", Labels: map[string]string{"app": "web"}}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "elsewhere", Labels: map[string]string{"app": "web"}}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "unlabelled"}},
+	)
+	var mu sync.Mutex
+	var watches []k8stesting.WatchRestrictions
+	fc.PrependWatchReactor("services", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		watches = append(watches, a.(k8stesting.WatchAction).GetWatchRestrictions())
+		return false, nil, nil
+	})
+	lw := ServiceListWatch(fc.CoreV1(), "ns")
+	obj, err := lw.List(metav1.ListOptions{LabelSelector: "app=web"})
+	if list, ok := obj.(*v1.ServiceList); err != nil || !ok || len(list.Items) != 1 || list.Items[0].Name != "listed" {
+		t.Errorf("list: %#v, %v; want a v1.ServiceList of listed alone", obj, err)
+	}
+	fc.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "7", Continue: "more"}}, nil
+	})
+	obj, err = lw.List(metav1.ListOptions{})
+	if list, ok := obj.(*v1.ServiceList); err != nil || !ok || list.ResourceVersion != "7" || list.Continue != "more" {
+		t.Errorf("list: %#v, %v; want resourceVersion 7 and continue token more", obj, err)
+	}
+
+	w, err := lw.Watch(metav1.ListOptions{LabelSelector: "app=web", ResourceVersion: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	services := fc.CoreV1().Services
+	if _, err := services("other").Create(t.Context(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "foreign"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := services("ns").Delete(t.Context(), "listed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The fake's watch may start with what it holds.
+	for deleted := false; !deleted; {
+		select {
+		case ev := <-w.ResultChan():
+			svc, ok := ev.Object.(*v1.Service)
+			if !ok || svc.Namespace != "ns" {
+				t.Fatalf("event %s of %#v, want a v1.Service of namespace ns", ev.Type, ev.Object)
+			}
+			deleted = ev.Type == watch.Deleted && svc.Name == "listed"
+		case <-time.After(5 * time.Second):
+			t.Fatal("no DELETED event of listed")
+		}
+	}
+	mu.Lock()
+	if len(watches) != 1 || watches[0].Labels.String() != "app=web" || watches[0].ResourceVersion != "7" {
+		t.Errorf("watches %+v, want one of app=web from resourceVersion 7", watches)
+	}
+	mu.Unlock()
+
+	// The informer retries a refused list or watch: the error is the
+	// clientset's.
+	refused := apierrors.NewForbidden(corev1.Resource("services"), "", fmt.Errorf("no"))
+	fc.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, refused })
+	fc.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) { return true, nil, refused })
+	if obj, err := lw.List(metav1.ListOptions{}); !apierrors.IsForbidden(err) || obj != nil {
+		t.Errorf("refused list: %#v, %v; want the refusal", obj, err)
+	}
+	if w, err := lw.Watch(metav1.ListOptions{}); !apierrors.IsForbidden(err) || w != nil {
+		t.Errorf("refused watch: %v, %v; want the refusal", w, err)
 	}
 }
