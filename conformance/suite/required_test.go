@@ -18,16 +18,26 @@ package suite
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 )
 
 // createdService is what a Service create sent: its query and body.
@@ -92,5 +102,178 @@ func TestCreateRequiring_FieldWhereKept(t *testing.T) {
 			}
 		}
 		mu.Unlock()
+		// The report says how.
+		if got, want := r.field.usedSource(), map[bool]conditions.RequiredFeaturesSource{true: conditions.RequiredFeaturesSourceSpec, false: conditions.RequiredFeaturesSourceAnnotation}[keeps]; got != want {
+			t.Errorf("keeps %v: required through %q, want %q", keeps, got, want)
+		}
+	}
+}
+
+// cluster is an apiserver that answers Service creates alone: keeps says
+// whether it keeps spec.requiredLoadBalancerFeatures, refuse whether it
+// refuses a create, and with what.
+type cluster struct {
+	keeps  bool
+	refuse func(createdService) *apierrors.StatusError
+
+	mu      sync.Mutex
+	creates []createdService
+}
+
+func (c *cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var svc v1.Service
+	if r.Method != http.MethodPost || json.Unmarshal(body, &svc) != nil {
+		http.Error(w, "unexpected", http.StatusBadRequest)
+		return
+	}
+	q := r.URL.Query()
+	created := createdService{dryRun: q.Get("dryRun"), fieldValidation: q.Get("fieldValidation"), required: svc.Annotations[v1.RequiredFeaturesAnnotation]}
+	for _, f := range svc.Spec.RequiredLoadBalancerFeatures {
+		created.field = append(created.field, string(f))
+	}
+	c.mu.Lock()
+	c.creates = append(c.creates, created)
+	c.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if c.refuse != nil {
+		if err := c.refuse(created); err != nil {
+			w.WriteHeader(int(err.ErrStatus.Code))
+			json.NewEncoder(w).Encode(&err.ErrStatus)
+			return
+		}
+	}
+	if !c.keeps {
+		svc.Spec.RequiredLoadBalancerFeatures = nil
+	}
+	json.NewEncoder(w).Encode(&svc)
+}
+
+// sent returns the creates the cluster was sent, in order.
+func (c *cluster) sent() []createdService {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.creates)
+}
+
+// run returns a testRun of namespace ns on c, whose waits end at once: no
+// provider serves c.
+func (c *cluster) run(t *testing.T) *testRun {
+	t.Helper()
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond}.withDefaults()
+	return &testRun{ctx: t.Context(), client: client, opts: opts, ns: "ns", tr: newTracker(), field: &requiredField{}}
+}
+
+// invalid is a 422 a cluster answers a Service it does not validate.
+func invalid(c createdService) *apierrors.StatusError {
+	return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "unknown",
+		field.ErrorList{field.NotSupported(field.NewPath("spec", "requiredLoadBalancerFeatures").Index(0), c.field, v1.LoadBalancerFeatures())})
+}
+
+// TestCreateRequiring_R1_RefusedProbeIsNotKept: a cluster that refuses the
+// dry run (an admission webhook without dry-run support, RBAC) does not
+// show that it keeps the field: the suite requires through the
+// annotation.
+func TestCreateRequiring_R1_RefusedProbeIsNotKept(t *testing.T) {
+	c := &cluster{keeps: true, refuse: func(c createdService) *apierrors.StatusError {
+		if c.dryRun == "" {
+			return nil
+		}
+		return apierrors.NewForbidden(corev1.Resource("services"), "required-field-probe", errors.New("no dry run"))
+	}}
+	r := c.run(t)
+	if err := r.createRequiring(r.service("a", nil), v1.LoadBalancerFeatureSessionAffinity); err != nil {
+		t.Fatal(err)
+	}
+	sent := c.sent()
+	if len(sent) != 2 || len(sent[1].field) != 0 || sent[1].required != "SessionAffinity" {
+		t.Errorf("sent %+v, want the dry run, then SessionAffinity in the annotation alone", sent)
+	}
+	if got := r.field.usedSource(); got != conditions.RequiredFeaturesSourceAnnotation {
+		t.Errorf("required through %q, want the annotation", got)
+	}
+}
+
+// TestUnknownRequired_R4_AnnotationWhereTheFieldIsValidated: where the
+// cluster keeps the field and, as R4 asks, refuses a value it does not
+// know, UnknownRequiredFeature requires the unknown feature through the
+// annotation instead; where the cluster also refuses the annotation's
+// value, or prunes the field and refuses the annotation, the test is
+// skipped, having asked once; where the cluster takes the unknown value in
+// the field, the Service is created once, through the field.
+func TestUnknownRequired_R4_AnnotationWhereTheFieldIsValidated(t *testing.T) {
+	unknown := string(UnknownFeature)
+	for _, tc := range []struct {
+		name   string
+		keeps  bool
+		refuse func(createdService) *apierrors.StatusError
+		// what the creates after the dry run sent: the field, or the
+		// annotation
+		want []string
+		skip bool
+	}{{
+		name:  "field validated",
+		keeps: true,
+		refuse: func(c createdService) *apierrors.StatusError {
+			if slices.Contains(c.field, unknown) {
+				return invalid(c)
+			}
+			return nil
+		},
+		want: []string{"field " + unknown, "annotation " + unknown},
+	}, {
+		name:  "field and annotation validated",
+		keeps: true,
+		refuse: func(c createdService) *apierrors.StatusError {
+			if slices.Contains(c.field, unknown) || c.required == unknown {
+				return invalid(c)
+			}
+			return nil
+		},
+		want: []string{"field " + unknown, "annotation " + unknown},
+		skip: true,
+	}, {
+		name: "field pruned, annotation validated",
+		refuse: func(c createdService) *apierrors.StatusError {
+			if c.required == unknown {
+				return invalid(c)
+			}
+			return nil
+		},
+		want: []string{"annotation " + unknown},
+		skip: true,
+	}, {
+		name:  "field not validated",
+		keeps: true,
+		want:  []string{"field " + unknown},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &cluster{keeps: tc.keeps, refuse: tc.refuse}
+			r := c.run(t)
+			_, err := r.unknownRequired()
+			if _, skipped := err.(skipError); skipped != tc.skip || err == nil {
+				t.Errorf("unknownRequired: %v, want skipped %v (else no provider served it)", err, tc.skip)
+			}
+			var got []string
+			for _, s := range c.sent()[1:] {
+				switch {
+				case len(s.field) > 0 && s.required == "":
+					got = append(got, "field "+strings.Join(s.field, ","))
+				case len(s.field) == 0 && s.required != "":
+					got = append(got, "annotation "+s.required)
+				default:
+					got = append(got, fmt.Sprintf("%+v", s))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("creates after the dry run %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
