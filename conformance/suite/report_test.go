@@ -371,3 +371,28 @@ func TestReadReport_ReadError(t *testing.T) {
 		t.Errorf("got %+v, %v; want the read's error", r, err)
 	}
 }
+
+// TestReportWrite_RequiredFeaturesSource: the report says, under
+// requiredFeaturesSource, how the tests required features, and leaves the
+// key out when no test required one; the value reads back.
+func TestReportWrite_RequiredFeaturesSource(t *testing.T) {
+	for _, source := range []conditions.RequiredFeaturesSource{conditions.RequiredFeaturesSourceSpec, conditions.RequiredFeaturesSourceNone} {
+		r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, SpecVersion: SpecVersion, RequiredFeaturesSource: source}
+		var buf bytes.Buffer
+		if err := r.Write(&buf, FormatJSON); err != nil {
+			t.Fatal(err)
+		}
+		var keys map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &keys); err != nil {
+			t.Fatal(err)
+		}
+		got, has := keys["requiredFeaturesSource"]
+		if source == conditions.RequiredFeaturesSourceNone && has || source != conditions.RequiredFeaturesSourceNone && got != string(source) {
+			t.Errorf("source %q: requiredFeaturesSource %v (present %v) in %s", source, got, has, buf.String())
+		}
+		back, err := ReadReport(&buf)
+		if err != nil || back.RequiredFeaturesSource != source {
+			t.Errorf("source %q: read back %+v, %v", source, back, err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -208,5 +209,41 @@ func TestTracker_HoldEndedByTheCaller(t *testing.T) {
 	}
 	if bad, err := tr.hold(t.Context(), "foreign", 0, never); err != nil || bad != nil {
 		t.Errorf("hold whose period passed: %v, %v; want nil, nil", bad, err)
+	}
+}
+
+// TestTracker_WatchesItsNamespaceAlone: a test's tracker sees the Services
+// of its own namespace, not those of the tests that run beside it, which
+// may have the same names.
+func TestTracker_WatchesItsNamespaceAlone(t *testing.T) {
+	client := fake.NewClientset(
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "web"}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "beside", Name: "other"}},
+	)
+	tr := newTracker()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if err := tr.start(ctx, client, "t"); err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range []*corev1.Service{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "beside", Name: "late"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: "last"}},
+	} {
+		if _, err := client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One watch delivers in order: what came before last has come.
+	if _, err := tr.wait(ctx, "last", 5*time.Second, func(s *v1.Service) bool { return s != nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, observed := tr.finish()
+	var names []string
+	for _, o := range observed {
+		names = append(names, o.Name)
+	}
+	if !slices.Equal(names, []string{"last", "web"}) {
+		t.Errorf("observed %v, want last and web alone", names)
 	}
 }
