@@ -115,6 +115,8 @@ func TestCreateRequiring_FieldWhereKept(t *testing.T) {
 type cluster struct {
 	keeps  bool
 	refuse func(createdService) *apierrors.StatusError
+	// before, when not nil, is called with each request, its body read.
+	before func(*http.Request)
 
 	mu      sync.Mutex
 	creates []createdService
@@ -122,6 +124,9 @@ type cluster struct {
 
 func (c *cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	if c.before != nil {
+		c.before(r)
+	}
 	var svc v1.Service
 	if r.Method != http.MethodPost || json.Unmarshal(body, &svc) != nil {
 		http.Error(w, "unexpected", http.StatusBadRequest)
@@ -275,5 +280,27 @@ func TestUnknownRequired_R4_AnnotationWhereTheFieldIsValidated(t *testing.T) {
 				t.Errorf("creates after the dry run %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCreateRequiring_R1_SlowProbeIsNotKept: the probe is a request of the
+// run, bounded by RequestTimeout: a cluster that does not answer it in
+// time does not keep the field, and the run goes on.
+func TestCreateRequiring_R1_SlowProbeIsNotKept(t *testing.T) {
+	c := &cluster{keeps: true, before: func(r *http.Request) {
+		if r.URL.Query().Get("dryRun") != "" {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}}
+	r := c.run(t)
+	r.opts.RequestTimeout = 50 * time.Millisecond
+	if err := r.createRequiring(r.service("a", nil), v1.LoadBalancerFeatureSessionAffinity); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.field.usedSource(); got != conditions.RequiredFeaturesSourceAnnotation {
+		t.Errorf("required through %q, want the annotation", got)
 	}
 }
