@@ -18,12 +18,16 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
@@ -107,5 +111,95 @@ func TestIngress_MixedProtocols(t *testing.T) {
 	caps.MixedProtocols = false
 	if in := Ingress(svc, caps); len(in) != 1 || len(in[0].Ports) != 1 || in[0].Ports[0].Protocol != corev1.ProtocolTCP {
 		t.Errorf("no mixed protocols: %+v, want the TCP port only", in)
+	}
+}
+
+// eventually polls cond every 10 ms until it holds, or fails the test
+// after 20 s with what.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s: %s", what)
+		}
+	}
+}
+
+// TestProvider_DeletionFreesTheAddress: the pool address of a Service
+// that is deleted goes back to the pool, and the provider forgets how it
+// acted on it.
+func TestProvider_DeletionFreesTheAddress(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	// As an apiserver does, and the fake does not: an apply of the status
+	// of a Service that is gone is NotFound, not a new Service.
+	client.PrependReactor("patch", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		_, err := client.Tracker().Get(a.GetResource(), a.GetNamespace(), a.(k8stesting.PatchAction).GetName())
+		return err != nil, nil, err
+	})
+	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP()})
+	run(t, p)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
+		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	services := client.CoreV1().Services("ns")
+	if _, err := services.Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Served, with nothing more to write: the fake's apply of a status
+	// would create the Service again after its deletion.
+	eventually(t, "not served", func() bool {
+		got, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+		return err == nil && conditions.IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing) && p.View("ns", "web").Settled(got)
+	})
+	if pool.InUse() != 1 {
+		t.Fatalf("%d addresses in use, want 1", pool.InUse())
+	}
+	if err := services.Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the deleted Service's address is still in use, or the provider remembers acting on it", func() bool {
+		return pool.InUse() == 0 && p.View("ns", "web").Acted == nil
+	})
+}
+
+// TestProvider_FailSeesACopy: Options.Fail is given the Service's spec, as
+// a copy: what it changes is not what the provider acted on.
+func TestProvider_FailSeesACopy(t *testing.T) {
+	client := fake.NewClientset()
+	var mu sync.Mutex
+	var seen []string
+	p := New(client, Options{Workers: 1, Capabilities: ipv4TCP(), Fail: func(svc *corev1.Service) string {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%s %d", svc.Spec.Type, len(svc.Spec.Ports)))
+		svc.Spec.Ports[0].Port = 9999
+		return ""
+	}})
+	run(t, p)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
+		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	if _, err := client.CoreV1().Services("ns").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Fail is asked at the end of the provisioning.
+	eventually(t, "not served", func() bool {
+		got, err := client.CoreV1().Services("ns").Get(t.Context(), "web", metav1.GetOptions{})
+		return err == nil && conditions.IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing) && p.View("ns", "web").Acted != nil
+	})
+	if acted := p.View("ns", "web").Acted; acted.Spec.Ports[0].Port != 80 {
+		t.Errorf("acted on port %d, want 80: Fail changed the provider's Service", acted.Spec.Ports[0].Port)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[0] != "LoadBalancer 1" {
+		t.Errorf("Fail saw %q, want a LoadBalancer with one port", seen)
 	}
 }
