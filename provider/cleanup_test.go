@@ -319,3 +319,16 @@ func TestProvider_AddressShownByAnIgnoredServiceStaysTaken(t *testing.T) {
 		t.Errorf("a new Service got %v, %v; want an address other than the 198.18.0.1 ns/web shows", a, err)
 	}
 }
+
+// A Service deleted after the provider's cache read it, and before its
+// write, is no failed reconcile: the write finds it gone (NotFound), and
+// nothing is retried or reported.
+func TestProvider_WriteToADeletedServiceIsNoError(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	s.client.PrependReactor("patch", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(corev1.Resource("services"), "web")
+	})
+	if _, err := s.tryReconcile(); err != nil {
+		t.Errorf("reconcile of a Service deleted before the write: %v; want no error", err)
+	}
+}

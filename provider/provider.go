@@ -457,7 +457,11 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 		return 0, err
 	}
 	if r.Apply != nil && !f.stopWriting {
-		if err := p.write(ctx, svc, r.Apply); err != nil {
+		if err := p.write(ctx, svc, r.Apply); apierrors.IsNotFound(err) {
+			// Deleted since the cache read it: nothing to retry, and its
+			// delete event forgets it.
+			return 0, nil
+		} else if err != nil {
 			return 0, err
 		}
 		// A reference provider of other classes wrote this status before
