@@ -53,43 +53,16 @@ type createdService struct {
 // asks once per run.
 func TestCreateRequiring_FieldWhereKept(t *testing.T) {
 	for _, keeps := range []bool{true, false} {
-		var mu sync.Mutex
-		var creates []createdService
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			var svc v1.Service
-			if r.Method != http.MethodPost || json.Unmarshal(body, &svc) != nil {
-				http.Error(w, "unexpected", http.StatusBadRequest)
-				return
-			}
-			q := r.URL.Query()
-			c := createdService{dryRun: q.Get("dryRun"), fieldValidation: q.Get("fieldValidation"), required: svc.Annotations[v1.RequiredFeaturesAnnotation]}
-			for _, f := range svc.Spec.RequiredLoadBalancerFeatures {
-				c.field = append(c.field, string(f))
-			}
-			mu.Lock()
-			creates = append(creates, c)
-			mu.Unlock()
-			if !keeps {
-				svc.Spec.RequiredLoadBalancerFeatures = nil // pruned, as stock kube-apiserver does
-			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(&svc)
-		}))
-		defer srv.Close()
-		client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/json"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &testRun{ctx: t.Context(), client: client, opts: Options{}.withDefaults(), ns: "ns", field: &requiredField{}}
+		c := &cluster{keeps: keeps}
+		r := c.run(t)
 		for _, name := range []string{"a", "b"} {
 			if err := r.createRequiring(r.service(name, nil), v1.LoadBalancerFeatureSessionAffinity); err != nil {
 				t.Fatal(err)
 			}
 		}
-		mu.Lock()
 		// The dry run ignores unknown fields: else a stock server warns,
 		// and client-go logs the warning.
+		creates := c.sent()
 		if len(creates) != 3 || creates[0].dryRun != "All" || creates[0].fieldValidation != "Ignore" || creates[1].dryRun != "" || creates[2].dryRun != "" {
 			t.Fatalf("keeps %v: creates %+v, want one dry run ignoring unknown fields, then the two Services", keeps, creates)
 		}
@@ -101,7 +74,6 @@ func TestCreateRequiring_FieldWhereKept(t *testing.T) {
 				t.Errorf("a cluster that prunes the field: sent %+v, want SessionAffinity in the annotation alone", c)
 			}
 		}
-		mu.Unlock()
 		// The report says how.
 		if got, want := r.field.usedSource(), map[bool]conditions.RequiredFeaturesSource{true: conditions.RequiredFeaturesSourceSpec, false: conditions.RequiredFeaturesSourceAnnotation}[keeps]; got != want {
 			t.Errorf("keeps %v: required through %q, want %q", keeps, got, want)
