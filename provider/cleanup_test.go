@@ -304,19 +304,26 @@ func TestProvider_ReleasesItsManagerOfOtherClasses(t *testing.T) {
 	}
 }
 
-// An address a Service of another class still shows (here a leftover of
-// the provider's earlier configuration, which served Services without a
-// class) is not handed out again, though the provider leaves that Service
-// alone (P1).
-func TestProvider_AddressShownByAnIgnoredServiceStaysTaken(t *testing.T) {
-	s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, nil)
-	s.served(DefaultFieldManager + "/(default),example.com/lb")
-	svc := s.reconcile()
-	if w := s.p.Stats().Writes; w != 0 || len(svc.Status.LoadBalancer.Ingress) == 0 {
-		t.Fatalf("%d writes, ingress %v; want no write on a Service of no class of the provider's", w, svc.Status.LoadBalancer.Ingress)
-	}
-	if a, err := s.p.opts.Pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() == "198.18.0.1" {
-		t.Errorf("a new Service got %v, %v; want an address other than the 198.18.0.1 ns/web shows", a, err)
+// An address a Service of another class still shows is not handed out
+// again when the provider's earlier configuration wrote it, one that
+// shared a class with it (here it served Services without a class too),
+// though the provider now leaves that Service alone (P1). Written by a
+// provider of other classes alone, whose pool may overlap, the address is
+// that provider's business.
+func TestProvider_AddressShownByAnIgnoredService(t *testing.T) {
+	for manager, taken := range map[string]bool{
+		DefaultFieldManager + "/(default),example.com/lb": true,
+		DefaultFieldManager + "/other.example/lb":         false,
+	} {
+		s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, nil)
+		s.served(manager)
+		svc := s.reconcile()
+		if w := s.p.Stats().Writes; w != 0 || len(svc.Status.LoadBalancer.Ingress) == 0 {
+			t.Fatalf("%s: %d writes, ingress %v; want no write on a Service of no class of the provider's", manager, w, svc.Status.LoadBalancer.Ingress)
+		}
+		if a, err := s.p.opts.Pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || (a.String() == "198.18.0.1") == taken {
+			t.Errorf("written by %s: a new Service got %v, %v; want 198.18.0.1, which ns/web shows, taken: %v", manager, a, err, taken)
+		}
 	}
 }
 

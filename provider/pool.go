@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 )
 
 // ErrPoolExhausted is returned (wrapped) by Pool.Allocate when no address
@@ -327,11 +328,10 @@ func withAddresses(in []corev1.LoadBalancerIngress, addrs []netip.Addr) []corev1
 }
 
 // recover claims, before the provider writes anything, the pool addresses
-// that the status of every Service already shows, so that no address is
-// handed out twice across a restart: not one a Service it serves holds,
-// nor one that a Service it no longer serves (another class now, or a
-// leftover of an earlier configuration) or another provider sharing the
-// pool still shows.
+// that the status of its Services already shows (ownAddresses), so that no
+// address is handed out twice across a restart: not one a Service of its
+// classes holds, nor one that a Service an earlier configuration of it
+// served, and it no longer serves, still shows.
 func (p *Provider) recover(store cache.Store) {
 	if p.opts.Pool == nil {
 		return
@@ -347,8 +347,39 @@ func (p *Provider) recover(store cache.Store) {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
 	for _, svc := range services {
-		p.claimShown(svc.Namespace+"/"+svc.Name, svc)
+		if p.ownAddresses(svc) {
+			p.claimShown(svc.Namespace+"/"+svc.Name, svc)
+		}
 	}
+}
+
+// ownAddresses reports whether the pool addresses svc's status shows are
+// this provider's: svc is of its classes, or its status was applied by this
+// provider or by a reference provider that shares a class with it, as its
+// field manager names them (FieldManagerFor), and so by an earlier
+// configuration of it (two providers do not serve one class). A provider
+// of other classes keeps its addresses apart, though its pool may overlap.
+func (p *Provider) ownAddresses(svc *v1.Service) bool {
+	if conditions.Decide(svc, p.opts.Capabilities).Action != conditions.ActionIgnore {
+		return true
+	}
+	caps := p.opts.Capabilities
+	for _, m := range svc.ManagedFields {
+		var classes []string
+		switch rest, ok := strings.CutPrefix(m.Manager, DefaultFieldManager+"/"); {
+		case m.Manager == DefaultFieldManager:
+			classes = []string{"(default)"}
+		case ok:
+			classes = strings.Split(rest, ",")
+		}
+		shared := m.Manager == p.manager || slices.ContainsFunc(classes, func(c string) bool {
+			return slices.Contains(caps.Classes, c) || c == "(default)" && caps.DefaultClass
+		})
+		if shared && conditions.OwnsStatus(svc, m.Manager) {
+			return true
+		}
+	}
+	return false
 }
 
 // claimShown claims for key the pool addresses svc's status shows, whoever

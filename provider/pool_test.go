@@ -309,11 +309,12 @@ func TestProvider_AddressesHonorLoadBalancerIPOnlyWhenCapable(t *testing.T) {
 }
 
 // TestProvider_RecoverClaimsShownAddresses: a provider starting again
-// claims the pool addresses the status of every Service shows, the oldest
-// Service first when two show one address: those it serves, and those of
-// a Service of another class (its own leftover from before its classes
-// changed, or another provider's in a shared pool) or of one not serving.
-// None of them is handed out again.
+// claims the pool addresses the status of its Services shows, the oldest
+// Service first when two show one address: those of its classes, serving
+// or not, and those of a Service of another class whose status a provider
+// that shared a class with it applied, its own earlier configuration. Not
+// those of another provider's Service, whose addresses are its own though
+// its pool may overlap.
 func TestProvider_RecoverClaimsShownAddresses(t *testing.T) {
 	pool, err := NewPool("198.18.0.0/29")
 	if err != nil {
@@ -342,6 +343,10 @@ func TestProvider_RecoverClaimsShownAddresses(t *testing.T) {
 			},
 		}
 	}
+	// Served while the provider also had this class.
+	left := service("left", 4*time.Hour, ptr.To("example.com/gone"), metav1.ConditionTrue, "198.18.0.4")
+	left.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: DefaultFieldManager + "/(default),example.com/gone",
+		Operation: metav1.ManagedFieldsOperationApply, Subresource: "status"}}
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, svc := range []*corev1.Service{
 		// Listed newest first: recover must sort.
@@ -349,6 +354,7 @@ func TestProvider_RecoverClaimsShownAddresses(t *testing.T) {
 		service("old", 2*time.Hour, nil, metav1.ConditionTrue, "198.18.0.1"),
 		service("theirs", 3*time.Hour, ptr.To("example.com/other"), metav1.ConditionTrue, "198.18.0.2"),
 		service("failed", 3*time.Hour, nil, metav1.ConditionFalse, "198.18.0.3"),
+		left,
 	} {
 		if err := indexer.Add(v1.FromCore(svc)); err != nil {
 			t.Fatal(err)
@@ -359,10 +365,10 @@ func TestProvider_RecoverClaimsShownAddresses(t *testing.T) {
 		t.Errorf("old got %v, %v; want the 198.18.0.1 its status shows", a, err)
 	}
 	if pool.InUse() != 3 {
-		t.Errorf("InUse %d after recovery, want 3: the addresses of old, theirs and failed", pool.InUse())
+		t.Errorf("InUse %d after recovery, want 3: the addresses of old, failed and left", pool.InUse())
 	}
-	if a, err := pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.4" {
-		t.Errorf("a new Service got %v, %v; want 198.18.0.4, the first address no Service shows", a, err)
+	if a, err := pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() != "198.18.0.2" {
+		t.Errorf("a new Service got %v, %v; want 198.18.0.2, which only another provider's Service shows", a, err)
 	}
 }
 

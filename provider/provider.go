@@ -448,7 +448,9 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 		// Until its status no longer shows them (the write below clears
 		// the ingress of a Service this provider refuses), its addresses
 		// are not handed out again.
-		p.claimShown(key, svc)
+		if p.ownAddresses(svc) {
+			p.claimShown(key, svc)
+		}
 	}
 	// With the field manager, a Service this provider leaves alone and
 	// never applied a status to gets no cleanup write (P1).
