@@ -156,6 +156,17 @@ func (d *serviceEvents) Decode() (watch.EventType, runtime.Object, error) {
 
 func (d *serviceEvents) Close() { d.body.Close() }
 
+// RESTServicesOf returns the RESTServices of namespace through core's REST
+// client, and false when core has none, as client-go's fake clientset,
+// whose RESTClient is a nil pointer.
+func RESTServicesOf(core corev1client.CoreV1Interface, namespace string) (RESTServices, bool) {
+	rc, ok := core.RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		return RESTServices{}, false
+	}
+	return RESTServices{Client: rc, Namespace: namespace}, true
+}
+
 // ServiceListWatch is an informer's source of the Services of one namespace,
 // or of all when namespace is empty, as the project's *v1.Service: through
 // core's REST client (RESTServices), so that where a server serves
@@ -167,8 +178,7 @@ func (d *serviceEvents) Close() { d.body.Close() }
 // client-go's own informers do: a fake clientset serves no watch-list
 // stream, and says so.
 func ServiceListWatch(core corev1client.CoreV1Interface, namespace string) *cache.ListWatch {
-	if rc, ok := core.RESTClient().(*rest.RESTClient); ok && rc != nil {
-		services := RESTServices{Client: rc, Namespace: namespace}
+	if services, ok := RESTServicesOf(core, namespace); ok {
 		return &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 				return services.List(ctx, opts)

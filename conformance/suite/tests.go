@@ -31,7 +31,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
@@ -154,7 +153,7 @@ func (f *requiredField) usedSource() conditions.RequiredFeaturesSource {
 // cannot send it; a refusal of any kind counts as not kept.
 func (r *testRun) fieldKept() bool {
 	r.field.once.Do(func() {
-		services, ok := r.restServices()
+		services, ok := conditions.RESTServicesOf(r.client.CoreV1(), r.ns)
 		if !ok {
 			return
 		}
@@ -170,18 +169,11 @@ func (r *testRun) fieldKept() bool {
 	return r.field.kept
 }
 
-// restServices returns a reader of the project's Services of the test's
-// namespace, when the clientset has a REST client.
-func (r *testRun) restServices() (conditions.RESTServices, bool) {
-	rc, ok := r.client.CoreV1().RESTClient().(*rest.RESTClient)
-	return conditions.RESTServices{Client: rc, Namespace: r.ns}, ok && rc != nil
-}
-
 // createRequiring creates svc requiring features, as section 9 asks:
 // through spec.requiredLoadBalancerFeatures where the cluster keeps it,
 // else through the annotation.
 func (r *testRun) createRequiring(svc *corev1.Service, features ...v1.LoadBalancerFeature) error {
-	services, ok := r.restServices()
+	services, ok := conditions.RESTServicesOf(r.client.CoreV1(), r.ns)
 	if !ok || !r.fieldKept() {
 		r.field.used(conditions.RequiredFeaturesSourceAnnotation)
 		require(svc, features...)
