@@ -347,33 +347,28 @@ func (p *Provider) recover(store cache.Store) {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
 	for _, svc := range services {
-		if p.ownAddresses(svc) {
+		if p.ownAddresses(svc, conditions.Decide(svc, p.opts.Capabilities).Action) {
 			p.claimShown(svc.Namespace+"/"+svc.Name, svc)
 		}
 	}
 }
 
 // ownAddresses reports whether the pool addresses svc's status shows are
-// this provider's: svc is of its classes, or its status was applied by this
-// provider or by a reference provider that shares a class with it, as its
-// field manager names them (FieldManagerFor), and so by an earlier
-// configuration of it (two providers do not serve one class). A provider
-// of other classes keeps its addresses apart, though its pool may overlap.
-func (p *Provider) ownAddresses(svc *v1.Service) bool {
-	if conditions.Decide(svc, p.opts.Capabilities).Action != conditions.ActionIgnore {
+// this provider's: svc is of its classes (action is what it decided for
+// svc), or its status was applied by this provider or by a reference
+// provider that shares a class with it, as its field manager names them
+// (referenceClasses), and so by an earlier configuration of it (two
+// providers do not serve one class). A provider of other classes keeps its
+// addresses apart, though its pool may overlap.
+func (p *Provider) ownAddresses(svc *v1.Service, action conditions.Action) bool {
+	if action != conditions.ActionIgnore {
 		return true
 	}
 	caps := p.opts.Capabilities
 	for _, m := range svc.ManagedFields {
-		var classes []string
-		switch rest, ok := strings.CutPrefix(m.Manager, DefaultFieldManager+"/"); {
-		case m.Manager == DefaultFieldManager:
-			classes = []string{"(default)"}
-		case ok:
-			classes = strings.Split(rest, ",")
-		}
+		classes, _ := referenceClasses(m.Manager)
 		shared := m.Manager == p.manager || slices.ContainsFunc(classes, func(c string) bool {
-			return slices.Contains(caps.Classes, c) || c == "(default)" && caps.DefaultClass
+			return slices.Contains(caps.Classes, c) || c == defaultClassName && caps.DefaultClass
 		})
 		if shared && conditions.OwnsStatus(svc, m.Manager) {
 			return true

@@ -65,7 +65,7 @@ func FieldManagerFor(caps conditions.Capabilities) string {
 	}
 	names := slices.Sorted(slices.Values(caps.Classes))
 	if caps.DefaultClass {
-		names = append([]string{"(default)"}, names...)
+		names = append([]string{defaultClassName}, names...)
 	}
 	manager := DefaultFieldManager + "/" + strings.Join(names, ",")
 	if len(manager) > 128 {
@@ -74,6 +74,27 @@ func FieldManagerFor(caps conditions.Capabilities) string {
 		manager = fmt.Sprintf("%s/%016x", DefaultFieldManager, h.Sum64())
 	}
 	return manager
+}
+
+// defaultClassName stands for Services without a class in the name
+// FieldManagerFor gives.
+const defaultClassName = "(default)"
+
+// referenceClasses returns the classes a field manager of a reference
+// provider names, as FieldManagerFor makes it ("(default)" for Services
+// without a class; a name made with a hash gives the hash, which is no
+// class), and whether manager is such a name: DefaultFieldManager, alone
+// (the provider of Services without a class) or followed by "/" and a
+// class set.
+func referenceClasses(manager string) (classes []string, ok bool) {
+	if manager == DefaultFieldManager {
+		return []string{defaultClassName}, true
+	}
+	rest, ok := strings.CutPrefix(manager, DefaultFieldManager+"/")
+	if !ok {
+		return nil, false
+	}
+	return strings.Split(rest, ","), true
 }
 
 // Options configures a Provider. The zero value is a provider with no
@@ -448,7 +469,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 		// Until its status no longer shows them (the write below clears
 		// the ingress of a Service this provider refuses), its addresses
 		// are not handed out again.
-		if p.ownAddresses(svc) {
+		if p.ownAddresses(svc, decision.Action) {
 			p.claimShown(key, svc)
 		}
 	}
@@ -629,9 +650,8 @@ func (p *Provider) write(ctx context.Context, svc *v1.Service, apply *corev1ac.S
 func (p *Provider) predecessors(svc *v1.Service) []string {
 	var out []string
 	for _, m := range svc.ManagedFields {
-		if m.Manager != p.manager && !slices.Contains(out, m.Manager) &&
-			(m.Manager == DefaultFieldManager || strings.HasPrefix(m.Manager, DefaultFieldManager+"/")) &&
-			conditions.OwnsStatus(svc, m.Manager) {
+		if _, reference := referenceClasses(m.Manager); reference && m.Manager != p.manager &&
+			!slices.Contains(out, m.Manager) && conditions.OwnsStatus(svc, m.Manager) {
 			out = append(out, m.Manager)
 		}
 	}
