@@ -244,6 +244,53 @@ func TestValidateServiceStatusUpdate_P5(t *testing.T) {
 	}
 }
 
+// TestValidateServiceStatusUpdate_P5P6_RepeatedReasons: a Multiple whose
+// message lists a reason more than once is one problem per rule, not one
+// per repeat. Every error on the message carries the whole message as its
+// value, and an apiserver turns each into a cause of its 422, so errors
+// per repeat would let one status write of a message at the 32 KiB limit
+// (or above it: the length is C5's error, and the other rules still run)
+// answer with hundreds of copies of it.
+func TestValidateServiceStatusUpdate_P5P6_RepeatedReasons(t *testing.T) {
+	multiple := func(msg string) metav1.Condition {
+		return changed(degradedPorts, func(c *metav1.Condition) {
+			c.Reason = string(v1.LoadBalancerReasonMultiple)
+			c.Message = msg
+		})
+	}
+	// One port, no affinity: the Service asks for neither, and requires
+	// Ports.
+	short := multiple("PortsNotSupported, SessionAffinityNotSupported, PortsNotSupported,SessionAffinityNotSupported: udp/53")
+	svc := service(withFeatures(ports), withConditions(provisioningFalse, servingTrue, short))
+	got := validation.ValidateServiceStatusUpdate(svc, service(withFeatures(ports)), cross)
+	// testErrors also fails on an exact duplicate error.
+	testErrors(t, errs(
+		want("P5", field.ErrorTypeInvalid, conditionPath(2, "message")),
+		want("P6", field.ErrorTypeInvalid, conditionPath(2, "message")),
+	), got)
+	for _, e := range got {
+		if e.Origin == validation.OriginP6 && !strings.Contains(e.Detail, "must not name Ports while") {
+			t.Errorf("P6 detail %q does not name Ports once", e.Detail)
+		}
+		if e.Origin == validation.OriginP5 && (!strings.Contains(e.Detail, "Ports") || !strings.Contains(e.Detail, "SessionAffinity")) {
+			t.Errorf("P5 detail %q does not name both features the Service does not ask for", e.Detail)
+		}
+	}
+
+	// At the length limit: what the errors say stays in proportion to
+	// the message, however often it repeats a reason.
+	long := multiple(strings.Repeat("PortsNotSupported,", 1800) + "PortsNotSupported: udp/53")
+	svc = service(withFeatures(ports), withConditions(provisioningFalse, servingTrue, long))
+	got = validation.ValidateServiceStatusUpdate(svc, service(withFeatures(ports)), cross)
+	size := 0
+	for _, e := range got {
+		size += len(e.ErrorBody())
+	}
+	if size > 4*len(long.Message) {
+		t.Errorf("%d errors of %d bytes in all for a message of %d bytes", len(got), size, len(long.Message))
+	}
+}
+
 // TestValidateService_R5_ForbiddenNamesTheGate: with the gate off the
 // writer learns which gate to ask for.
 func TestValidateService_R5_ForbiddenNamesTheGate(t *testing.T) {

@@ -118,7 +118,7 @@ limitations under the License.
 //     .status); judged unless both conditions are unchanged.
 //   - P5: LoadBalancerDegraded=True with a reason naming a feature the
 //     Service does not ask for (Invalid on .reason, or on .message for the
-//     reasons a Multiple lists).
+//     reasons a Multiple lists: one error naming them all, each once).
 //   - L4: LoadBalancerServing=True while no entry of
 //     status.loadBalancer.ingress has an ip or a hostname (Invalid on
 //     Serving's .status); judged when the write changes Serving or the

@@ -353,40 +353,56 @@ func validateLoadBalancerCondition(c *metav1.Condition, p *field.Path) *field.Er
 // validateDegradation is P5 for the condition c at path p: a
 // LoadBalancerDegraded=True reason that names a feature (or a Multiple
 // whose message lists such reasons, G2) must name one the Service asks
-// for. Reasons outside the table are a provider's own and pass.
+// for. Reasons outside the table are a provider's own and pass. It
+// reports at most one error: a Multiple that lists several reasons the
+// Service does not ask for gets one error naming them all.
 func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.LoadBalancerFeature]) field.ErrorList {
 	if c.Type != string(v1.LoadBalancerConditionDegraded) || c.Status != metav1.ConditionTrue {
 		return nil
 	}
 	at, value, reasons := degradedReasons(c, p)
-	var errs field.ErrorList
+	var unasked []string
 	for _, r := range reasons {
-		f, ok := v1.DegradedFeature(r)
-		switch {
-		case !ok || asks.Has(f):
-		case r == v1.LoadBalancerConditionReason(c.Reason):
-			errs = append(errs, field.Invalid(at, value,
-				fmt.Sprintf("must name something the Service asks for: it does not ask for %s", f)).WithOrigin(OriginP5))
-		default:
-			errs = append(errs, field.Invalid(at, value,
-				fmt.Sprintf("must name only what the Service asks for: it does not ask for %s (%s)", f, r)).WithOrigin(OriginP5))
+		if f, _ := v1.DegradedFeature(r); !asks.Has(f) {
+			if r == v1.LoadBalancerConditionReason(c.Reason) {
+				return field.ErrorList{field.Invalid(at, value,
+					fmt.Sprintf("must name something the Service asks for: it does not ask for %s", f)).WithOrigin(OriginP5)}
+			}
+			unasked = append(unasked, fmt.Sprintf("%s (%s)", f, r))
 		}
 	}
-	return errs
+	if len(unasked) == 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(at, value,
+		fmt.Sprintf("must name only what the Service asks for: it does not ask for %s", strings.Join(unasked, ", "))).WithOrigin(OriginP5)}
 }
 
 // degradedReasons returns the reasons the LoadBalancerDegraded condition
-// c at path p names, and where an error about them points: its reason, or
-// for Multiple the list at the start of its message (G2), each item
-// trimmed.
+// c at path p names that name a feature (v1.DegradedFeature), each once,
+// in the order they first appear, and where an error about them points:
+// its reason, or for Multiple the list at the start of its message (G2),
+// each item trimmed. Reasons outside the table are a provider's own, which
+// neither P5 nor P6 judges. A repeat is left out: the message is written
+// by a client, and one error per repeat, each carrying the message, would
+// make the answer grow with the square of the message's length.
 func degradedReasons(c *metav1.Condition, p *field.Path) (*field.Path, string, []v1.LoadBalancerConditionReason) {
 	if v1.LoadBalancerConditionReason(c.Reason) != v1.LoadBalancerReasonMultiple {
-		return p.Child("reason"), c.Reason, []v1.LoadBalancerConditionReason{v1.LoadBalancerConditionReason(c.Reason)}
+		var reasons []v1.LoadBalancerConditionReason
+		if _, ok := v1.DegradedFeature(v1.LoadBalancerConditionReason(c.Reason)); ok {
+			reasons = append(reasons, v1.LoadBalancerConditionReason(c.Reason))
+		}
+		return p.Child("reason"), c.Reason, reasons
 	}
 	list, _, _ := strings.Cut(c.Message, ":")
 	var reasons []v1.LoadBalancerConditionReason
 	for item := range strings.SplitSeq(list, ",") {
-		reasons = append(reasons, v1.LoadBalancerConditionReason(strings.TrimSpace(item)))
+		r := v1.LoadBalancerConditionReason(strings.TrimSpace(item))
+		// At most one reason per feature is kept, so this look-up is over
+		// a handful of items whatever the message's length.
+		if _, ok := v1.DegradedFeature(r); ok && !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
 	}
 	return p.Child("message"), c.Message, reasons
 }
