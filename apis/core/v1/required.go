@@ -35,17 +35,20 @@ const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-fe
 // ParseRequiredFeatures reads a RequiredFeaturesAnnotation value: its
 // items, trimmed, in order, with empty items and repeats left out. A value
 // it does not know is returned as written, since a provider must refuse it
-// (R2). Each problem is also reported in errs, at fldPath: an empty item
-// in a value that is not blank, a repeat, a value that is not a known
-// LoadBalancerFeature.
+// (R2). Each problem is also reported in errs, at fldPath: empty items in a
+// value that is not blank (once, with the whole value), a repeat, a value
+// that is not a known LoadBalancerFeature.
 func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBalancerFeature, errs field.ErrorList) {
+	emptyItems := false
 	for item := range strings.SplitSeq(value, ",") {
 		f := LoadBalancerFeature(strings.TrimSpace(item))
 		switch {
 		case f == "":
-			if strings.TrimSpace(value) != "" {
+			// One error for all of them: it carries the whole value.
+			if !emptyItems && strings.TrimSpace(value) != "" {
 				errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
 			}
+			emptyItems = true
 			continue
 		case slices.Contains(features, f):
 			errs = append(errs, field.Duplicate(fldPath, string(f)))

@@ -154,6 +154,9 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 		{"  ", nil, nil},
 		{" Ports ,SessionAffinity", []v1.LoadBalancerFeature{"Ports", "SessionAffinity"}, nil},
 		{"Ports,,Ports", []v1.LoadBalancerFeature{"Ports"}, []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeDuplicate}},
+		// Empty items are one problem of the value, reported once: the
+		// error carries the whole value.
+		{"Ports,, ,,Ports,", []v1.LoadBalancerFeature{"Ports"}, []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeDuplicate}},
 		{"Teleport,Ports", []v1.LoadBalancerFeature{"Teleport", "Ports"}, []field.ErrorType{field.ErrorTypeNotSupported}},
 	} {
 		got, errs := v1.ParseRequiredFeatures(tc.value, path)
@@ -188,4 +191,22 @@ func TestParseRequiredFeatures_R2_ErrorsNameTheItem(t *testing.T) {
 		field.Duplicate(path, "Ports"),
 	}
 	field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact().Test(t, want, errs)
+}
+
+// TestParseRequiredFeatures_ErrorsInProportion: what the errors say stays
+// in proportion to the value, however many empty items it has. The
+// Invalid error for empty items carries the whole value; one per empty
+// item made "lbstatus describe" of a Service whose annotation is a long
+// run of commas print the value once per comma.
+func TestParseRequiredFeatures_ErrorsInProportion(t *testing.T) {
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	value := strings.Repeat(",", 4096) + "Ports"
+	_, errs := v1.ParseRequiredFeatures(value, path)
+	size := 0
+	for _, e := range errs {
+		size += len(e.Error())
+	}
+	if size > 4*len(value) {
+		t.Errorf("%d errors of %d bytes in all for a value of %d bytes", len(errs), size, len(value))
+	}
 }
