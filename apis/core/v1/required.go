@@ -40,6 +40,23 @@ const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-fe
 // that is not a known LoadBalancerFeature.
 func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBalancerFeature, errs field.ErrorList) {
 	emptyItems := false
+	// seen indexes features once there are more than a few: an annotation
+	// is up to 256 KiB of items, and a scan of the list for each would be
+	// quadratic in them. A well-formed value never gets that far.
+	var seen map[LoadBalancerFeature]struct{}
+	repeated := func(f LoadBalancerFeature) bool {
+		if seen == nil {
+			if len(features) < 8 {
+				return slices.Contains(features, f)
+			}
+			seen = make(map[LoadBalancerFeature]struct{}, 2*len(features))
+			for _, g := range features {
+				seen[g] = struct{}{}
+			}
+		}
+		_, ok := seen[f]
+		return ok
+	}
 	for item := range strings.SplitSeq(value, ",") {
 		f := LoadBalancerFeature(strings.TrimSpace(item))
 		switch {
@@ -50,13 +67,16 @@ func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBa
 			}
 			emptyItems = true
 			continue
-		case slices.Contains(features, f):
+		case repeated(f):
 			errs = append(errs, field.Duplicate(fldPath, string(f)))
 			continue
 		case !f.IsKnown():
 			errs = append(errs, field.NotSupported(fldPath, string(f), LoadBalancerFeatures()))
 		}
 		features = append(features, f)
+		if seen != nil {
+			seen[f] = struct{}{}
+		}
 	}
 	return features, errs
 }

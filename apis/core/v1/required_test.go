@@ -158,6 +158,13 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 		// error carries the whole value.
 		{"Ports,, ,,Ports,", []v1.LoadBalancerFeature{"Ports"}, []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeDuplicate}},
 		{"Teleport,Ports", []v1.LoadBalancerFeature{"Teleport", "Ports"}, []field.ErrorType{field.ErrorTypeNotSupported}},
+		// Past a few items repeats are found through an index.
+		{"a,b,c,d,e,f,g,h,Ports,j,a,j,Ports", []v1.LoadBalancerFeature{"a", "b", "c", "d", "e", "f", "g", "h", "Ports", "j"},
+			[]field.ErrorType{
+				field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported,
+				field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported,
+				field.ErrorTypeNotSupported, field.ErrorTypeDuplicate, field.ErrorTypeDuplicate, field.ErrorTypeDuplicate,
+			}},
 	} {
 		got, errs := v1.ParseRequiredFeatures(tc.value, path)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
