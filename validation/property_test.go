@@ -19,9 +19,11 @@ package validation_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"pgregory.net/rapid"
@@ -222,6 +224,53 @@ func TestProperties_R5(t *testing.T) {
 		for _, err := range validation.ValidateServiceUpdate(updated, old, off).Filter(under("status")) {
 			if !containsMatch(gateOnErrs, err) {
 				t.Errorf("gate off rejects what DropDisabledFields kept: %v", err)
+			}
+		}
+	})
+}
+
+// degradedReasonItems are the items genMultiple builds a Multiple message
+// from: well-known reasons, spaced and not, a provider's own, and empty.
+var degradedReasonItems = []string{
+	"PortsNotSupported", " PortsNotSupported ", "SessionAffinityNotSupported", "IPFamiliesNotSupported",
+	"LoadBalancerIPNotSupported", "ExternalTrafficPolicyNotSupported", "LoadBalancerSourceRangesNotSupported",
+	"Multiple", "SlowDisks", "",
+}
+
+// genMultiple draws a LoadBalancerDegraded=True condition with reason
+// Multiple whose message lists reasons, repeats included (G2).
+func genMultiple() *rapid.Generator[metav1.Condition] {
+	return rapid.Custom(func(t *rapid.T) metav1.Condition {
+		items := rapid.SliceOfN(rapid.SampledFrom(degradedReasonItems), 0, 12).Draw(t, "items")
+		c := degradedPorts
+		c.Reason = string(v1.LoadBalancerReasonMultiple)
+		c.Message = strings.Join(items, ",") + ": " + rapid.SampledFrom(messages).Draw(t, "text")
+		return c
+	})
+}
+
+// TestProperties_NoExactDuplicates checks no entry point reports the same
+// error twice (field.ErrorMatcher.Test calls that a bug): each problem is
+// one error, however often a list repeats it. An error on a condition's
+// message carries the whole message, so a repeat per listed reason would
+// also make the answer grow with the square of the message.
+func TestProperties_NoExactDuplicates(t *testing.T) {
+	exactly := field.ErrorMatcher{}.Exactly()
+	rapid.Check(t, func(t *rapid.T) {
+		pair := genOldAndNew().Draw(t, "services")
+		svc, old := pair[0], pair[1]
+		if rapid.Bool().Draw(t, "multiple") {
+			svc.Status.Conditions = append(svc.Status.Conditions, genMultiple().Draw(t, "degraded"))
+		}
+		opts := rapid.SampledFrom([]validation.Options{on, off, cross}).Draw(t, "options")
+		for i, got := range allEntryPoints(svc, old, opts) {
+			seen := map[string]bool{}
+			for _, e := range got {
+				key := exactly.Render(e)
+				if seen[key] {
+					t.Fatalf("entry point %d reports twice: %s", i, key)
+				}
+				seen[key] = true
 			}
 		}
 	})
