@@ -62,17 +62,19 @@ type result struct {
 
 // validateAll calls every validation entry point on svc, and the update
 // ones from old to svc, the way an apiserver does: DropDisabledFields
-// before a create or an update. Neither input is modified.
+// before a create or an update, and DropTypeDependentFields before an
+// update. Neither input is modified.
 func validateAll(svc, old *v1.Service, opts validation.Options) []result {
 	created := svc.DeepCopy()
 	validation.DropDisabledFields(created, nil, opts)
 	updated := svc.DeepCopy()
 	validation.DropDisabledFields(updated, old, opts)
+	validation.DropTypeDependentFields(updated, old)
 	return []result{
 		{"ValidateService", validation.ValidateService(svc, opts)},
 		{"ValidateService after DropDisabledFields", validation.ValidateService(created, opts)},
 		{"ValidateServiceUpdate", validation.ValidateServiceUpdate(svc, old, opts)},
-		{"ValidateServiceUpdate after DropDisabledFields", validation.ValidateServiceUpdate(updated, old, opts)},
+		{"ValidateServiceUpdate after the drops", validation.ValidateServiceUpdate(updated, old, opts)},
 		{"ValidateServiceStatusUpdate", validation.ValidateServiceStatusUpdate(svc, old, opts)},
 		{"ValidateServiceUpdate(x, x)", validation.ValidateServiceUpdate(svc, svc.DeepCopy(), opts)},
 		{"ValidateServiceStatusUpdate(x, x)", validation.ValidateServiceStatusUpdate(svc, svc.DeepCopy(), opts)},

@@ -44,7 +44,10 @@ limitations under the License.
 //   - ValidateRequiredLoadBalancerFeatures: the spec field, given spec.type.
 //
 // DropDisabledFields is the strategy half of the feature gate (R5): call it
-// before validating a create or an update.
+// before validating a create or an update. DropTypeDependentFields is the
+// strategy half of R4: call it before validating an update, so that a
+// change of spec.type away from LoadBalancer that leaves the field as it
+// was clears it, as kube-apiserver clears loadBalancerClass.
 //
 // Options.FeatureGate is read by name (LoadBalancerStatusImprovements), so
 // an apiserver passes its own gate. nil means off; a gate that does not

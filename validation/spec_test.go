@@ -354,6 +354,70 @@ func TestDropDisabledFields_R5(t *testing.T) {
 	}
 }
 
+func TestDropTypeDependentFields_R4(t *testing.T) {
+	clusterIP, nodePort := withType(corev1.ServiceTypeClusterIP), withType(corev1.ServiceTypeNodePort)
+	for _, tc := range []struct {
+		name     string
+		old, svc *v1.Service
+		want     []v1.LoadBalancerFeature
+	}{{
+		name: "type changed away, field as it was: dropped",
+		old:  service(withFeatures(ports, ipFamilies)),
+		svc:  service(clusterIP, withFeatures(ports, ipFamilies)),
+	}, {
+		name: "type changed away, field changed too: kept, for validation to refuse",
+		old:  service(withFeatures(ports)),
+		svc:  service(nodePort, withFeatures(ports, ipFamilies)),
+		want: []v1.LoadBalancerFeature{ports, ipFamilies},
+	}, {
+		name: "type changed away, field reordered: kept, as written",
+		old:  service(withFeatures(ports, ipFamilies)),
+		svc:  service(clusterIP, withFeatures(ipFamilies, ports)),
+		want: []v1.LoadBalancerFeature{ipFamilies, ports},
+	}, {
+		name: "type still LoadBalancer: kept",
+		old:  service(withFeatures(ports)),
+		svc:  service(withFeatures(ports)),
+		want: []v1.LoadBalancerFeature{ports},
+	}, {
+		name: "old not a LoadBalancer: kept",
+		old:  service(clusterIP, withFeatures(ports)),
+		svc:  service(nodePort, withFeatures(ports)),
+		want: []v1.LoadBalancerFeature{ports},
+	}, {
+		name: "create: kept",
+		svc:  service(clusterIP, withFeatures(ports)),
+		want: []v1.LoadBalancerFeature{ports},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := tc.svc.DeepCopy()
+			validation.DropTypeDependentFields(svc, tc.old)
+			if got := svc.Spec.RequiredLoadBalancerFeatures; !slices.Equal(got, tc.want) {
+				t.Errorf("requiredLoadBalancerFeatures = %v, want %v", got, tc.want)
+			}
+			svc.Spec.RequiredLoadBalancerFeatures = tc.svc.Spec.RequiredLoadBalancerFeatures
+			if !reflect.DeepEqual(svc, tc.svc) {
+				t.Errorf("DropTypeDependentFields changed more than the field:\n%v\n%v", svc, tc.svc)
+			}
+		})
+	}
+
+	// The update an apiserver then validates: a type change that leaves
+	// the field alone passes; one that also writes the field is R4.
+	old := service(withFeatures(ports))
+	for _, tc := range []struct {
+		svc  *v1.Service
+		want field.ErrorList
+	}{
+		{service(clusterIP, withFeatures(ports)), nil},
+		{service(clusterIP, withFeatures(ipFamilies)), field.ErrorList{field.Forbidden(field.NewPath("spec", "requiredLoadBalancerFeatures"), "").WithOrigin(validation.OriginR4)}},
+	} {
+		validation.DropTypeDependentFields(tc.svc, old)
+		matcher.Test(t, tc.want, validation.ValidateServiceUpdate(tc.svc, old, on))
+	}
+	validation.DropTypeDependentFields(nil, old)
+}
+
 func TestNilInputs(t *testing.T) {
 	for name, opts := range gateOptions {
 		t.Run(name, func(t *testing.T) {

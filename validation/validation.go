@@ -18,7 +18,9 @@ package validation
 
 import (
 	"context"
+	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
@@ -164,6 +166,22 @@ func DropDisabledFields(svc, old *v1.Service, opts Options) error {
 	}
 	svc.Spec.RequiredLoadBalancerFeatures = nil
 	return nil
+}
+
+// DropTypeDependentFields clears spec.requiredLoadBalancerFeatures from svc
+// when an update changes spec.type from LoadBalancer to another type and
+// leaves the field as old had it (R4), as kube-apiserver clears
+// loadBalancerClass: the field no longer applies, and the user did not
+// write it in this update. A user who also changed the field gets R4's
+// Forbidden from validation. An apiserver calls it on update, before
+// validation, whatever the gate; a nil svc or old (a create) is left alone.
+func DropTypeDependentFields(svc, old *v1.Service) {
+	if svc == nil || old == nil || old.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		return
+	}
+	if slices.Equal(svc.Spec.RequiredLoadBalancerFeatures, old.Spec.RequiredLoadBalancerFeatures) {
+		svc.Spec.RequiredLoadBalancerFeatures = nil
+	}
 }
 
 // usesRequiredFeatures reports whether svc sets
