@@ -97,9 +97,9 @@ func TestFork_RequiredFeatures_R4Refused(t *testing.T) {
 			}
 		})
 	}
-	// A type change away from LoadBalancer must drop the field in the same
-	// write, as for loadBalancerClass: the fork refuses the update rather
-	// than drop what the user wrote.
+	// A type change away from LoadBalancer clears the field when the write
+	// leaves it as it was, as kube-apiserver clears loadBalancerClass; a
+	// write that also changes the field is refused.
 	t.Run("type-change", func(t *testing.T) {
 		svc := rawservice.Requiring(ns, "type-change", v1.LoadBalancerFeaturePorts)
 		if err := rawservice.Post(t, client, svc, "").Error(); err != nil {
@@ -108,7 +108,16 @@ func TestFork_RequiredFeatures_R4Refused(t *testing.T) {
 		stored := rawservice.Get(t, client, ns, svc.Name)
 		stored.Spec.Type = corev1.ServiceTypeClusterIP
 		stored.Spec.SessionAffinity = corev1.ServiceAffinityNone
-		assertRefused(t, rawservice.Put(t, client, stored), "spec.requiredLoadBalancerFeatures", "R4")
+		changed := stored.DeepCopy()
+		changed.Spec.RequiredLoadBalancerFeatures = append(changed.Spec.RequiredLoadBalancerFeatures, v1.LoadBalancerFeatureIPFamilies)
+		assertRefused(t, rawservice.Put(t, client, changed), "spec.requiredLoadBalancerFeatures", "R4")
+		if err := rawservice.Put(t, client, stored); err != nil {
+			t.Fatalf("type change that leaves the field alone: %v", err)
+		}
+		got := rawservice.Get(t, client, ns, svc.Name)
+		if got.Spec.Type != corev1.ServiceTypeClusterIP || got.Spec.RequiredLoadBalancerFeatures != nil {
+			t.Errorf("after the type change: type %s, requiredLoadBalancerFeatures %v; want ClusterIP and none", got.Spec.Type, got.Spec.RequiredLoadBalancerFeatures)
+		}
 	})
 }
 
