@@ -27,10 +27,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/cel-go/cel"
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -287,18 +289,45 @@ func luaValue(L *lua.LState, v any) lua.LValue {
 	return lua.LString(fmt.Sprint(v))
 }
 
-// runLua runs the health script on obj and returns Argo CD's status and
-// message.
-func runLua(t *testing.T, script string, obj map[string]any) (string, string) {
+// compiledLua holds the compiled health script by its text: each run gets
+// a fresh Lua state, as in Argo CD, but compiling the script is most of
+// the work and does not depend on the state.
+var compiledLua sync.Map
+
+// runLua runs the health script on obj as Argo CD runs a health check of
+// argocd-cm and returns Argo CD's status and message. Argo CD gives such a
+// script a state with the package, base and table libraries only (and a
+// reduced os library, which the script does not use); with openLibs, every
+// standard library, as for a kind whose
+// resource.customizations.useOpenLibs key is "true".
+func runLua(t *testing.T, script string, obj map[string]any, openLibs bool) (string, string) {
 	t.Helper()
-	L := lua.NewState()
-	defer L.Close()
-	L.SetGlobal("obj", luaValue(L, obj))
-	fn, err := L.LoadString(script)
-	if err != nil {
-		t.Fatalf("load the health script: %v", err)
+	proto, ok := compiledLua.Load(script)
+	if !ok {
+		chunk, err := parse.Parse(strings.NewReader(script), "service-health.lua")
+		if err != nil {
+			t.Fatalf("load the health script: %v", err)
+		}
+		p, err := lua.Compile(chunk, "service-health.lua")
+		if err != nil {
+			t.Fatalf("load the health script: %v", err)
+		}
+		proto, _ = compiledLua.LoadOrStore(script, p)
 	}
-	L.Push(fn)
+	L := lua.NewState(lua.Options{SkipOpenLibs: !openLibs})
+	defer L.Close()
+	if !openLibs {
+		for _, lib := range []struct {
+			name string
+			open lua.LGFunction
+		}{{lua.LoadLibName, lua.OpenPackage}, {lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}} {
+			if err := L.CallByParam(lua.P{Fn: L.NewFunction(lib.open), Protect: true}, lua.LString(lib.name)); err != nil {
+				t.Fatalf("open the Lua library %s: %v", lib.name, err)
+			}
+		}
+	}
+	L.SetGlobal("obj", luaValue(L, obj))
+	L.Push(L.NewFunctionFromProto(proto.(*lua.FunctionProto)))
 	if err := L.PCall(0, 1, nil); err != nil {
 		t.Fatalf("run the health script: %v", err)
 	}
@@ -446,7 +475,7 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 			t.Errorf("%s: kstatus message %q does not start with %s", s.origin, res.Message, rule)
 		}
 
-		argo, msg := runLua(t, string(script), s.obj)
+		argo, msg := runLua(t, string(script), s.obj, false)
 		if got := argoToOutcome[argo]; got != wantOutcome {
 			t.Errorf("%s: Argo CD health %s (%s), want %s", s.origin, argo, msg, wantOutcome)
 		} else if rule != "" && !strings.HasPrefix(msg, rule+": ") {
