@@ -1,11 +1,17 @@
 -- Argo CD health check for core/v1 Service that reads the KEP-4631
 -- conditions (lbstatus). Install it as the argocd-cm key
--- resource.customizations.health.Service (see the lbstatus README).
+-- resource.customizations.health.Service, with
+-- resource.customizations.useOpenLibs.Service: "true" (see the lbstatus
+-- README and below).
 --
 -- The same mapping as lbstatus's kstatus reader and Flux expressions:
 --   Healthy:     Provisioning=False, Serving=True and an ingress entry with
 --                an ip or a hostname (T3, L4); or, for a provider that
---                writes neither condition (R3), an ingress with an address
+--                writes neither condition (R3), an ingress with an address,
+--                unless the Service requires a feature (through
+--                spec.requiredLoadBalancerFeatures or the annotation
+--                lbstatus.github.io/required-load-balancer-features): such
+--                a provider never saw the requirement
 --   Degraded:    Serving=False/Unsupported (T1), or Serving=False/
 --                Infrastructure with Provisioning=False (T2)
 --   Progressing: everything else (T4)
@@ -13,7 +19,22 @@
 -- Service being deleted never reaches this script: Argo CD reports it
 -- Progressing ("Pending deletion") first, as the kstatus reader and the
 -- Flux expressions keep it from Current too.
+--
+-- Reading the annotation needs Lua's string library, which Argo CD gives a
+-- health check of argocd-cm only when resource.customizations.useOpenLibs.Service
+-- is "true" (the lbstatus README installs both keys). Without it, a
+-- Service whose answer depends on the annotation is Unknown, with a
+-- message that says so; no other Service needs the library.
 hs = {}
+
+local str = string -- nil without useOpenLibs
+
+local function needsOpenLibs()
+  hs.status = "Unknown"
+  hs.message = "reading the annotation lbstatus.github.io/required-load-balancer-features needs Lua's string library: " ..
+    "set resource.customizations.useOpenLibs.Service to \"true\" in argocd-cm"
+  return hs
+end
 
 local function find(conds, t)
   if conds == nil then return nil end
@@ -38,6 +59,52 @@ local function hasAddress(status)
     end
   end
   return false
+end
+
+-- Unicode spaces other than ASCII's, in UTF-8: Go's strings.TrimSpace,
+-- which lbstatus trims annotation items with, removes them too.
+local unicodeSpaces = {
+  "\194\133", "\194\160", "\225\154\128", "\226\128[\128-\138]",
+  "\226\128\168", "\226\128\169", "\226\128\175", "\226\129\159", "\227\128\128",
+}
+
+-- trim removes leading and trailing white space, ASCII or Unicode.
+local function trim(s)
+  while true do
+    local t = str.gsub(str.gsub(s, "^%s+", ""), "%s+$", "")
+    for _, sp in ipairs(unicodeSpaces) do
+      t = str.gsub(str.gsub(t, "^" .. sp, ""), sp .. "$", "")
+    end
+    if t == s then return s end
+    s = t
+  end
+end
+
+-- split returns the items of s between commas, trimmed, empty ones too.
+local function split(s)
+  local out = {}
+  for item in str.gmatch(s .. ",", "([^,]*),") do
+    table.insert(out, trim(item))
+  end
+  return out
+end
+
+-- requiredFeatures: spec.requiredLoadBalancerFeatures when it is not
+-- empty, else the annotation's items that are not blank, in order; nil
+-- when the annotation must be read and the string library is missing.
+local function requiredFeatures(o)
+  if o.spec ~= nil and o.spec.requiredLoadBalancerFeatures ~= nil and #o.spec.requiredLoadBalancerFeatures > 0 then
+    return o.spec.requiredLoadBalancerFeatures
+  end
+  local out = {}
+  if o.metadata == nil or o.metadata.annotations == nil then return out end
+  local value = o.metadata.annotations["lbstatus.github.io/required-load-balancer-features"]
+  if value == nil or value == "" then return out end
+  if str == nil then return nil end
+  for _, item in ipairs(split(value)) do
+    if item ~= "" then table.insert(out, item) end
+  end
+  return out
 end
 
 if obj.spec == nil or obj.spec.type ~= "LoadBalancer" then
@@ -79,9 +146,13 @@ if serving ~= nil and serving.status == "True" and provisioningFalse then
   return hs
 end
 if serving == nil and provisioning == nil and hasAddress(obj.status) then
-  hs.status = "Healthy"
-  hs.message = "R3: no KEP-4631 conditions; the provider predates the KEP, and the ingress has an address"
-  return hs
+  local required = requiredFeatures(obj)
+  if required == nil then return needsOpenLibs() end
+  if #required == 0 then
+    hs.status = "Healthy"
+    hs.message = "R3: no KEP-4631 conditions; the provider predates the KEP, and the ingress has an address"
+    return hs
+  end
 end
 hs.status = "Progressing"
 if serving == nil and provisioning == nil then

@@ -31,6 +31,7 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 	corev1 "k8s.io/api/core/v1"
@@ -164,6 +165,35 @@ func variants(s sample) []sample {
 	return out
 }
 
+// requiring returns s with each way a Service can require features, or
+// seem to and require nothing: the annotation with known, unknown and
+// spaced values, the spec field (which wins over the annotation), and
+// annotations whose items are all blank, ASCII or Unicode spaces, which
+// require nothing (conditions.RequiredFeatures).
+func requiring(s sample) []sample {
+	var out []sample
+	annotate := func(name, value string, field []any) {
+		obj := runtime.DeepCopyJSON(s.obj)
+		if value != "-" {
+			_ = unstructured.SetNestedField(obj, value, "metadata", "annotations", v1.RequiredFeaturesAnnotation)
+		}
+		if field != nil {
+			_ = unstructured.SetNestedSlice(obj, field, "spec", "requiredLoadBalancerFeatures")
+		}
+		out = append(out, sample{s.origin + "/" + name, obj})
+	}
+	annotate("requires-annotation", "SessionAffinity", nil)
+	annotate("requires-annotation-spaced", " , Ports ,", nil)
+	annotate("requires-annotation-unknown", "Teleport", nil)
+	annotate("requires-field", "-", []any{"IPFamilies"})
+	annotate("requires-field-over-blank-annotation", " ", []any{"Ports"})
+	annotate("requires-annotation-under-empty-field", "Ports", []any{})
+	annotate("requires-nothing-empty", "", nil)
+	annotate("requires-nothing-commas", " ,\t, ", nil)
+	annotate("requires-nothing-unicode-spaces", "\u00a0,\u3000\u2009,\u0085", nil)
+	return out
+}
+
 // combinations returns a LoadBalancer Service for every combination of
 // Serving (absent, each reason of the table, Unknown, and a reason of
 // section 6 with the other status), Provisioning (absent, True, False,
@@ -237,14 +267,14 @@ func doubled(s sample) []sample {
 // with no feature under test, and the rule the message must start with.
 func want(t *testing.T, obj map[string]any) (string, string) {
 	t.Helper()
-	var core corev1.Service
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &core); err != nil {
+	// lbstatus's Service, which keeps spec.requiredLoadBalancerFeatures.
+	svc := &v1.Service{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, svc); err != nil {
 		t.Fatal(err)
 	}
-	if core.Spec.Type != corev1.ServiceTypeLoadBalancer {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		return current, ""
 	}
-	svc := v1.FromCore(&core)
 	v := conditions.Evaluate(svc, "")
 	switch v.Result {
 	case conditions.ResultReady:
@@ -252,11 +282,23 @@ func want(t *testing.T, obj map[string]any) (string, string) {
 	case conditions.ResultSkip, conditions.ResultFail:
 		return failed, v.Rule
 	}
-	if kstatus.HasAddress(svc) && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
+	// R3: a provider that writes neither condition never saw a
+	// requirement, so the address alone says the Service is deployed only
+	// when it requires nothing.
+	required, _, _ := conditions.RequiredFeatures(svc)
+	if kstatus.HasAddress(svc) && len(required) == 0 && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
 		return current, "R3"
 	}
 	return inProgress, v.Rule
+}
+
+// needsStringLibrary reports whether the Argo CD check may need Lua's
+// string library to judge obj: when obj carries the required-features
+// annotation with a value to read.
+func needsStringLibrary(obj map[string]any) bool {
+	value, _, _ := unstructured.NestedString(obj, "metadata", "annotations", v1.RequiredFeaturesAnnotation)
+	return value != ""
 }
 
 // luaValue converts a JSON value to Lua as Argo CD hands objects to health
@@ -382,23 +424,39 @@ func loadFlux(t *testing.T) fluxExprs {
 	if e.InProgress != "" {
 		t.Fatal("an inProgress expression would be evaluated first by Flux; the mapping has none")
 	}
-	// Flux evaluates each expression with the object's top-level fields as
-	// variables.
-	env, err := cel.NewEnv(
+	// Flux's environment for health expressions: these options and
+	// libraries (the strings library gives split and trim), the
+	// expression parsed, not checked, and evaluated with the object's
+	// top-level fields as variables. The test also compiles it with those
+	// variables declared, to catch an undeclared name or a result that
+	// cannot be a bool before any object is judged.
+	fluxOptions := []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), ext.Strings(), ext.Sets(), ext.Encoders(),
+	}
+	env, err := cel.NewEnv(fluxOptions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEnv, err := env.Extend(
 		cel.Variable("apiVersion", cel.StringType), cel.Variable("kind", cel.StringType),
 		cel.Variable("metadata", cel.DynType), cel.Variable("spec", cel.DynType), cel.Variable("status", cel.DynType))
 	if err != nil {
 		t.Fatal(err)
 	}
 	compile := func(name, src string) cel.Program {
-		ast, iss := env.Compile(src)
+		checked, iss := checkEnv.Compile(src)
 		if iss.Err() != nil {
 			t.Fatalf("flux %s expression: %v", name, iss.Err())
 		}
-		if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
-			t.Fatalf("flux %s expression yields %s, not bool", name, ast.OutputType())
+		if checked.OutputType() != cel.BoolType && checked.OutputType() != cel.DynType {
+			t.Fatalf("flux %s expression yields %s, not bool", name, checked.OutputType())
 		}
-		prg, err := env.Program(ast)
+		ast, iss := env.Parse(src)
+		if iss.Err() != nil {
+			t.Fatalf("flux %s expression: %v", name, iss.Err())
+		}
+		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,6 +517,10 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 	for _, s := range combinations() {
 		samples = append(samples, s)
 		samples = append(samples, doubled(s)...)
+		if !strings.HasSuffix(s.origin, `message=""`) {
+			// Messages do not change what a requirement does.
+			samples = append(samples, requiring(s)...)
+		}
 	}
 	seen := map[string]int{}
 	for _, s := range samples {
@@ -475,7 +537,8 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 			t.Errorf("%s: kstatus message %q does not start with %s", s.origin, res.Message, rule)
 		}
 
-		argo, msg := runLua(t, string(script), s.obj, false)
+		// With useOpenLibs, as the README installs the check.
+		argo, msg := runLua(t, string(script), s.obj, true)
 		if got := argoToOutcome[argo]; got != wantOutcome {
 			t.Errorf("%s: Argo CD health %s (%s), want %s", s.origin, argo, msg, wantOutcome)
 		} else if rule != "" && !strings.HasPrefix(msg, rule+": ") {
@@ -484,13 +547,25 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 			// A user sees the same Service in both tools.
 			t.Errorf("%s: Argo CD message %q, kstatus message %q", s.origin, msg, res.Message)
 		}
+		// Without it: the same answer, or Unknown saying what is missing
+		// for a Service whose answer needs the string library.
+		bare, bareMsg := runLua(t, string(script), s.obj, false)
+		switch {
+		case bare == "Unknown" && strings.Contains(bareMsg, "resource.customizations.useOpenLibs.Service"):
+			if !needsStringLibrary(s.obj) {
+				t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), but the Service needs no string library", s.origin, bare, bareMsg)
+			}
+			seen["Unknown without useOpenLibs"]++
+		case bare != argo || bareMsg != msg:
+			t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), with it %s (%s)", s.origin, bare, bareMsg, argo, msg)
+		}
 
 		if got := flux.eval(t, s.obj); got != wantOutcome {
 			t.Errorf("%s: Flux says %s, want %s", s.origin, got, wantOutcome)
 		}
 	}
 	t.Logf("%d Services: %v", len(samples), seen)
-	for _, o := range []string{current, inProgress, failed} {
+	for _, o := range []string{current, inProgress, failed, "Unknown without useOpenLibs"} {
 		if seen[o] == 0 {
 			t.Errorf("no Service maps to %s; the samples do not cover the mapping", o)
 		}

@@ -28,8 +28,12 @@ limitations under the License.
 //     Failed, for waiting longer cannot help;
 //   - Pending (T4): InProgress, except for a Service with neither
 //     LoadBalancerServing nor LoadBalancerProvisioning whose ingress has an
-//     address: its provider predates the KEP (R3), and the address is the
-//     only signal there is, so it is Current.
+//     address and that requires no feature (neither
+//     spec.requiredLoadBalancerFeatures nor the required-features
+//     annotation lists one): its provider predates the KEP (R3), and the
+//     address is the only signal there is, so it is Current. A Service
+//     that requires a feature stays InProgress: R3 trusts a provider to
+//     have honored the requirement only when it writes the conditions.
 //
 // The message is the verdict's rule and reason ("T1: the provider refused
 // the service as unsupported: ..."). Services of other types, and Services

@@ -95,17 +95,25 @@ func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 	if typ != string(corev1.ServiceTypeLoadBalancer) {
 		return status.Compute(u)
 	}
-	var svc corev1.Service
+	// lbstatus's Service, not client-go's: spec.requiredLoadBalancerFeatures,
+	// on an apiserver that keeps it, decides whether the R3 fallback holds.
+	var svc v1.Service
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &svc); err != nil {
 		return nil, fmt.Errorf("service %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
-	st, msg := ServiceStatus(v1.FromCoreShallow(&svc))
+	st, msg := ServiceStatus(&svc)
 	return &status.Result{Status: st, Message: msg}, nil
 }
 
 // ServiceStatus maps a LoadBalancer Service's verdict to a kstatus status
 // and message, as the package doc describes. It does not look at the
 // Service's type. A nil Service is InProgress.
+//
+// The R3 fallback (Current on an address alone) needs a Service that
+// requires no feature (conditions.RequiredFeatures: the spec field, else
+// the annotation): R3 trusts that a provider honored a requirement only
+// if it writes the conditions, so an address without them says nothing
+// about what was required.
 func ServiceStatus(svc *v1.Service) (status.Status, string) {
 	v := conditions.Evaluate(svc, "")
 	msg := v.Rule + ": " + v.Reason
@@ -115,7 +123,7 @@ func ServiceStatus(svc *v1.Service) (status.Status, string) {
 	case conditions.ResultSkip, conditions.ResultFail:
 		return status.FailedStatus, msg
 	}
-	if svc != nil && HasAddress(svc) &&
+	if svc != nil && HasAddress(svc) && !requiresFeatures(svc) &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
 		return status.CurrentStatus, "R3: no KEP-4631 conditions; the provider predates the KEP, and the ingress has an address"
@@ -128,4 +136,11 @@ func ServiceStatus(svc *v1.Service) (status.Status, string) {
 // conditions.HasAddress does. False for nil.
 func HasAddress(svc *v1.Service) bool {
 	return svc != nil && conditions.HasAddress(svc.Status.LoadBalancer.Ingress)
+}
+
+// requiresFeatures reports whether svc requires a load-balancer feature,
+// known or not, through the spec field or the annotation.
+func requiresFeatures(svc *v1.Service) bool {
+	features, _, _ := conditions.RequiredFeatures(svc)
+	return len(features) > 0
 }

@@ -295,3 +295,44 @@ func TestStatusReader_NeedsMapperAndReader(t *testing.T) {
 		}
 	}
 }
+
+// TestCompute_NoR3FallbackForRequiredFeatures: the R3 fallback (Current on
+// an address alone) is not for a Service that requires features, through
+// the spec field or the annotation: R3 says a provider that writes no
+// conditions never saw the request, so the address does not say the
+// requirement was honored, and the Service stays InProgress as
+// conditions.Evaluate says (T4). An annotation that lists nothing
+// requires nothing.
+func TestCompute_NoR3FallbackForRequiredFeatures(t *testing.T) {
+	ingress := map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}
+	for _, c := range []struct {
+		name string
+		edit func(u *unstructured.Unstructured)
+		want status.Status
+	}{
+		{"annotation", func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"lbstatus.github.io/required-load-balancer-features": "SessionAffinity"})
+		}, status.InProgressStatus},
+		{"annotation with a value no provider knows", func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"lbstatus.github.io/required-load-balancer-features": " ,Teleport"})
+		}, status.InProgressStatus},
+		{"spec field", func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedStringSlice(u.Object, []string{"Ports"}, "spec", "requiredLoadBalancerFeatures")
+		}, status.InProgressStatus},
+		{"annotation that lists nothing", func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"lbstatus.github.io/required-load-balancer-features": " , "})
+		}, status.CurrentStatus},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u := lbService(map[string]any{"loadBalancer": ingress})
+			c.edit(u)
+			res, err := Compute(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != c.want {
+				t.Errorf("Compute = %s %q, want %s", res.Status, res.Message, c.want)
+			}
+		})
+	}
+}
