@@ -12,26 +12,29 @@
 --                spec.requiredLoadBalancerFeatures or the annotation
 --                lbstatus.github.io/required-load-balancer-features): such
 --                a provider never saw the requirement
---   Degraded:    Serving=False/Unsupported (T1), or Serving=False/
---                Infrastructure with Provisioning=False (T2)
+--   Degraded:    Serving=False/Unsupported (T1), LoadBalancerDegraded=True
+--                (or the deprecated LoadBalancerPortsError=True) naming a
+--                feature the Service requires, which R1 forbids (T1), or
+--                Serving=False/Infrastructure with Provisioning=False (T2)
 --   Progressing: everything else (T4)
 -- Services of other types are Healthy, as Argo CD's own check says. A
 -- Service being deleted never reaches this script: Argo CD reports it
 -- Progressing ("Pending deletion") first, as the kstatus reader and the
 -- Flux expressions keep it from Current too.
 --
--- Reading the annotation needs Lua's string library, which Argo CD gives a
--- health check of argocd-cm only when resource.customizations.useOpenLibs.Service
+-- Reading the required-features annotation and the list of a Multiple
+-- degradation needs Lua's string library, which Argo CD gives a health
+-- check of argocd-cm only when resource.customizations.useOpenLibs.Service
 -- is "true" (the lbstatus README installs both keys). Without it, a
--- Service whose answer depends on the annotation is Unknown, with a
--- message that says so; no other Service needs the library.
+-- Service whose answer depends on one of them is Unknown, with a message
+-- that says so; no other Service needs the library.
 hs = {}
 
 local str = string -- nil without useOpenLibs
 
 local function needsOpenLibs()
   hs.status = "Unknown"
-  hs.message = "reading the annotation lbstatus.github.io/required-load-balancer-features needs Lua's string library: " ..
+  hs.message = "reading the annotation lbstatus.github.io/required-load-balancer-features or a Multiple degradation needs Lua's string library: " ..
     "set resource.customizations.useOpenLibs.Service to \"true\" in argocd-cm"
   return hs
 end
@@ -107,6 +110,37 @@ local function requiredFeatures(o)
   return out
 end
 
+-- The LoadBalancerDegraded reason of each feature.
+local degradedReasonOf = {
+  IPFamilies = "IPFamiliesNotSupported",
+  Ports = "PortsNotSupported",
+  SessionAffinity = "SessionAffinityNotSupported",
+  LoadBalancerIP = "LoadBalancerIPNotSupported",
+  ExternalTrafficPolicy = "ExternalTrafficPolicyNotSupported",
+  LoadBalancerSourceRanges = "LoadBalancerSourceRangesNotSupported",
+}
+
+-- degradedReasons: the reasons of degraded if it is True (for Multiple,
+-- the list before the first colon of its message), and PortsNotSupported
+-- if portsError is True; nil when a Multiple list must be read and the
+-- string library is missing.
+local function degradedReasons(degraded, portsError)
+  local out = {}
+  if degraded ~= nil and degraded.status == "True" then
+    if degraded.reason == "Multiple" then
+      if str == nil then return nil end
+      local list = degraded.message or ""
+      local colon = str.find(list, ":", 1, true)
+      if colon ~= nil then list = str.sub(list, 1, colon - 1) end
+      for _, item in ipairs(split(list)) do out[item] = true end
+    elseif degraded.reason ~= nil then
+      out[degraded.reason] = true
+    end
+  end
+  if portsError ~= nil and portsError.status == "True" then out["PortsNotSupported"] = true end
+  return out
+end
+
 if obj.spec == nil or obj.spec.type ~= "LoadBalancer" then
   hs.status = "Healthy"
   hs.message = ""
@@ -123,6 +157,27 @@ if serving ~= nil and serving.status == "False" and serving.reason == "Unsupport
   hs.status = "Degraded"
   hs.message = "T1: the provider refused the service as unsupported" .. suffix(serving.message)
   return hs
+end
+-- Degraded in a feature the Service requires (T1 for that feature). The
+-- requirement is read only when something is degraded, and a Multiple
+-- list only when something is required.
+local degraded = find(conds, "LoadBalancerDegraded")
+local portsError = find(conds, "LoadBalancerPortsError")
+if (degraded ~= nil and degraded.status == "True") or (portsError ~= nil and portsError.status == "True") then
+  local required = requiredFeatures(obj)
+  if required == nil then return needsOpenLibs() end
+  if #required > 0 then
+    local reasons = degradedReasons(degraded, portsError)
+    if reasons == nil then return needsOpenLibs() end
+    for _, f in ipairs(required) do
+      local reason = degradedReasonOf[f]
+      if reason ~= nil and reasons[reason] then
+        hs.status = "Degraded"
+        hs.message = "T1: the load balancer is degraded in feature " .. f .. " (" .. reason .. ")"
+        return hs
+      end
+    end
+  end
 end
 if serving ~= nil and serving.status == "False" and serving.reason == "Infrastructure" and provisioningFalse then
   hs.status = "Degraded"

@@ -17,10 +17,11 @@ limitations under the License.
 // Package health holds only tests: they run the Argo CD health check
 // (deploy/argocd/service-health.lua, with gopher-lua) and the Flux health
 // expressions (deploy/flux/service-health.yaml, with cel-go) over every
-// Service of examples/ and of the golden fixtures in apis/core/v1/testdata,
-// plus generated condition combinations, and require them and the kstatus
+// Service of examples/, violations/ and the golden fixtures in
+// apis/core/v1/testdata, plus generated combinations of conditions,
+// degradations and required features, and require them and the kstatus
 // reader of ext/kstatus to map each Service exactly as
-// conditions.Evaluate's verdict says (see ext/kstatus's package doc).
+// conditions.Evaluate's verdicts say (see ext/kstatus's package doc).
 //
 // It is a module of its own so that neither interpreter enters the lbstatus
 // module's dependencies.

@@ -62,12 +62,12 @@ type sample struct {
 	obj    map[string]any
 }
 
-// fixtures returns every Service of examples/ and of the golden fixtures:
-// single objects, Lists and watch events, in YAML or JSON.
+// fixtures returns every Service of examples/, violations/ and the golden
+// fixtures: single objects, Lists and watch events, in YAML or JSON.
 func fixtures(t *testing.T) []sample {
 	t.Helper()
 	var out []sample
-	for _, dir := range []string{filepath.Join(root, "examples"), filepath.Join(root, "apis", "core", "v1", "testdata")} {
+	for _, dir := range []string{filepath.Join(root, "examples"), filepath.Join(root, "violations"), filepath.Join(root, "apis", "core", "v1", "testdata")} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -194,6 +194,36 @@ func requiring(s sample) []sample {
 	return out
 }
 
+// degrading returns s with each kind of degradation added to its
+// conditions: a Degraded=True reason, a Multiple list (with Unicode
+// spaces and no text after it), the deprecated LoadBalancerPortsError,
+// and a Degraded condition that is not True or that a first Degraded of
+// another status hides.
+func degrading(s sample) []sample {
+	var out []sample
+	add := func(name string, more ...map[string]any) {
+		obj := runtime.DeepCopyJSON(s.obj)
+		conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+		for _, c := range more {
+			c["lastTransitionTime"] = "2026-01-01T00:00:00Z"
+			conds = append(conds, c)
+		}
+		_ = unstructured.SetNestedSlice(obj, conds, "status", "conditions")
+		out = append(out, sample{s.origin + "/" + name, obj})
+	}
+	degraded := func(status, reason, message string) map[string]any {
+		return map[string]any{"type": "LoadBalancerDegraded", "status": status, "reason": reason, "message": message}
+	}
+	add("degraded-session-affinity", degraded("True", "SessionAffinityNotSupported", "no affinity"))
+	add("degraded-multiple", degraded("True", "Multiple", "PortsNotSupported, SessionAffinityNotSupported: udp/53 and affinity"))
+	add("degraded-multiple-unicode", degraded("True", "Multiple", "\u00a0IPFamiliesNotSupported,LoadBalancerIPNotSupported\u3000"))
+	add("degraded-multiple-text-only", degraded("True", "Multiple", "Ports are not all served"))
+	add("ports-error", map[string]any{"type": "LoadBalancerPortsError", "status": "True", "reason": "PortsError", "message": "udp/53"})
+	add("degraded-unknown", degraded("Unknown", "SessionAffinityNotSupported", ""))
+	add("degraded-hidden", degraded("False", "Complete", ""), degraded("True", "PortsNotSupported", ""))
+	return out
+}
+
 // combinations returns a LoadBalancer Service for every combination of
 // Serving (absent, each reason of the table, Unknown, and a reason of
 // section 6 with the other status), Provisioning (absent, True, False,
@@ -264,7 +294,9 @@ func doubled(s sample) []sample {
 }
 
 // want is the mapping every tool must implement, from conditions.Evaluate
-// with no feature under test, and the rule the message must start with.
+// for each feature the Service requires (a Skip for one of them, T1, is
+// the verdict) and then with no feature under test, and the rule the
+// message must start with.
 func want(t *testing.T, obj map[string]any) (string, string) {
 	t.Helper()
 	// lbstatus's Service, which keeps spec.requiredLoadBalancerFeatures.
@@ -275,7 +307,14 @@ func want(t *testing.T, obj map[string]any) (string, string) {
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		return current, ""
 	}
+	required, _, _ := conditions.RequiredFeatures(svc)
 	v := conditions.Evaluate(svc, "")
+	for _, f := range required {
+		if vf := conditions.Evaluate(svc, f); vf.Result == conditions.ResultSkip {
+			v = vf
+			break
+		}
+	}
 	switch v.Result {
 	case conditions.ResultReady:
 		return current, v.Rule
@@ -285,7 +324,6 @@ func want(t *testing.T, obj map[string]any) (string, string) {
 	// R3: a provider that writes neither condition never saw a
 	// requirement, so the address alone says the Service is deployed only
 	// when it requires nothing.
-	required, _, _ := conditions.RequiredFeatures(svc)
 	if kstatus.HasAddress(svc) && len(required) == 0 && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
 		return current, "R3"
@@ -295,10 +333,20 @@ func want(t *testing.T, obj map[string]any) (string, string) {
 
 // needsStringLibrary reports whether the Argo CD check may need Lua's
 // string library to judge obj: when obj carries the required-features
-// annotation with a value to read.
+// annotation with a value to read, or a first LoadBalancerDegraded that
+// is True with reason Multiple, whose message lists the reasons.
 func needsStringLibrary(obj map[string]any) bool {
 	value, _, _ := unstructured.NestedString(obj, "metadata", "annotations", v1.RequiredFeaturesAnnotation)
-	return value != ""
+	if value != "" {
+		return true
+	}
+	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "LoadBalancerDegraded" {
+			return m["status"] == "True" && m["reason"] == "Multiple"
+		}
+	}
+	return false
 }
 
 // luaValue converts a JSON value to Lua as Argo CD hands objects to health
@@ -520,6 +568,14 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 		if !strings.HasSuffix(s.origin, `message=""`) {
 			// Messages do not change what a requirement does.
 			samples = append(samples, requiring(s)...)
+		}
+		if strings.Contains(s.origin, "ingress=3 ") && !strings.HasSuffix(s.origin, `message=""`) {
+			// Degradations, alone and under each requirement, on the
+			// combinations with an address.
+			for _, d := range degrading(s) {
+				samples = append(samples, d)
+				samples = append(samples, requiring(d)...)
+			}
 		}
 	}
 	seen := map[string]int{}

@@ -19,12 +19,15 @@ limitations under the License.
 //
 // Stock kstatus reports a Service Current as soon as it exists, long before
 // a load balancer has an address. The StatusReader here reads the KEP-4631
-// conditions instead, through conditions.Evaluate with no feature under
-// test, and maps the verdict:
+// conditions instead, through conditions.Evaluate for each feature the
+// Service requires (spec.requiredLoadBalancerFeatures, else the
+// required-features annotation: conditions.RequiredFeatures) and then
+// with no feature under test, and maps the verdict:
 //
 //   - Ready (T3) with an ingress entry that has an ip or a hostname (L4):
 //     Current;
-//   - Skip (T1: refused as Unsupported) and Fail (T2: Infrastructure):
+//   - Skip (T1: refused as Unsupported, or degraded in a feature the
+//     Service requires, which R1 forbids) and Fail (T2: Infrastructure):
 //     Failed, for waiting longer cannot help;
 //   - Pending (T4): InProgress, except for a Service with neither
 //     LoadBalancerServing nor LoadBalancerProvisioning whose ingress has an

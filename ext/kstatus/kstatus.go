@@ -109,13 +109,16 @@ func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 // and message, as the package doc describes. It does not look at the
 // Service's type. A nil Service is InProgress.
 //
-// The R3 fallback (Current on an address alone) needs a Service that
-// requires no feature (conditions.RequiredFeatures: the spec field, else
-// the annotation): R3 trusts that a provider honored a requirement only
-// if it writes the conditions, so an address without them says nothing
-// about what was required.
+// The features the Service requires (conditions.RequiredFeatures: the
+// spec field, else the annotation) are features under test: a Service
+// degraded in one of them is Failed, with the verdict of the first such
+// feature (T1), for the provider served less than the Service requires
+// (R1, P6). The R3 fallback (Current on an address alone) needs a Service
+// that requires no feature: R3 trusts that a provider honored a
+// requirement only if it writes the conditions, so an address without
+// them says nothing about what was required.
 func ServiceStatus(svc *v1.Service) (status.Status, string) {
-	v := conditions.Evaluate(svc, "")
+	v := verdict(svc)
 	msg := v.Rule + ": " + v.Reason
 	switch v.Result {
 	case conditions.ResultReady: // T3 has an address (L4)
@@ -143,4 +146,16 @@ func HasAddress(svc *v1.Service) bool {
 func requiresFeatures(svc *v1.Service) bool {
 	features, _, _ := conditions.RequiredFeatures(svc)
 	return len(features) > 0
+}
+
+// verdict is conditions.Evaluate for the first feature svc requires whose
+// verdict is Skip (T1), else for no feature under test.
+func verdict(svc *v1.Service) conditions.Verdict {
+	required, _, _ := conditions.RequiredFeatures(svc)
+	for _, f := range required {
+		if v := conditions.Evaluate(svc, f); v.Result == conditions.ResultSkip {
+			return v
+		}
+	}
+	return conditions.Evaluate(svc, "")
 }

@@ -336,3 +336,39 @@ func TestCompute_NoR3FallbackForRequiredFeatures(t *testing.T) {
 		})
 	}
 }
+
+// TestCompute_DegradedInARequiredFeatureIsFailed: a Service served while
+// degraded in a feature it requires (violations/required-feature-degraded.yaml,
+// P6) is Failed with the verdict for that feature (T1): the provider had to
+// refuse it (R1), and waiting does not give the Service what it requires.
+// Degraded in a feature it does not require, it is Current.
+func TestCompute_DegradedInARequiredFeatureIsFailed(t *testing.T) {
+	svcs := readServices(t, filepath.Join("..", "..", "violations", "required-feature-degraded.yaml"))
+	u := svcs["must-stick"]
+	if u == nil {
+		t.Fatal("violations/required-feature-degraded.yaml has no Service must-stick")
+	}
+	check := func(name string, u *unstructured.Unstructured, want status.Status, prefix string) {
+		t.Helper()
+		res, err := Compute(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != want || !strings.HasPrefix(res.Message, prefix) {
+			t.Errorf("%s: Compute = %s %q, want %s %q...", name, res.Status, res.Message, want, prefix)
+		}
+	}
+	check("spec field", u, status.FailedStatus, "T1: the load balancer is degraded in feature SessionAffinity")
+
+	// The same through the annotation, as on a stock apiserver.
+	annotated := u.DeepCopy()
+	unstructured.RemoveNestedField(annotated.Object, "spec", "requiredLoadBalancerFeatures")
+	annotated.SetAnnotations(map[string]string{"lbstatus.github.io/required-load-balancer-features": "Ports, SessionAffinity"})
+	check("annotation", annotated, status.FailedStatus, "T1: the load balancer is degraded in feature SessionAffinity")
+
+	// Nothing required: degraded in SessionAffinity is what the provider
+	// may do (P3), and the Service is deployed.
+	free := annotated.DeepCopy()
+	free.SetAnnotations(nil)
+	check("nothing required", free, status.CurrentStatus, "T3: ")
+}
