@@ -21,7 +21,10 @@ limitations under the License.
 // apis/core/v1/testdata, plus generated combinations of conditions,
 // degradations and required features, and require them and the kstatus
 // reader of ext/kstatus to map each Service exactly as
-// conditions.Evaluate's verdicts say (see ext/kstatus's package doc).
+// conditions.Evaluate's verdicts say (see ext/kstatus's package doc). It
+// also evaluates the admission policies of deploy/admission with cel-go,
+// for what their CEL alone decides; integration/admission_test.go runs
+// them on a real apiserver.
 //
 // It is a module of its own so that neither interpreter enters the lbstatus
 // module's dependencies.

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command gen-admission writes the ValidatingAdmissionPolicies (and their
 // bindings) that enforce, on a stock kube-apiserver, the KEP-4631 rules a
-// single write can break: C1, C3 (a reason of the other status), L1
+// single write can break: C1, C3 (a reason of the other status), C5 (no
+// KEP-4631 condition type twice), L1
 // (Serving and Provisioning together), L4 (Serving=True with an address),
 // L5, P5, P6 (no degradation in a feature the required-features
 // annotation lists while serving), C4 (no new
@@ -268,6 +269,15 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 	add := func(expr, msg string) {
 		validations = append(validations, admissionregistrationv1.Validation{Expression: expr, Message: msg, Reason: invalid})
 	}
+
+	// C5: no KEP-4631 type twice. A stock server stores a second condition
+	// of a type, every reader takes the first, and the rules below, which
+	// look for any condition of a type, would let a second one stand for a
+	// first that breaks them. Ratchet: a write may keep as many of a type
+	// as it found.
+	add(quoteList(kepTypes)+`.all(t, size(variables.conditions.filter(c, c.type == t)) <= 1 || `+
+		`size(variables.conditions.filter(c, c.type == t)) <= size(variables.oldConditions.filter(c, c.type == t)))`,
+		"C5: status.conditions: a condition type appears more than once; the conditions are a map keyed by type, and readers take only the first")
 
 	add(`variables.conditions.all(c, !(c.type in `+quoteList([]string{serving, provisioning})+`) || c.status != 'Unknown' || `+unchanged+`)`,
 		"C1: status.conditions: "+serving+" and "+provisioning+" must be True or False, not Unknown")

@@ -1,0 +1,190 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package health
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// policy is a ValidatingAdmissionPolicy of deploy/admission with its CEL
+// compiled.
+type policy struct {
+	spec                   admissionregistrationv1.ValidatingAdmissionPolicySpec
+	match, vars, validates []cel.Program
+}
+
+// loadPolicy compiles the policy name of deploy/admission/policies.yaml
+// in an environment with what the apiserver's has and the policies use:
+// the standard macros, the strings library (split, trim, join) and
+// optional types, with object, oldObject, request and variables untyped.
+// integration/admission_test.go runs the policies on a real apiserver;
+// this runs them in go test, for rules that a stock server's admission
+// alone decides.
+func loadPolicy(t *testing.T, name string) policy {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "deploy", "admission", "policies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := cel.NewEnv(cel.HomogeneousAggregateLiterals(), cel.DefaultUTCTimeZone(true), cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)), ext.Sets(),
+		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
+		cel.Variable("request", cel.DynType), cel.Variable("variables", cel.DynType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := func(src string) cel.Program {
+		ast, iss := env.Compile(src)
+		if iss.Err() != nil {
+			t.Fatalf("policy %s: %v\n%s", name, iss.Err(), src)
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return prg
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		if !strings.Contains(doc, "kind: ValidatingAdmissionPolicy\n") {
+			continue
+		}
+		var p admissionregistrationv1.ValidatingAdmissionPolicy
+		if err := yaml.Unmarshal([]byte(doc), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Name != name {
+			continue
+		}
+		out := policy{spec: p.Spec}
+		for _, m := range p.Spec.MatchConditions {
+			out.match = append(out.match, compile(m.Expression))
+		}
+		for _, v := range p.Spec.Variables {
+			out.vars = append(out.vars, compile(v.Expression))
+		}
+		for _, v := range p.Spec.Validations {
+			out.validates = append(out.validates, compile(v.Expression))
+		}
+		return out
+	}
+	t.Fatalf("deploy/admission/policies.yaml has no policy %s", name)
+	return policy{}
+}
+
+// refuses returns the rule IDs (the start of each message) of the
+// validations that fail for an UPDATE of old to obj; none when the match
+// conditions leave the write alone. An expression that cannot be
+// evaluated fails the test.
+func (p policy) refuses(t *testing.T, obj, old map[string]any) []string {
+	t.Helper()
+	variables := map[string]any{}
+	activation := map[string]any{"object": obj, "oldObject": old, "request": map[string]any{"operation": "UPDATE"}, "variables": variables}
+	eval := func(prg cel.Program) any {
+		out, _, err := prg.Eval(activation)
+		if err != nil {
+			t.Fatalf("evaluate a policy expression: %v", err)
+		}
+		return out
+	}
+	for _, m := range p.match {
+		if eval(m).(interface{ Value() any }).Value() != true {
+			return nil
+		}
+	}
+	for i, v := range p.vars {
+		variables[p.spec.Variables[i].Name] = eval(v)
+	}
+	var out []string
+	for i, v := range p.validates {
+		if eval(v).(interface{ Value() any }).Value() != true {
+			rule, _, _ := strings.Cut(p.spec.Validations[i].Message, ":")
+			out = append(out, rule)
+		}
+	}
+	return out
+}
+
+// TestConditionsPolicy_DuplicateTypes: a status write that adds a second
+// condition of a KEP-4631 type is refused (C5), whatever the rest of the
+// write: every reader takes the first of a type, while the other rules
+// look for any condition of a type, so a second one stood for the first:
+// a second Provisioning=True beside a first, False, under
+// Serving=False/Provisioning passed L5, and a second Serving=True beside a
+// first Serving=False/Infrastructure passed everything while readers see
+// a failure. A write that keeps as many of a type as it found is not
+// refused for them (ratchet, as validation.ValidateServiceStatusUpdate
+// has it), and one without duplicates is not refused at all.
+func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc := func(ingress bool, conds ...any) map[string]any {
+		st := map[string]any{"loadBalancer": map[string]any{}, "conditions": conds}
+		if ingress {
+			st["loadBalancer"] = map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}
+		}
+		return map[string]any{"apiVersion": "v1", "kind": "Service",
+			"metadata": map[string]any{"name": "s", "namespace": "n", "generation": int64(1)},
+			"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+			"status":   st}
+	}
+	cond := func(typ, status, reason string) any {
+		return map[string]any{"type": typ, "status": status, "reason": reason, "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+	}
+	const serving, provisioning = "LoadBalancerServing", "LoadBalancerProvisioning"
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"second Provisioning that hides an L5 break", svc(false),
+			svc(false, cond(serving, "False", "Provisioning"), cond(provisioning, "False", "Complete"), cond(provisioning, "True", "Provisioning")),
+			[]string{"C5"}},
+		{"second Serving", svc(true),
+			svc(true, cond(provisioning, "False", "Complete"), cond(serving, "False", "Infrastructure"), cond(serving, "True", "Serving")),
+			[]string{"C5"}},
+		{"second Degraded", svc(true, cond(provisioning, "False", "Complete"), cond(serving, "True", "Serving")),
+			svc(true, cond(provisioning, "False", "Complete"), cond(serving, "True", "Serving"),
+				cond("LoadBalancerDegraded", "Unknown", "Checking"), cond("LoadBalancerDegraded", "Unknown", "Checking")),
+			[]string{"C5"}},
+		{"duplicates kept from the stored object", svc(false, cond(serving, "False", "Provisioning"), cond(provisioning, "True", "Provisioning"), cond(provisioning, "True", "Provisioning")),
+			svc(true, cond(serving, "True", "Serving"), cond(provisioning, "False", "Complete"), cond(provisioning, "False", "Complete")),
+			nil},
+		{"no duplicates", svc(false, cond(serving, "False", "Provisioning"), cond(provisioning, "True", "Provisioning")),
+			svc(true, cond(serving, "True", "Serving"), cond(provisioning, "False", "Complete")),
+			nil},
+		// The harness reads refusals: a write that breaks C1 is one.
+		{"Unknown Serving", svc(false),
+			svc(false, cond(serving, "Unknown", "Provisioning"), cond(provisioning, "True", "Provisioning")),
+			[]string{"C1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := p.refuses(t, c.new, c.old)
+			slices.Sort(got)
+			if !slices.Equal(slices.Compact(got), c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
