@@ -114,8 +114,11 @@ type ServiceListWatcher interface {
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
 // the name with another uid (deleted and created again while the watch
 // was down); the context's error, with the last
-// verdict, when ctx ends first; a nil services. The returned Service is nil
-// when none was seen.
+// verdict, when ctx ends first; a nil services; the error of the last
+// list, wrapped, when the first deadline passes before any Service was
+// seen and that list failed (an RBAC refusal, say: the lists are retried
+// until then, and no verdict on a provider follows). The returned Service
+// is nil when none was seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
@@ -134,12 +137,23 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin, moved)
 
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	// listErr is the error of the last list, nil once one succeeds: the
+	// reflector retries a refused list without end, and a wait that never
+	// saw the Service says why.
+	var listErr atomic.Pointer[error]
 	// A plain list and watch: one Service gains nothing from watch-list
 	// streams, and fakes do not serve them.
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 			options.FieldSelector = selector
-			return services.List(ctx, options)
+			list, err := services.List(ctx, options)
+			switch {
+			case err == nil:
+				listErr.Store(nil)
+			case ctx.Err() == nil: // not the end of the wait itself
+				listErr.Store(&err)
+			}
+			return list, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 			options.FieldSelector = selector
@@ -223,6 +237,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		// The earlier deadline ended the wait: a provision deadline
 		// shorter than the conditions deadline judges the conditions too.
 		within := min(o.conditionsTimeout, o.provisionTimeout)
+		if failed := listErr.Load(); last == nil && failed != nil {
+			// Not a verdict on any provider: the client could not list.
+			return nil, verdict, fmt.Errorf("service %s: services could not be listed within %s of %s: %w", name, within, since, *failed)
+		}
 		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", within, since)
 		if last == nil {
 			// Nothing to blame a provider for: the name or the

@@ -807,3 +807,35 @@ func TestWait_L8_NeverSeenBlamesNoProvider(t *testing.T) {
 		t.Errorf("reason %q; want it to say that the service never appeared, not that no KEP-aware provider handles it", r.verdict.Reason)
 	}
 }
+
+// A client that may not list Services (an RBAC refusal) never sees the
+// Service: when the first deadline passes, Wait returns the refusal, not
+// a Fail that blames a missing provider or a Service that never appeared.
+func TestWait_L8_ListRefusedIsNotANoShow(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	var lists atomic.Int32
+	cs.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		return true, nil, apierrors.NewForbidden(corev1.Resource("services"), "", errors.New(`user "e2e" cannot list resource "services"`))
+	})
+	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk))
+	waitForTimers(t, clk, 2)
+	for deadline := time.Now().Add(20 * time.Second); lists.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Wait never listed")
+		}
+	}
+	clk.Step(DefaultConditionsTimeout)
+	r := result(t, done)
+	if !apierrors.IsForbidden(r.err) {
+		t.Fatalf("err = %v; want the list's refusal", r.err)
+	}
+	var fe *FailError
+	if errors.Is(r.err, ErrNoKEPProvider) || errors.As(r.err, &fe) {
+		t.Errorf("err = %v; a client that could not list blames no provider (T2)", r.err)
+	}
+	if r.svc != nil || r.verdict.Result != ResultPending {
+		t.Errorf("Wait = %v, %v; want no Service and a Pending verdict", r.svc, r.verdict)
+	}
+}
