@@ -19,6 +19,7 @@ package conditions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -50,30 +51,55 @@ import (
 // no retries of its own: its callers, an informer or a watch loop, retry.
 // A refused request is the error of the server's Status (`services "web"
 // not found`, an RBAC refusal naming the user); a 401 is client-go's
-// error, which says credentials are wanted.
+// error, which says credentials are wanted. Without a REST client (the
+// zero RESTServices, or the nil one of client-go's fake clientset; see
+// RESTServicesOf) every call is an error.
 type RESTServices struct {
 	Client    rest.Interface
 	Namespace string
 }
 
-func (s RESTServices) request(opts runtime.Object) *rest.Request {
-	r := s.Client.Get().Namespace(s.Namespace).Resource("services").
+var errNoRESTClient = errors.New("RESTServices has no REST client (client-go's fake clientset has none: read Services through its typed client, or use ServiceListWatch)")
+
+// client returns s.Client, or an error when there is none: nil, or a nil
+// *rest.RESTClient, which client-go's fake clientset returns.
+func (s RESTServices) client() (rest.Interface, error) {
+	if rc, ok := s.Client.(*rest.RESTClient); s.Client == nil || ok && rc == nil {
+		return nil, errNoRESTClient
+	}
+	return s.Client, nil
+}
+
+func (s RESTServices) request(opts runtime.Object) (*rest.Request, error) {
+	c, err := s.client()
+	if err != nil {
+		return nil, err
+	}
+	r := c.Get().Namespace(s.Namespace).Resource("services").
 		SetHeader("Accept", runtime.ContentTypeJSON).MaxRetries(0)
 	if opts != nil {
 		r = r.VersionedParams(opts, metav1.ParameterCodec)
 	}
-	return r
+	return r, nil
 }
 
 // Get returns the Service name.
 func (s RESTServices) Get(ctx context.Context, name string, opts metav1.GetOptions) (*v1.Service, error) {
-	return decodeResponse[v1.Service](ctx, s.request(&opts).Name(name), "Service")
+	req, err := s.request(&opts)
+	if err != nil {
+		return nil, err
+	}
+	return decodeResponse[v1.Service](ctx, req.Name(name), "Service")
 }
 
 // List returns the Services opts selects.
 func (s RESTServices) List(ctx context.Context, opts metav1.ListOptions) (*v1.ServiceList, error) {
 	opts.Watch = false
-	return decodeResponse[v1.ServiceList](ctx, s.request(&opts), "Service list")
+	req, err := s.request(&opts)
+	if err != nil {
+		return nil, err
+	}
+	return decodeResponse[v1.ServiceList](ctx, req, "Service list")
 }
 
 // Watch watches the Services opts selects. Its events hold a *v1.Service,
@@ -81,7 +107,11 @@ func (s RESTServices) List(ctx context.Context, opts metav1.ListOptions) (*v1.Se
 // not decode ends the watch with an error event that says why.
 func (s RESTServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
-	body, err := s.request(&opts).Stream(ctx)
+	req, err := s.request(&opts)
+	if err != nil {
+		return nil, err
+	}
+	body, err := req.Stream(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,15 +122,22 @@ func (s RESTServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch
 // Create creates svc, spec.requiredLoadBalancerFeatures included, and
 // returns the Service the server made of it: on a server without the
 // field, without it. svc is sent as JSON; its kind and apiVersion need not
-// be set.
+// be set. A nil svc is an error.
 func (s RESTServices) Create(ctx context.Context, svc *v1.Service, opts metav1.CreateOptions) (*v1.Service, error) {
+	if svc == nil {
+		return nil, errNilService
+	}
+	c, err := s.client()
+	if err != nil {
+		return nil, err
+	}
 	out := *svc
 	out.APIVersion, out.Kind = "v1", "Service"
 	body, err := json.Marshal(&out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the Service: %w", err)
 	}
-	req := s.Client.Post().Namespace(s.Namespace).Resource("services").VersionedParams(&opts, metav1.ParameterCodec).
+	req := c.Post().Namespace(s.Namespace).Resource("services").VersionedParams(&opts, metav1.ParameterCodec).
 		SetHeader("Accept", runtime.ContentTypeJSON).SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).MaxRetries(0)
 	return decodeResponse[v1.Service](ctx, req, "created Service")
 }

@@ -541,3 +541,56 @@ func TestServiceListWatch_TypedClient(t *testing.T) {
 		t.Errorf("refused watch: %v, %v; want the refusal", w, err)
 	}
 }
+
+// A RESTServices without a REST client (its zero value, or the typed nil
+// that client-go's fake clientset gives as its RESTClient) and a nil
+// Service to create are errors that say so, not panics.
+func TestRESTServices_NoClientIsAnError(t *testing.T) {
+	ctx := t.Context()
+	fakeCore := fake.NewClientset().CoreV1()
+	for name, s := range map[string]RESTServices{
+		"zero value":         {},
+		"fake's REST client": {Client: fakeCore.RESTClient(), Namespace: "ns"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			calls := map[string]func() error{
+				"Get":  func() error { _, err := s.Get(ctx, "web", metav1.GetOptions{}); return err },
+				"List": func() error { _, err := s.List(ctx, metav1.ListOptions{}); return err },
+				"Watch": func() error {
+					w, err := s.Watch(ctx, metav1.ListOptions{})
+					if w != nil {
+						w.Stop()
+					}
+					return err
+				},
+				"Create": func() error { _, err := s.Create(ctx, &v1.Service{}, metav1.CreateOptions{}); return err },
+			}
+			for call, f := range calls {
+				err := func() (err error) {
+					defer func() {
+						if r := recover(); r != nil {
+							err = fmt.Errorf("panic: %v", r)
+						}
+					}()
+					return f()
+				}()
+				if err == nil || !strings.Contains(err.Error(), "no REST client") {
+					t.Errorf("%s: %v; want an error saying there is no REST client", call, err)
+				}
+			}
+		})
+	}
+	s := restServices(t, &restServer{})
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		_, err = s.Create(ctx, nil, metav1.CreateOptions{})
+		return err
+	}()
+	if err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("Create(nil): %v; want an error", err)
+	}
+}
