@@ -113,8 +113,8 @@ type ServiceListWatcher interface {
 //
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
 // the name with another uid (deleted and created again while the watch
-// was down); the context's error, with the last
-// verdict, when ctx ends first; a nil services; the error of the last
+// was down); the context's error, with the last verdict, when ctx ends
+// first; a nil services or an empty name, at once; the error of the last
 // list, wrapped, when the first deadline passes before any Service was
 // seen and that list failed (an RBAC refusal, say: the lists are retried
 // until then, and no verdict on a provider follows). The returned Service
@@ -123,6 +123,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
 		return nil, verdict, errors.New("services client is nil")
+	}
+	if name == "" {
+		// It would select no Service, and wait out L8's first deadline.
+		return nil, verdict, errors.New("service name is empty")
 	}
 	o := makeWaitOptions(opts)
 	clk, ok := o.clock.(clock.Clock)

@@ -573,6 +573,27 @@ func TestWait_NilClient(t *testing.T) {
 	}
 }
 
+// An empty name names no Service: Wait says so at once, instead of
+// waiting out the first deadline of L8 and failing by T2.
+func TestWait_EmptyName(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan waitResult, 1)
+	go func() {
+		svc, v, err := Wait(ctx, cs.CoreV1().Services("default"), "", "", WithClock(testingclock.NewFakeClock(t0)))
+		done <- waitResult{svc, v, err}
+	}()
+	r := result(t, done)
+	var fe *FailError
+	if r.err == nil || errors.As(r.err, &fe) || errors.Is(r.err, context.Canceled) || !strings.Contains(r.err.Error(), "name") {
+		t.Fatalf("Wait with an empty name: %v; want an error about the name", r.err)
+	}
+	if r.svc != nil || r.verdict.Result != ResultPending {
+		t.Errorf("Wait = %v, %v; want no Service and a Pending verdict", r.svc, r.verdict)
+	}
+}
+
 // The apply configurations do what they claim through server-side apply:
 // the provider's field manager owns the KEP conditions and the ingress,
 // another manager's condition stays, and what a later transition leaves
