@@ -56,10 +56,15 @@ type Transition[S Object] struct {
 	// read it again and make the transition again. Server-side apply
 	// removes what the same field manager applied before and left out now
 	// (a removed Degraded condition, a cleared ingress); the field manager
-	// is the caller's choice (metav1.ApplyOptions). Nil when there is
-	// nothing to write: whenever Changed is false, as for an ignored
-	// Service (P1), a cleanup of a status the WithFieldManager manager
-	// never applied to, or a Service seen again after a restart.
+	// is the caller's choice (metav1.ApplyOptions). A field that another
+	// manager also owns stays: the ingress a provider wrote with
+	// UpdateStatus before it adopted this package, say. Failed and
+	// NotLoadBalancer then leave it in place, and every later reconcile
+	// writes again; hand such fields over to the applying manager once,
+	// before its first apply (k8s.io/client-go/util/csaupgrade). Nil when
+	// there is nothing to write: whenever Changed is false, as for an
+	// ignored Service (P1), a cleanup of a status the WithFieldManager
+	// manager never applied to, or a Service seen again after a restart.
 	Apply *corev1ac.ServiceApplyConfiguration
 	// Changed reports whether the new status differs from the Service's
 	// status. When it is false there is nothing to write, and Apply is nil.
