@@ -160,9 +160,11 @@ func ExampleReconcile() {
 		KnownFeatures: v1.LoadBalancerFeatures(),
 	}
 
-	// What the provider keeps across reconciles (nil and Absent after a
-	// restart: Reconcile then moves Provisioning once, so no L6 bump is
-	// lost).
+	// What the provider keeps across reconciles. After a restart acted is
+	// nil (Reconcile then moves Provisioning once, so no L6 bump is lost);
+	// lb is made up here, but a real provider finds its load balancer again
+	// in its infrastructure: Absent or Provisioning for one that serves
+	// would turn Serving False on every restart.
 	var acted *corev1.Service
 	var lb conditions.LoadBalancer
 	const manager = "example-lb"
