@@ -112,7 +112,9 @@ type Reconciliation[S Object] struct {
 // acted. A nil acted means "not known": a provider that restarts passes
 // nil for every Service, and so does one that saw a relevant change it has
 // not acted on but a later change undid (the watcher saw it: L6 is owed).
-// Reconcile then counts the spec as changed and moves Provisioning once,
+// Reconcile then counts the spec as changed and moves Provisioning once
+// (and, for a Ready load balancer that was serving, Serving, as for any
+// spec change: the load balancer may serve a spec changed meanwhile),
 // which is always allowed, so no L6 bump is lost across a restart and
 // nothing needs to be kept in the cluster; the price is one write per
 // Service with conditions when the provider starts. For the same reason a
