@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -149,6 +150,49 @@ func TestFork_RequiredFeatures_ServerSideApply(t *testing.T) {
 	}
 	if !owned {
 		t.Errorf("managedFields %+v: the applier does not own spec.requiredLoadBalancerFeatures", stored.ManagedFields)
+	}
+}
+
+// TestFork_RequiredFeatures_OpenAPIEnum: the fork's published schema lists
+// the values the field takes, the features lbstatus knows, as lbstatus's
+// own generated OpenAPI does: kubectl explain shows them.
+func TestFork_RequiredFeatures_OpenAPIEnum(t *testing.T) {
+	client := clientset(t, "lbstatus-fork-test")
+	paths, err := client.Discovery().OpenAPIV3().Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv, ok := paths["api/v1"]
+	if !ok {
+		t.Fatal("no OpenAPI v3 document for api/v1")
+	}
+	doc, err := gv.Schema("application/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Items struct {
+						Enum []string `json:"enum"`
+					} `json:"items"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &schema); err != nil {
+		t.Fatal(err)
+	}
+	got := schema.Components.Schemas["io.k8s.api.core.v1.ServiceSpec"].Properties["requiredLoadBalancerFeatures"].Items.Enum
+	var want []string
+	for _, f := range v1.LoadBalancerFeatures() {
+		want = append(want, string(f))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("ServiceSpec.requiredLoadBalancerFeatures items enum %v, want %v", got, want)
 	}
 }
 
