@@ -131,8 +131,8 @@ func loadPolicies(t testing.TB) ([]*admissionregistrationv1.ValidatingAdmissionP
 			t.Fatalf("%s: unexpected kind %q", policiesFile, meta.Kind)
 		}
 	}
-	if len(policies) != 3 || len(bindings) != 3 {
-		t.Fatalf("%s holds %d policies and %d bindings, want 3 and 3", policiesFile, len(policies), len(bindings))
+	if len(policies) != 4 || len(bindings) != 4 {
+		t.Fatalf("%s holds %d policies and %d bindings, want 4 and 4", policiesFile, len(policies), len(bindings))
 	}
 	return policies, bindings
 }
@@ -308,13 +308,14 @@ var statusCases = []statusCase{
 	{name: "C3/reject-changed-wrong-reason", spec: "basic",
 		old: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
 		new: []metav1.Condition{cond(serving, "False", "Serving", "lost"), cond(provisioning, "False", "Complete", "")}, want: "C3"},
-	{name: "C4/reject-new-ports-error", spec: "two-ports", old: servingPair, new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")), want: "C4"},
+	// C4 is a warning: the write goes through, and is told of Degraded.
+	{name: "C4/warn-new-ports-error", spec: "two-ports", old: servingPair, new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53"))},
 	{name: "C4/accept-kept-ports-error", spec: "two-ports",
 		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
 		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53 and udp/54"))},
 	// The write that adds the deprecated condition and nothing else of
 	// KEP-4631's is judged too.
-	{name: "C4/reject-ports-error-alone", spec: "two-ports", new: []metav1.Condition{cond(portsError, "True", "PortsError", "udp/53")}, want: "C4"},
+	{name: "C4/warn-ports-error-alone", spec: "two-ports", new: []metav1.Condition{cond(portsError, "True", "PortsError", "udp/53")}},
 	{name: "L1/accept", spec: "basic", new: provisioningPair},
 	{name: "L1/reject-serving-alone", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", "")}, want: "L1"},
 	{name: "L1/reject-provisioning-alone", spec: "basic", new: []metav1.Condition{cond(provisioning, "True", "Provisioning", "")}, want: "L1"},
@@ -413,7 +414,7 @@ var statusCases = []statusCase{
 	{name: "L4/accept-not-serving-without-ingress", spec: "basic", new: provisioningPair, ingress: "none"},
 	{name: "L4/ratchet-unchanged", spec: "basic", old: servingPair, oldIngress: "none",
 		new: with(servingPair, cond("Ready", "True", "Ready", "")), ingress: "none"},
-	// C1 to C4 judge each condition a write sets, on any type.
+	// C1 and C3 judge each condition a write sets, on any type.
 	{name: "C1/reject-unknown-on-ClusterIP", spec: "basic", typ: corev1.ServiceTypeClusterIP, old: servingPair,
 		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", ""), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
 }
@@ -468,7 +469,7 @@ func TestAdmissionPolicies(t *testing.T) {
 				_, err := warned.CoreV1().Services(ns).UpdateStatus(ctx, svc, metav1.UpdateOptions{})
 				checkAdmission(t, err, c.want)
 				if c.want == "" {
-					checkLeftWarning(t, heard.take(), string(c.serviceType()), c.left)
+					checkWarnings(t, heard.take(), string(c.serviceType()), c.left, addsPortsError(c.old, c.new))
 				}
 			})
 		}
@@ -485,7 +486,7 @@ func TestAdmissionPolicies(t *testing.T) {
 		heard.take()
 		_, err = warned.CoreV1().Services(ns).UpdateStatus(ctx, tr.Service, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		checkAdmission(t, err, "")
-		checkLeftWarning(t, heard.take(), "ClusterIP", nil)
+		checkWarnings(t, heard.take(), "ClusterIP", nil, false)
 	})
 
 	t.Run("annotation", func(t *testing.T) {
@@ -662,27 +663,30 @@ func waitForPolicies(t *testing.T, client kubernetes.Interface, ns string, probe
 	}
 }
 
-// waitForWarnings waits until the warnings policy answers writes in the
+// waitForWarnings waits until both warning policies answer writes in the
 // probe's namespace too: the apiserver loads each policy and binding on
 // its own, so the refusing ones judging writes (waitForPolicies) does not
-// mean the warning one does. probe is a ClusterIP Service with KEP-4631
-// conditions; the dry-run write removes one of them.
+// mean the warning ones do. probe is a ClusterIP Service with KEP-4631
+// conditions; the dry-run write removes one of them (L9) and adds a
+// LoadBalancerPortsError (C4).
 func waitForWarnings(t *testing.T, client kubernetes.Interface, heard *warningRecorder, probe *corev1.Service) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		svc := probe.DeepCopy()
-		svc.Status.Conditions = svc.Status.Conditions[:1]
+		svc.Status.Conditions = append(svc.Status.Conditions[:1], cond(portsError, "False", "PortsError", ""))
 		heard.take()
 		_, err := client.CoreV1().Services(probe.Namespace).UpdateStatus(context.Background(), svc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil {
 			t.Fatalf("the warnings probe's write: %v", err)
 		}
-		if slices.ContainsFunc(heard.take(), func(w string) bool { return strings.Contains(w, "'lbstatus-conditions-left.lbstatus.github.io'") }) {
+		warnings := heard.take()
+		if slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "'lbstatus-conditions-left.lbstatus.github.io'") }) &&
+			slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "'lbstatus-deprecated-conditions.lbstatus.github.io'") }) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the warnings policy does not answer writes after 60s")
+			t.Fatalf("the warning policies do not both answer writes after 60s: %q", warnings)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -740,28 +744,47 @@ func warningClient(t *testing.T) (kubernetes.Interface, *warningRecorder) {
 	return cs, heard
 }
 
-// checkLeftWarning checks the warnings of one accepted write: L9's, naming
-// the Service's type and exactly the conditions left, when left is not
-// nil, and none of lbstatus's otherwise.
-func checkLeftWarning(t testing.TB, warnings []string, typ string, left []string) {
+// checkWarnings checks lbstatus's warnings of one accepted write: L9's,
+// naming the Service's type and exactly the conditions left, when left is
+// not nil; C4's when the write added a LoadBalancerPortsError; no other.
+func checkWarnings(t testing.TB, warnings []string, typ string, left []string, portsErrorAdded bool) {
 	t.Helper()
-	var ours []string
+	var l9, c4, others []string
 	for _, w := range warnings {
-		if strings.Contains(w, ".lbstatus.github.io") {
-			ours = append(ours, w)
+		switch {
+		case strings.Contains(w, "'lbstatus-conditions-left.lbstatus.github.io'"):
+			l9 = append(l9, w)
+		case strings.Contains(w, "'lbstatus-deprecated-conditions.lbstatus.github.io'"):
+			c4 = append(c4, w)
+		case strings.Contains(w, ".lbstatus.github.io"):
+			others = append(others, w)
 		}
 	}
-	if left == nil {
-		if len(ours) > 0 {
-			t.Errorf("warnings %q, want none of lbstatus's", ours)
-		}
-		return
+	if len(others) > 0 {
+		t.Errorf("warnings %q from no policy the test knows", others)
 	}
-	want := "L9: status.conditions: the Service is of type " + typ + ", not LoadBalancer, yet this write leaves " +
-		strings.Join(left, ", ") + "; the provider removes them together, in one write"
-	if len(ours) != 1 || !strings.Contains(ours[0], "'lbstatus-conditions-left.lbstatus.github.io'") || !strings.HasSuffix(ours[0], want) {
-		t.Errorf("warnings %q, want one of lbstatus-conditions-left.lbstatus.github.io ending in %q", ours, want)
+	switch want := "L9: status.conditions: the Service is of type " + typ + ", not LoadBalancer, yet this write leaves " +
+		strings.Join(left, ", ") + "; the provider removes them together, in one write"; {
+	case left == nil && len(l9) > 0:
+		t.Errorf("L9 warnings %q, want none", l9)
+	case left != nil && (len(l9) != 1 || !strings.HasSuffix(l9[0], want)):
+		t.Errorf("L9 warnings %q, want one ending in %q", l9, want)
 	}
+	switch want := "C4: status.conditions: " + portsError + " is deprecated; set " + degraded + "=True with reason PortsNotSupported instead"; {
+	case !portsErrorAdded && len(c4) > 0:
+		t.Errorf("C4 warnings %q, want none", c4)
+	case portsErrorAdded && (len(c4) != 1 || !strings.HasSuffix(c4[0], want)):
+		t.Errorf("C4 warnings %q, want one ending in %q", c4, want)
+	}
+}
+
+// addsPortsError reports whether a status write of conds, over old, adds a
+// LoadBalancerPortsError: C4's warning.
+func addsPortsError(old, conds []metav1.Condition) bool {
+	has := func(cs []metav1.Condition) bool {
+		return slices.ContainsFunc(cs, func(c metav1.Condition) bool { return c.Type == portsError })
+	}
+	return has(conds) && !has(old)
 }
 
 // isPolicyDenial reports whether err is a 422 from one of the generated
@@ -948,8 +971,8 @@ func genCondition(rng *rand.Rand, typ string) metav1.Condition {
 
 // differentialRules are the rules the policies enforce, as the reference
 // side finds them: C1 and C3 from validation.ValidateServiceStatusUpdate,
-// L1, L4, L5, P5 and P6 from the conformance checker, C4 from the rule's
-// text, for a write of newConds and newIngress over stored.
+// L1, L4, L5, P5 and P6 from the conformance checker, for a write of
+// newConds and newIngress over stored. C4 only warns (addsPortsError).
 func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition, newIngress []corev1.LoadBalancerIngress) []string {
 	t.Helper()
 	oldSvc := v1.FromCore(stored)
@@ -996,11 +1019,6 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			}
 		}
 	}
-	// C4: a LoadBalancerPortsError where there was none.
-	if slices.ContainsFunc(newConds, func(c metav1.Condition) bool { return c.Type == portsError }) &&
-		!slices.ContainsFunc(oldSvc.Status.Conditions, func(c metav1.Condition) bool { return c.Type == portsError }) {
-		rules = append(rules, "C4")
-	}
 	slices.Sort(rules)
 	return slices.Compact(rules)
 }
@@ -1041,12 +1059,15 @@ func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRe
 			t.Fatalf("case %d: write failed for another reason: %v", i, err)
 		}
 		if err == nil {
-			left := expectedLeft(c.stored, c.new)
+			left, added := expectedLeft(c.stored, c.new), addsPortsError(c.stored.Status.Conditions, c.new)
 			if left != nil {
 				counts["L9 warning"]++
 			}
+			if added {
+				counts["C4 warning"]++
+			}
 			t.Run(fmt.Sprintf("case-%d", i), func(t *testing.T) {
-				checkLeftWarning(t, heard.take(), string(c.stored.Spec.Type), left)
+				checkWarnings(t, heard.take(), string(c.stored.Spec.Type), left, added)
 			})
 		}
 		for _, r := range want {
@@ -1067,7 +1088,7 @@ func runDifferential(t *testing.T, client kubernetes.Interface, heard *warningRe
 	t.Logf("differential: %d condition sets, %d accepted; rules broken: %v", len(cases), accepted, counts)
 	// The generator must reach every rule, and both outcomes, or the
 	// differential proves less than it says.
-	for _, r := range []string{"C1", "C3", "C4", "L1", "L4", "L5", "P5", "P6", "L9 warning"} {
+	for _, r := range []string{"C1", "C3", "L1", "L4", "L5", "P5", "P6", "L9 warning", "C4 warning"} {
 		if counts[r] == 0 {
 			t.Errorf("no generated write gives %s", r)
 		}

@@ -127,6 +127,24 @@ func (p policy) refuses(t *testing.T, obj, old map[string]any) []string {
 	return out
 }
 
+// policyService is a one-port LoadBalancer Service as a policy's CEL sees
+// it, with the conditions given and, if ingress, an address.
+func policyService(ingress bool, conds ...any) map[string]any {
+	st := map[string]any{"loadBalancer": map[string]any{}, "conditions": conds}
+	if ingress {
+		st["loadBalancer"] = map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "s", "namespace": "n", "generation": int64(1)},
+		"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+		"status":   st}
+}
+
+// policyCondition is a condition as a policy's CEL sees it.
+func policyCondition(typ, status, reason string) any {
+	return map[string]any{"type": typ, "status": status, "reason": reason, "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+}
+
 // TestConditionsPolicy_DuplicateTypes: a status write that adds a second
 // condition of a KEP-4631 type is refused (C5), whatever the rest of the
 // write: every reader takes the first of a type, while the other rules
@@ -139,19 +157,7 @@ func (p policy) refuses(t *testing.T, obj, old map[string]any) []string {
 // has it), and one without duplicates is not refused at all.
 func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
-	svc := func(ingress bool, conds ...any) map[string]any {
-		st := map[string]any{"loadBalancer": map[string]any{}, "conditions": conds}
-		if ingress {
-			st["loadBalancer"] = map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}
-		}
-		return map[string]any{"apiVersion": "v1", "kind": "Service",
-			"metadata": map[string]any{"name": "s", "namespace": "n", "generation": int64(1)},
-			"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
-			"status":   st}
-	}
-	cond := func(typ, status, reason string) any {
-		return map[string]any{"type": typ, "status": status, "reason": reason, "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
-	}
+	svc, cond := policyService, policyCondition
 	const serving, provisioning = "LoadBalancerServing", "LoadBalancerProvisioning"
 	for _, c := range []struct {
 		name     string
@@ -184,6 +190,39 @@ func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(slices.Compact(got), c.want) {
 				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestDeprecatedPolicy_C4Warns: a status write that adds a
+// LoadBalancerPortsError is warned about (C4, a warning in the
+// specification) by the policy that only warns, and the refusing policy
+// does not judge C4: a provider of KEP-1435 that writes the condition
+// keeps getting its status, ingress and all, stored. A PortsError the
+// Service already had, or none, gets no warning.
+func TestDeprecatedPolicy_C4Warns(t *testing.T) {
+	warns := loadPolicy(t, "lbstatus-deprecated-conditions.lbstatus.github.io")
+	refuses := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc, cond := policyService, policyCondition
+	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	portsError := cond("LoadBalancerPortsError", "False", "PortsError")
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"added", svc(true, serving, complete), svc(true, serving, complete, portsError), []string{"C4"}},
+		{"added with the first conditions", svc(false), svc(true, serving, complete, portsError), []string{"C4"}},
+		{"kept", svc(true, serving, complete, portsError), svc(true, serving, complete, portsError), nil},
+		{"none", svc(false), svc(true, serving, complete), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := warns.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
+				t.Errorf("the warning policy fails %v, want %v", got, c.want)
+			}
+			if got := refuses.refuses(t, c.new, c.old); len(got) > 0 {
+				t.Errorf("the refusing policy refuses for %v", got)
 			}
 		})
 	}

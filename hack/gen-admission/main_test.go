@@ -111,8 +111,8 @@ func TestConditionsPolicy_RefusesAFeatureWithoutP5Expression(t *testing.T) {
 
 // TestGenerate_FailsClosed: the two policies that refuse writes deny the
 // write when their CEL cannot be evaluated (failurePolicy Fail), and their
-// bindings deny, not warn or audit; the L9 policy only warns, and fails
-// open, so that it never stops a write. A refusing policy that fails open
+// bindings deny, not warn or audit; the L9 and C4 policies only warn, and fail
+// open, so that they never stop a write. A refusing policy that fails open
 // lets any write through that makes its CEL fail; a warning policy that
 // fails closed refuses writes the specification allows.
 func TestGenerate_FailsClosed(t *testing.T) {
@@ -127,6 +127,7 @@ func TestGenerate_FailsClosed(t *testing.T) {
 		ConditionsPolicy: {admissionregistrationv1.Fail, admissionregistrationv1.Deny},
 		FeaturesPolicy:   {admissionregistrationv1.Fail, admissionregistrationv1.Deny},
 		LeftoversPolicy:  {admissionregistrationv1.Ignore, admissionregistrationv1.Warn},
+		DeprecatedPolicy: {admissionregistrationv1.Ignore, admissionregistrationv1.Warn},
 	}
 	policies := map[string]bool{}
 	var bindings []admissionregistrationv1.ValidatingAdmissionPolicyBinding
