@@ -224,3 +224,116 @@ func TestCheck_P5_FieldOfEachReason(t *testing.T) {
 		})
 	}
 }
+
+// L9 is about each of the three conditions: Serving or Provisioning left
+// alone on a Service of another type is a leftover too.
+func TestCheck_L9_AnyConditionIsALeftover(t *testing.T) {
+	for _, ct := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning} {
+		left := ready("converted", 10)
+		left.Spec.Type = corev1.ServiceTypeClusterIP
+		left.Spec.Ports[0].NodePort = 0
+		left.Status.LoadBalancer.Ingress = nil
+		left.Status.Conditions = []metav1.Condition{*getCond(t, left, ct)}
+		f := wantFinding(t, check(left), "L9", SeverityWarning, "status.conditions")
+		if !strings.Contains(f.Message, string(ct)) {
+			t.Errorf("L9 message %q does not name %s", f.Message, ct)
+		}
+	}
+}
+
+// L5 asks for Provisioning=True (or False), not for "anything but False"
+// (or True): an Unknown Provisioning, a C1 violation, breaks L5 as well.
+func TestCheck_L5_ProvisioningUnknown(t *testing.T) {
+	for _, reason := range []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonProvisioning, v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure} {
+		t.Run(string(reason), func(t *testing.T) {
+			svc := newLB("provisioning-unknown")
+			svc.Status.Conditions = []metav1.Condition{
+				cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionUnknown, "Checking", at(10)),
+				cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, reason, at(10)),
+			}
+			found := check(svc)
+			wantFinding(t, found, "C1", SeverityViolation, "status.conditions[0].status")
+			f := wantFinding(t, found, "L5", SeverityViolation, "status.conditions[0].status")
+			if !strings.HasSuffix(f.Message, "not Unknown") {
+				t.Errorf("L5 message %q does not say Provisioning is Unknown", f.Message)
+			}
+		})
+	}
+}
+
+// C2 allows an explicit Degraded=Unknown. The table has no reasons for
+// it, so its reason is not one "outside the table" (C3) either: nothing
+// to warn about.
+func TestCheck_C2_DegradedUnknownIsAllowed(t *testing.T) {
+	svc := ready("degraded-unknown", 10)
+	svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionUnknown, "Checking", at(10)))
+	noViolations(t, check(svc))
+}
+
+// P5 reads the source ranges from the field or its annotation, as
+// kube-proxy and cloud providers do: a Service that sets only the
+// annotation asks for them.
+func TestCheck_P5_SourceRangesAnnotation(t *testing.T) {
+	degraded := func(annotation string) *v1.Service {
+		svc := ready("ranges-annotation", 10)
+		svc.Annotations = map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: annotation}
+		svc.Status.Conditions = append(svc.Status.Conditions, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue,
+			v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported, at(10)))
+		return svc
+	}
+	found := check(degraded("198.51.100.0/24"))
+	noFinding(t, found, "P5")
+	noViolations(t, found)
+	wantFinding(t, check(degraded(" ")), "P5", SeverityViolation, "status.conditions[2].reason")
+}
+
+// R2 is about a provider that serves a Service whose required feature it
+// cannot know: before the provider answers (no conditions yet, then
+// provisioning) there is nothing to warn about.
+func TestCheck_R2_NotBeforeServing(t *testing.T) {
+	created := newLB("web")
+	created.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleportation"}
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	noFinding(t, check(created, provisioning), "R2")
+}
+
+// L4's message says which of its two cases it is: no ingress at all, or
+// entries without an address.
+func TestCheck_L4_MessageSaysWhatIsMissing(t *testing.T) {
+	empty := ready("empty", 10)
+	empty.Status.LoadBalancer.Ingress = nil
+	if f := wantFinding(t, check(empty), "L4", SeverityViolation, ingressField); !strings.HasSuffix(f.Message, "status.loadBalancer.ingress is empty") {
+		t.Errorf("L4 without ingress: message %q", f.Message)
+	}
+	noAddress := ready("no-address", 10)
+	noAddress.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{}}
+	if f := wantFinding(t, check(noAddress), "L4", SeverityViolation, ingressField); !strings.Contains(f.Message, "has an ip or a hostname") {
+		t.Errorf("L4 with an entry without address: message %q", f.Message)
+	}
+}
+
+// The memo of a clean observation hashes metadata.generation: a Service
+// first read from a manifest (no generation: observedGeneration is not
+// bounded) and then live is validated again (C5).
+func TestCheck_C5_MemoSeesTheGeneration(t *testing.T) {
+	manifest := ready("web", 10)
+	getCond(t, manifest, v1.LoadBalancerConditionServing).ObservedGeneration = 3
+	live := next(manifest)
+	live.Generation = 1
+	c := NewChecker()
+	noFinding(t, c.Observe(manifest), "C5")
+	wantFinding(t, c.Observe(live), "C5", SeverityViolation, "status.conditions[1].observedGeneration")
+}
+
+// The memo of clean conditions hashes observedGeneration: a condition that
+// differs from a clean one only there is validated again (C5: not
+// negative).
+func TestCheck_C5_MemoSeesObservedGeneration(t *testing.T) {
+	clean := ready("web", 10)
+	negative := next(clean)
+	getCond(t, negative, v1.LoadBalancerConditionServing).ObservedGeneration = -1
+	c := NewChecker()
+	noFinding(t, c.Observe(clean), "C5")
+	wantFinding(t, c.Observe(negative), "C5", SeverityViolation, "status.conditions[1].observedGeneration")
+}
