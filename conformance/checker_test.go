@@ -1086,3 +1086,99 @@ func TestStateSlab_SlotsFillEachChunkInTurn(t *testing.T) {
 		}
 	}
 }
+
+// The findings owed at the end of a trace that a DELETED event ends are
+// where the event is; those Finish returns are where they became owed.
+func TestCheck_EndOfTracePositions(t *testing.T) {
+	pos := func(line int) Position { return Position{Source: "watch.json", Line: line} }
+	c := NewChecker()
+	served := ready("web", 10)
+	legacy := newLB("legacy")
+	for i, obj := range []Object{
+		{Kind: "Service", Service: served, Position: pos(1)},
+		{Kind: "Service", Service: specChange(served), Position: pos(2)},
+		{Kind: "Service", Service: legacy, Position: pos(3)},
+	} {
+		if found := c.ObserveObject(obj); len(withRule(found, "L6"))+len(withRule(found, "R3")) > 0 {
+			t.Fatalf("observation %d owes at once:\n%s", i, dump(found))
+		}
+	}
+	sev := map[RuleID]Severity{"L6": SeverityWarning, "R3": SeverityNotice}
+	for _, tc := range []struct {
+		rule RuleID
+		svc  *v1.Service
+	}{{"L6", served}, {"R3", legacy}} {
+		f := wantFinding(t, c.ObserveObject(Object{Kind: "Service", Service: tc.svc, Deleted: true, Position: pos(9)}), tc.rule, sev[tc.rule], "")
+		if f.Position == nil || *f.Position != pos(9) {
+			t.Errorf("%s at a deletion: position %v, want the DELETED event's", tc.rule, f.Position)
+		}
+	}
+
+	c.ObserveObject(Object{Kind: "Service", Service: served, Position: pos(11)})
+	c.ObserveObject(Object{Kind: "Service", Service: specChange(served), Position: pos(12)})
+	c.ObserveObject(Object{Kind: "Service", Service: legacy, Position: pos(13)})
+	end := c.Finish()
+	for rule, line := range map[RuleID]int{"L6": 12, "R3": 13} {
+		f := wantFinding(t, end, rule, sev[rule], "")
+		if f.Position == nil || *f.Position != pos(line) {
+			t.Errorf("%s at Finish: position %v, want line %d", rule, f.Position, line)
+		}
+	}
+}
+
+// A trace that a new uid ends says so in R3's message, as a deletion does.
+func TestCheck_R3_RecreatedSaysSo(t *testing.T) {
+	c := NewChecker()
+	c.Observe(newLB("web"))
+	again := newLB("web")
+	again.UID = "uid-web-2"
+	f := wantFinding(t, c.Observe(again), "R3", SeverityNotice, conditionsField)
+	if want := endRecreated + "; it had neither"; !strings.HasPrefix(f.Message, want) {
+		t.Errorf("R3 at a new uid: message %q, want it to start %q", f.Message, want)
+	}
+}
+
+// Finish sorts what it returns by namespace, then name.
+func TestCheck_FinishSortsByNamespaceThenName(t *testing.T) {
+	c := NewChecker()
+	for _, nn := range [][2]string{{"b", "a"}, {"a", "b"}, {"a", "a"}} {
+		svc := newLB(nn[1])
+		svc.Namespace = nn[0]
+		c.Observe(svc)
+	}
+	var got []string
+	for _, f := range c.Finish() {
+		got = append(got, f.Object.Namespace+"/"+f.Object.Name)
+	}
+	if want := "a/a a/b b/a"; strings.Join(got, " ") != want {
+		t.Errorf("Finish: order %v, want %s", got, want)
+	}
+}
+
+// P1 is about a non-empty class: a Service whose loadBalancerClass is set
+// but empty is the default provider's, checked as any other.
+func TestCheck_P1_EmptyClassIsNotForeign(t *testing.T) {
+	classes := Classes{"example.com/lb"}
+	empty := ready("empty-class", 10)
+	empty.Spec.LoadBalancerClass = ptr.To("")
+	empty.Status.LoadBalancer.Ingress = nil
+	if classes.Foreign(empty) {
+		t.Error("Classes.Foreign: a Service with an empty class is foreign")
+	}
+	found := observeAll([]Option{classes}, empty)
+	noFinding(t, found, "P1")
+	wantFinding(t, found, "L4", SeverityViolation, ingressField)
+}
+
+// P1 after a move, read from a manifest: an observation without a uid
+// says nothing of which Service it is (as for C7), so the conditions the
+// provider left are leftovers, a warning, not a new Service's violation.
+func TestCheck_P1_MoveReadWithoutUID(t *testing.T) {
+	classes := []Option{Classes{"example.com/lb"}}
+	mine := ready("moved", 10)
+	mine.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	moved := next(mine)
+	moved.UID = ""
+	moved.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	wantFinding(t, observeAll(classes, mine, moved), "P1", SeverityWarning, conditionsField)
+}
