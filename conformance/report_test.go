@@ -549,3 +549,16 @@ func TestCollector_InputStringsAreCut(t *testing.T) {
 		t.Errorf("findings %v; want a C3 quoting the reason", sr.Findings)
 	}
 }
+
+// KeepFindings caps warnings by the warnings kept, as it caps the other
+// severities.
+func TestCollector_KeepsWarningsPerSeverity(t *testing.T) {
+	col := NewCollector(KeepFindings(1))
+	ref := ObjectRef{Kind: "Service", Name: "web"}
+	for range 3 {
+		col.Findings([]Finding{{Rule: "C3", Severity: SeverityWarning, Object: ref}})
+	}
+	if web := col.Report().Services[0]; len(web.Findings) != 1 || web.Omitted != 2 || web.Counts.Warnings != 3 {
+		t.Errorf("kept %d warnings, omitted %d, counted %d; want 1, 2 and 3", len(web.Findings), web.Omitted, web.Counts.Warnings)
+	}
+}
