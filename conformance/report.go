@@ -326,9 +326,11 @@ func (c *Collector) uidHash(svc *v1.Service) uint64 {
 // retiredFindings records on old's row the findings of found about its
 // last observation (resourceVersion), made when the observation of a new
 // Service of the name at resourceVersion now ended old's trace, and
-// returns the others.
+// returns the others. An old observation without a resourceVersion is
+// told apart as well as any: the new observation's findings carry its own.
+// Only when both are the same are the findings left together.
 func (c *Collector) retiredFindings(old *ServiceReport, now string, found []Finding) []Finding {
-	if old.ResourceVersion == "" || old.ResourceVersion == now {
+	if old.ResourceVersion == now {
 		return found
 	}
 	var rest []Finding

@@ -562,3 +562,20 @@ func TestCollector_KeepsWarningsPerSeverity(t *testing.T) {
 		t.Errorf("kept %d warnings, omitted %d, counted %d; want 1, 2 and 3", len(web.Findings), web.Omitted, web.Counts.Warnings)
 	}
 }
+
+// The findings that end the trace of a Service read without a
+// resourceVersion, when a new Service (a new uid) takes its name, are
+// that Service's: they go on its row, not on the new one's.
+func TestCollector_EndOfRecreatedTraceWithoutResourceVersion(t *testing.T) {
+	legacy := newLB("web") // no conditions: R3 at the end of its trace
+	legacy.ResourceVersion = ""
+	again := ready("web", 20)
+	again.UID, again.ResourceVersion = "uid-web-2", "2"
+	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
+	if len(r.Services) != 2 {
+		t.Fatalf("%d rows, want 2", len(r.Services))
+	}
+	if old, now := r.Services[0], r.Services[1]; len(withRule(old.Findings, "R3")) != 1 || len(withRule(now.Findings, "R3")) != 0 {
+		t.Errorf("old row:\n%snew row:\n%swant R3 on the old row only", dump(old.Findings), dump(now.Findings))
+	}
+}
