@@ -1182,3 +1182,40 @@ func TestCheck_P1_MoveReadWithoutUID(t *testing.T) {
 	moved.Spec.LoadBalancerClass = ptr.To("other.example/lb")
 	wantFinding(t, observeAll(classes, mine, moved), "P1", SeverityWarning, conditionsField)
 }
+
+// A Service of the provider's created again (a new uid) under another
+// class ends the old trace as a recreation does, and says so (P1, L6).
+func TestCheck_P1_RecreatedUnderAnotherClassSaysSo(t *testing.T) {
+	served := ready("web", 10)
+	again := newLB("web")
+	again.UID, again.ResourceVersion = "uid-web-2", "10"
+	again.Spec.LoadBalancerClass = ptr.To("other.example/lb")
+	c := NewChecker(Classes{"example.com/lb"})
+	c.Observe(served)
+	c.Observe(specChange(served))
+	f := wantFinding(t, c.Observe(again), "L6", SeverityWarning, conditionsField)
+	if !strings.HasPrefix(f.Message, endRecreated+" before") {
+		t.Errorf("L6 at a new uid of another class: message %q", f.Message)
+	}
+}
+
+// Observe's findings come in a fixed order: API validation first, then
+// the snapshot rules, then the trace rules, then the verdict.
+func TestCheck_FindingsInAFixedOrder(t *testing.T) {
+	created := newLB("web")
+	created.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{"Teleportation"} // R4
+	both := next(created)
+	setReady(both, 5)
+	getCond(t, both, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionTrue
+	getCond(t, both, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonProvisioning)
+	both.Status.LoadBalancer.Ingress = nil // L4, and R2 for the feature (snapshot)
+	c := NewChecker()
+	c.Observe(created)
+	var rules []string
+	for _, f := range c.Observe(both) {
+		rules = append(rules, string(f.Rule))
+	}
+	if got, want := strings.Join(rules, " "), "R4 L4 R2 L1 T4"; got != want {
+		t.Errorf("findings in the order %s, want %s", got, want)
+	}
+}

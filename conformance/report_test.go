@@ -579,3 +579,17 @@ func TestCollector_EndOfRecreatedTraceWithoutResourceVersion(t *testing.T) {
 		t.Errorf("old row:\n%snew row:\n%swant R3 on the old row only", dump(old.Findings), dump(now.Findings))
 	}
 }
+
+// A Service observed again after its DELETED event is another Service,
+// in the count as in the rows, also when its observations carry no uid.
+func TestCollector_ObservedAgainAfterDeletionCountsTwice(t *testing.T) {
+	web := ready("web", 10)
+	web.UID = ""
+	for _, summaryOnly := range []bool{false, true} {
+		r := observeAllObjects(NewChecker(), NewCollector(SummaryOnly(summaryOnly)), Object{Kind: "Service", Service: web},
+			Object{Kind: "Service", Service: web, Deleted: true}, Object{Kind: "Service", Service: next(web)})
+		if r.Summary.Services != 2 || !summaryOnly && len(r.Services) != 2 {
+			t.Errorf("summary only %v: %d Services, rows:\n%swant 2 and 2", summaryOnly, r.Summary.Services, rows(r))
+		}
+	}
+}
