@@ -114,7 +114,8 @@ type ServiceListWatcher interface {
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
 // the name with another uid (deleted and created again while the watch
 // was down); the context's error, with the last verdict, when ctx ends
-// first; a nil services or an empty name, at once; the error of the last
+// first (wrapped with the last list's error when no Service was seen and
+// that list failed); a nil services or an empty name, at once; the error of the last
 // list, wrapped, when the first deadline passes before any Service was
 // seen and that list failed (an RBAC refusal, say: the lists are retried
 // until then, and no verdict on a provider follows). The returned Service
@@ -258,6 +259,11 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			Reason: fmt.Sprintf("the verdict was still pending %s after %s (L8): %s", o.provisionTimeout, since, verdict.Reason)}
 		return last, verdict, fail(ErrProvisionTimeout, verdict)
 	case ctx.Err() != nil:
+		if failed := listErr.Load(); last == nil && failed != nil {
+			// The caller gave up first; the lists that failed say why
+			// nothing was seen.
+			return nil, verdict, fmt.Errorf("%w; the last list of services failed: %w", ctx.Err(), *failed)
+		}
 		return last, verdict, ctx.Err()
 	default:
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)

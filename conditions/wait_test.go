@@ -835,11 +835,7 @@ func TestWait_L8_NeverSeenBlamesNoProvider(t *testing.T) {
 func TestWait_L8_ListRefusedIsNotANoShow(t *testing.T) {
 	clk := testingclock.NewFakeClock(t0)
 	cs := fake.NewClientset(coreService())
-	var lists atomic.Int32
-	cs.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
-		lists.Add(1)
-		return true, nil, apierrors.NewForbidden(corev1.Resource("services"), "", errors.New(`user "e2e" cannot list resource "services"`))
-	})
+	lists := refuseLists(cs)
 	done, _ := startWait(t, context.Background(), cs, "", WithClock(clk))
 	waitForTimers(t, clk, 2)
 	for deadline := time.Now().Add(20 * time.Second); lists.Load() == 0; time.Sleep(time.Millisecond) {
@@ -858,5 +854,38 @@ func TestWait_L8_ListRefusedIsNotANoShow(t *testing.T) {
 	}
 	if r.svc != nil || r.verdict.Result != ResultPending {
 		t.Errorf("Wait = %v, %v; want no Service and a Pending verdict", r.svc, r.verdict)
+	}
+}
+
+// refuseLists makes every list of Services through cs an RBAC refusal, and
+// counts them.
+func refuseLists(cs *fake.Clientset) *atomic.Int32 {
+	var lists atomic.Int32
+	cs.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		return true, nil, apierrors.NewForbidden(corev1.Resource("services"), "", errors.New(`user "e2e" cannot list resource "services"`))
+	})
+	return &lists
+}
+
+// TestWait_CanceledWhileListsAreRefused: a caller that gives up before the
+// first deadline gets its context's error and, when no Service was seen,
+// the refusal of the last list, which says why.
+func TestWait_CanceledWhileListsAreRefused(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	lists := refuseLists(cs)
+	ctx, cancel := context.WithCancel(context.Background())
+	done, _ := startWait(t, ctx, cs, "", WithClock(clk))
+	// A second list follows the first's error being kept.
+	for deadline := time.Now().Add(20 * time.Second); lists.Load() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Wait never listed")
+		}
+	}
+	cancel()
+	r := result(t, done)
+	if !errors.Is(r.err, context.Canceled) || !apierrors.IsForbidden(r.err) {
+		t.Errorf("err = %v; want the context's error and the list's refusal", r.err)
 	}
 }
