@@ -355,3 +355,34 @@ func TestBlocks_SameAsServiceLevel(t *testing.T) {
 
 // c2 is a condition list.
 func c2(cs ...metav1.Condition) []metav1.Condition { return cs }
+
+// TestValidateServiceUpdate_CrossRulesNeedTheGate: Options.CrossConditionRules
+// adds L4, L5, P5 and P6 only with the gate on. With the gate off a write
+// that breaks all four is judged by the metav1 rules alone, through every
+// entry point and the conditions block: an apiserver that has not enabled
+// LoadBalancerStatusImprovements must not refuse a provider's conditions
+// for rules of a feature it does not serve.
+func TestValidateServiceUpdate_CrossRulesNeedTheGate(t *testing.T) {
+	ctx := context.Background()
+	old := service(withFeatures(ports))
+	// Two writes, since Serving is either False (L5) or True (L4, P6);
+	// degradedPorts on a one-port Service that requires Ports is P5 and
+	// P6.
+	l5P5 := service(withFeatures(ports), withConditions(provisioningFalse, servingFalse, degradedPorts))
+	l4P6 := service(withFeatures(ports), withIngress(), withConditions(provisioningFalse, servingTrue, degradedPorts))
+	for name, svc := range map[string]*v1.Service{"L5 and P5": l5P5, "L4 and P6": l4P6} {
+		t.Run(name, func(t *testing.T) {
+			if len(validation.ValidateServiceStatusUpdate(svc, old, cross)) == 0 {
+				t.Fatal("the write breaks no cross-condition rule with the gate on; it tests nothing")
+			}
+			crossOff := validation.Options{FeatureGate: gateOff, CrossConditionRules: true}
+			testErrors(t, nil, validation.ValidateService(svc, crossOff).Filter(under("spec")))
+			testErrors(t, nil, validation.ValidateServiceUpdate(svc, old, crossOff))
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(svc, old, crossOff))
+			spec := validation.ConditionsSpecFor(svc)
+			spec.OldIngress = old.Status.LoadBalancer.Ingress
+			testErrors(t, nil, validation.ValidateConditions(ctx, field.NewPath("status", "conditions"), svc.Status.Conditions,
+				old.Status.Conditions, spec, crossOff))
+		})
+	}
+}
