@@ -240,6 +240,18 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
 		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
 	}, {
+		// Ratcheting keeps the old list, not any list within it: a
+		// smaller one is still a list on the wrong type.
+		name: "removing one feature of a ClusterIP Service that already had two",
+		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
+		name: "replacing the feature of a ClusterIP Service that already had one",
+		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
+		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(sessionAff)),
+		want: errs(want("R4", field.ErrorTypeForbidden, featurePath(-1))),
+	}, {
 		name: "reordering the field of a ClusterIP Service that already had it (a set)",
 		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports, sessionAff)),
 		svc:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(sessionAff, ports)),
