@@ -193,6 +193,33 @@ func TestValidateServiceStatusUpdate_L5_NotTwice(t *testing.T) {
 	}
 }
 
+// TestValidateServiceStatusUpdate_L5_ServingFalseOnly: L5 is about
+// Serving=False. A Serving status that is not False (Unknown, which is C1,
+// or outside the three, which is the metav1 rules') is not judged by its
+// reason as well, and of two Serving conditions (a C5 Duplicate) the
+// first is the one judged, as by every rule between conditions.
+func TestValidateServiceStatusUpdate_L5_ServingFalseOnly(t *testing.T) {
+	status := func(s metav1.ConditionStatus, r v1.LoadBalancerConditionReason) metav1.Condition {
+		return changed(servingFalse, func(c *metav1.Condition) { c.Status, c.Reason = s, string(r) })
+	}
+	runStatusCases(t, cross, []statusCase{{
+		name:  "Serving=Unknown/Provisioning with Provisioning=False",
+		conds: c2(provisioningFalse, status(metav1.ConditionUnknown, v1.LoadBalancerReasonProvisioning)),
+		want:  errs(want("C1", field.ErrorTypeNotSupported, conditionPath(1, "status"))),
+	}, {
+		name:  "Serving=Maybe/Unsupported with Provisioning=True",
+		conds: c2(provisioningTrue, status("Maybe", v1.LoadBalancerReasonUnsupported)),
+		want:  errs(want("C5", field.ErrorTypeNotSupported, conditionPath(1, "status"))),
+	}, {
+		name:  "the first of two Serving conditions is judged",
+		conds: c2(provisioningFalse, servingFalse, servingTrue),
+		want: errs(
+			want("C5", field.ErrorTypeDuplicate, conditionPath(2, "")),
+			want("L5", field.ErrorTypeInvalid, conditionPath(0, "status")),
+		),
+	}})
+}
+
 // TestValidateServiceStatusUpdate_L5_Ratchets: a broken pair that did not
 // change is not judged again; changing either half of it is.
 func TestValidateServiceStatusUpdate_L5_Ratchets(t *testing.T) {
