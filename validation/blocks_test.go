@@ -247,6 +247,12 @@ func TestValidateServiceStatusUpdate_P5(t *testing.T) {
 		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP})
 	}
 	clientIP := func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }
+	rangesAnnotation := func(s *v1.Service) {
+		s.Annotations = map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: "10.0.0.0/8"}
+	}
+	ranges := changed(degradedPorts, func(c *metav1.Condition) {
+		c.Reason = string(v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported)
+	})
 	for _, tc := range []struct {
 		name string
 		mods []func(*v1.Service)
@@ -264,6 +270,13 @@ func TestValidateServiceStatusUpdate_P5(t *testing.T) {
 		{name: "a provider's own Degraded reason", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Reason = "SlowDisks" })},
 		{name: "Degraded=Unknown names nothing", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown })},
 		{name: "not a LoadBalancer: L9's, not P5's", mods: []func(*v1.Service){withType(corev1.ServiceTypeClusterIP)}, cond: degradedPorts},
+		// P5 reads the reasons of LoadBalancerDegraded only; the
+		// deprecated condition is C4's, a warning of the checker.
+		{name: "a Degraded reason on LoadBalancerPortsError", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Type = string(v1.LoadBalancerConditionPortsError) })},
+		// The Service asks for source ranges through the annotation too.
+		{name: "LoadBalancerSourceRangesNotSupported without source ranges", cond: ranges,
+			want: errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
+		{name: "LoadBalancerSourceRangesNotSupported with the source-ranges annotation", mods: []func(*v1.Service){rangesAnnotation}, cond: ranges},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := service(append(tc.mods, withConditions(provisioningFalse, servingTrue, tc.cond))...)
