@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
@@ -431,4 +432,19 @@ func TestValidateServiceUpdate_CrossRulesNeedTheGate(t *testing.T) {
 				old.Status.Conditions, spec, crossOff))
 		})
 	}
+}
+
+// TestValidateConditions_P5_AsksUnknown: a ConditionsSpec whose Asks is
+// nil says the caller does not know what the Service asks for (a strategy
+// that has not computed it), and P5 is not judged; an empty set says the
+// Service asks for nothing, and P5 is.
+func TestValidateConditions_P5_AsksUnknown(t *testing.T) {
+	ctx := context.Background()
+	path := field.NewPath("status", "conditions")
+	conds := c2(provisioningFalse, servingTrue, degradedPorts)
+	spec := validation.ConditionsSpec{Generation: generation, Type: corev1.ServiceTypeLoadBalancer, Ingress: service().Status.LoadBalancer.Ingress}
+	testErrors(t, nil, validation.ValidateConditions(ctx, path, conds, nil, spec, cross))
+	spec.Asks = sets.New[v1.LoadBalancerFeature]()
+	testErrors(t, errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "reason"))),
+		validation.ValidateConditions(ctx, path, conds, nil, spec, cross))
 }
