@@ -149,6 +149,17 @@ var (
 	degradedPorts     = cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, v1.LoadBalancerReasonPortsNotSupported)
 )
 
+// others returns n valid conditions of distinct types that are not
+// KEP-4631's: past eight conditions, the duplicate and ratcheting checks
+// index the lists instead of scanning them.
+func others(n int) []metav1.Condition {
+	cs := make([]metav1.Condition, n)
+	for i := range cs {
+		cs[i] = cond(fmt.Sprintf("example.com/Other%d", i), metav1.ConditionTrue, "Fine")
+	}
+	return cs
+}
+
 // seventeen is one feature list over the limit of 16.
 func seventeen() []v1.LoadBalancerFeature {
 	fs := make([]v1.LoadBalancerFeature, 17)

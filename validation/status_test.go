@@ -139,6 +139,17 @@ func TestValidateServiceStatusUpdate_C5(t *testing.T) {
 		conds: []metav1.Condition{servingTrue, provisioningFalse, servingFalse},
 		want:  errs(want("C5", field.ErrorTypeDuplicate, conditionPath(2, ""))),
 	}, {
+		name:  "two types twice each",
+		conds: []metav1.Condition{servingTrue, servingFalse, provisioningTrue, provisioningFalse},
+		want: errs(
+			want("C5", field.ErrorTypeDuplicate, conditionPath(1, "")),
+			want("C5", field.ErrorTypeDuplicate, conditionPath(3, "")),
+		),
+	}, {
+		name:  "duplicate type in a long list, of a type first seen past eight",
+		conds: append(others(9), others(9)[8]),
+		want:  errs(want("C5", field.ErrorTypeDuplicate, conditionPath(9, ""))),
+	}, {
 		name:  "several problems in one condition",
 		conds: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}},
 		want: errs(
