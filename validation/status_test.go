@@ -160,6 +160,10 @@ func TestValidateServiceStatusUpdate_C5(t *testing.T) {
 	for name, opts := range gateOptions {
 		t.Run(name, func(t *testing.T) { runStatusCases(t, opts, cases) })
 	}
+	// The cross-condition rules read a fuller ConditionsSpec
+	// (ConditionsSpecFor); the metav1 rules and the generation bound
+	// apply all the same.
+	t.Run("cross-condition rules", func(t *testing.T) { runStatusCases(t, cross, cases) })
 }
 
 // TestValidateServiceStatusUpdate_C5_UnsetGeneration checks an unset
