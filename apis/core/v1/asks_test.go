@@ -51,8 +51,11 @@ func TestAsksFor_P5(t *testing.T) {
 		{"one port", v1.LoadBalancerFeaturePorts, corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}, nil, false},
 		{"ClientIP", v1.LoadBalancerFeatureSessionAffinity, corev1.ServiceSpec{SessionAffinity: corev1.ServiceAffinityClientIP}, nil, true},
 		{"affinity None", v1.LoadBalancerFeatureSessionAffinity, corev1.ServiceSpec{SessionAffinity: corev1.ServiceAffinityNone}, nil, false},
+		{"affinity unset", v1.LoadBalancerFeatureSessionAffinity, corev1.ServiceSpec{}, nil, false},
 		{"Local", v1.LoadBalancerFeatureExternalTrafficPolicy, corev1.ServiceSpec{ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal}, nil, true},
 		{"Cluster", v1.LoadBalancerFeatureExternalTrafficPolicy, corev1.ServiceSpec{ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster}, nil, false},
+		// Unset, as in a manifest the apiserver has not defaulted: Cluster.
+		{"traffic policy unset", v1.LoadBalancerFeatureExternalTrafficPolicy, corev1.ServiceSpec{}, nil, false},
 		{"loadBalancerIP", v1.LoadBalancerFeatureLoadBalancerIP, corev1.ServiceSpec{LoadBalancerIP: "192.0.2.7"}, nil, true},
 		{"no loadBalancerIP", v1.LoadBalancerFeatureLoadBalancerIP, corev1.ServiceSpec{}, nil, false},
 		{"source ranges", v1.LoadBalancerFeatureLoadBalancerSourceRanges, corev1.ServiceSpec{LoadBalancerSourceRanges: []string{"10.0.0.0/8"}}, nil, true},
