@@ -108,6 +108,9 @@ func TestValidateServiceStatusUpdate_L4(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(tc.svc, tc.old, cross))
 			testErrors(t, nil, validation.ValidateServiceStatusUpdate(tc.svc, tc.old, on))
+			// An update of the main resource reads old's ingress the
+			// same way.
+			testErrors(t, tc.want, validation.ValidateServiceUpdate(tc.svc, tc.old, cross))
 		})
 	}
 	t.Run("create", func(t *testing.T) {
