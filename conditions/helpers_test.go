@@ -337,8 +337,17 @@ func TestSet_SameStatusNewReason(t *testing.T) {
 	clk := testingclock.NewFakePassiveClock(t0)
 	var conds []metav1.Condition
 	Set(&conds, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonProvisioning), WithClock(clk))
-	Set(&conds, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonInfrastructure), WithClock(clk))
+	before := conds[0].LastTransitionTime
+	clk.SetTime(t0.Add(time.Minute))
+	// The caller writes the status only when Set reports a change: a
+	// reason change that went unreported would never reach the apiserver.
+	if !Set(&conds, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, v1.LoadBalancerReasonInfrastructure), WithClock(clk)) {
+		t.Error("a reason change reported no change")
+	}
 	if conds[0].Reason != string(v1.LoadBalancerReasonInfrastructure) {
 		t.Errorf("reason %s, want Infrastructure", conds[0].Reason)
+	}
+	if !conds[0].LastTransitionTime.Equal(&before) {
+		t.Errorf("lastTransitionTime moved from %v to %v on a reason change without a status change", before, conds[0].LastTransitionTime)
 	}
 }
