@@ -711,3 +711,40 @@ func TestSpecUpdated_RefusedStaysRefused(t *testing.T) {
 		t.Error("Provisioning turned True on a refused Service")
 	}
 }
+
+// The floor a new condition may land on is the latest time of the
+// KEP-4631 conditions only: a condition of another controller, stamped
+// by another clock, must not push the provider's first conditions ahead
+// of the clock (C6: the time of the change).
+func TestSeen_C6_OtherConditionsDoNotMoveTheFloor(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService(func(s *v1.Service) {
+		s.Status.Conditions = []metav1.Condition{{Type: "Other", Status: metav1.ConditionTrue, Reason: "X", LastTransitionTime: wire(t0.Add(time.Hour))}}
+	})
+	svc = then(t, svc)(Seen(svc, Decide(svc, fullCapabilities()), WithClock(clk)))
+	for _, ct := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionProvisioning, v1.LoadBalancerConditionServing} {
+		if got, want := Get(svc.Status.Conditions, ct).LastTransitionTime, wire(t0); !got.Equal(&want) {
+			t.Errorf("%s lastTransitionTime = %v, want the clock's %v", ct, got, want)
+		}
+	}
+}
+
+// A provider that restarts and now refuses a Service it served (its
+// capabilities changed) must say so (R1): only ActionProvision leaves
+// existing conditions alone.
+func TestSeen_R1_RestartThatRefusesWrites(t *testing.T) {
+	svc := lbService(clientIP, requires(v1.LoadBalancerFeatureSessionAffinity))
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	caps := fullCapabilities()
+	caps.SessionAffinity = false
+	d := Decide(svc, caps)
+	if d.Action != ActionRefuse {
+		t.Fatalf("Decide: %s, want %s", d.Action, ActionRefuse)
+	}
+	tr, err := Seen(svc, d)
+	got := step(t, svc, tr, err)
+	if c, want := combination(got.Status.Conditions), "P=F/Complete S=F/Unsupported D=-"; !tr.Changed || c != want {
+		t.Errorf("Seen after a restart that refuses: changed %v, %s, want %s", tr.Changed, c, want)
+	}
+}
+
