@@ -748,3 +748,61 @@ func TestSeen_R1_RestartThatRefusesWrites(t *testing.T) {
 	}
 }
 
+// Transition.Service has a status of its own, also when nothing changed:
+// a caller that edits it must not edit the Service it passed in.
+func TestTransitions_UnchangedStatusIsACopy(t *testing.T) {
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	orig := svc.DeepCopy()
+	for name, tr := range map[string]Transition[*v1.Service]{
+		"Seen after a restart":   mustTr(t)(Seen(svc, Decide(svc, fullCapabilities()))),
+		"SpecUpdated, no change": mustTr(t)(SpecUpdated(svc, svc)),
+	} {
+		if tr.Changed {
+			t.Fatalf("%s: changed", name)
+		}
+		tr.Service.Status.Conditions[0].Message = "edited"
+		tr.Service.Status.LoadBalancer.Ingress[0].IP = "198.51.100.1"
+		if !apiequality.Semantic.DeepEqual(svc.Status, orig.Status) {
+			t.Errorf("%s: editing the transition's status edited the Service passed in", name)
+		}
+		svc = orig.DeepCopy()
+	}
+}
+
+// The transition's ingress is a copy of the one given: a provider that
+// reuses its slice for the next Service must not change this one's.
+func TestSucceeded_IngressIsCopied(t *testing.T) {
+	in := []corev1.LoadBalancerIngress{{
+		IP:     "192.0.2.10",
+		IPMode: ptr.To(corev1.LoadBalancerIPModeProxy),
+		Ports:  []corev1.PortStatus{{Port: 80, Protocol: corev1.ProtocolTCP}},
+	}}
+	want := []corev1.LoadBalancerIngress{*in[0].DeepCopy()}
+	tr := mustTr(t)(Succeeded(lbService(), in, nil))
+	in[0].Ports[0].Port = 443
+	*in[0].IPMode = corev1.LoadBalancerIPModeVIP
+	if got := tr.Service.Status.LoadBalancer.Ingress; !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("ingress after the caller reused its slice: %+v, want %+v", got, want)
+	}
+}
+
+// The apiserver defaults a missing ipMode to VIP only: a stored Proxy
+// and a given ingress without ipMode are different load-balancer
+// behaviours, so the ingress is written and Serving moves (L6).
+func TestSucceeded_L6_IPModeProxyToDefault(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(t0)
+	svc := lbService()
+	proxy := []corev1.LoadBalancerIngress{{IP: ingress[0].IP, IPMode: ptr.To(corev1.LoadBalancerIPModeProxy)}}
+	svc = then(t, svc)(Succeeded(svc, proxy, nil, WithClock(clk)))
+	before := Get(svc.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+	clk.SetTime(t0.Add(time.Minute))
+	tr, err := Succeeded(svc, ingress, nil, WithClock(clk))
+	got := step(t, svc, tr, err)
+	after := Get(got.Status.Conditions, v1.LoadBalancerConditionServing).LastTransitionTime
+	if !tr.Changed || got.Status.LoadBalancer.Ingress[0].IPMode != nil || !before.Before(&after) {
+		t.Errorf("ipMode Proxy to the default: changed %v, ingress %+v, Serving %v -> %v; want a write without ipMode and Serving moved",
+			tr.Changed, got.Status.LoadBalancer.Ingress, before, after)
+	}
+}
+
