@@ -806,3 +806,36 @@ func TestSucceeded_L6_IPModeProxyToDefault(t *testing.T) {
 	}
 }
 
+// Without a message, Failed still says which of the two outcomes it is:
+// refused (T1 skips) or failed (T2 fails) read differently in a log.
+func TestFailed_L5_DefaultMessageFollowsReason(t *testing.T) {
+	svc := lbService()
+	for reason, want := range map[v1.LoadBalancerConditionReason]string{
+		v1.LoadBalancerReasonUnsupported:    msgUnsupported,
+		v1.LoadBalancerReasonInfrastructure: msgInfrastructure,
+	} {
+		got := then(t, svc)(Failed(svc, reason, ""))
+		if msg := Get(got.Status.Conditions, v1.LoadBalancerConditionServing).Message; msg != want {
+			t.Errorf("%s without a message: %q, want %q", reason, msg, want)
+		}
+	}
+}
+
+// A Degraded condition with a provider's own reason is the provider's: a
+// spec change moves Provisioning (L6) and leaves it as it is (C3 allows
+// such reasons; only the table's are this package's to rewrite).
+func TestSpecUpdated_C3_ProviderReasonKept(t *testing.T) {
+	svc := lbService()
+	svc = then(t, svc)(Succeeded(svc, ingress, nil))
+	svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{
+		Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionTrue,
+		Reason: "AcmeSlowDisks", Message: "the disks are slow", LastTransitionTime: wire(t0), ObservedGeneration: 1,
+	})
+	want := *Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+	updated := svc.DeepCopy()
+	updated.Spec.Ports[0].Port = 8080
+	got := then(t, updated)(SpecUpdated(svc, updated))
+	if c := Get(got.Status.Conditions, v1.LoadBalancerConditionDegraded); c == nil || !apiequality.Semantic.DeepEqual(*c, want) {
+		t.Errorf("Degraded after a spec change: %+v, want %+v", c, want)
+	}
+}
