@@ -548,7 +548,12 @@ func (d *draft) specUpdated() {
 		case requiredDegraded && IsTrue(conds, v1.LoadBalancerConditionServing):
 			d.provisioning(StopServing)
 		case !known:
-			// A provider-specific reason: not ours to rewrite.
+			// A provider-specific reason is not ours to rewrite, but a
+			// reason of the table that the new spec no longer asks for
+			// must still go (P5).
+			if c, ok := withoutUnasked(*Get(conds, v1.LoadBalancerConditionDegraded), d.svc); ok {
+				d.setCondition(c)
+			}
 		default:
 			if c, ok := degradedCondition(keep); ok {
 				d.setCondition(c)
@@ -558,6 +563,39 @@ func (d *draft) specUpdated() {
 		}
 	}
 	d.bump(v1.LoadBalancerConditionProvisioning)
+}
+
+// withoutUnasked returns c, a Degraded=True condition that names a
+// provider's own reason, without the reasons of the table that svc does
+// not ask for (P5), and whether it dropped any. The provider's reasons and
+// the text after the list of a Multiple message stay; a list left with
+// one reason becomes that reason, as Multiple is for more than one (G2).
+func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool) {
+	if c.Reason != string(v1.LoadBalancerReasonMultiple) {
+		return c, false // a single reason, the provider's own
+	}
+	var kept []string
+	for _, r := range parseMultiple(c.Message) {
+		if f, ok := v1.DegradedFeature(r); !ok || asksFor(svc, f) {
+			kept = append(kept, string(r))
+		}
+	}
+	slices.Sort(kept)
+	kept = slices.Compact(kept)
+	if len(kept) == len(DegradedReasons([]metav1.Condition{c})) {
+		return c, false
+	}
+	_, text, _ := strings.Cut(c.Message, ":")
+	text = strings.TrimSpace(text)
+	if len(kept) == 1 {
+		c.Reason, c.Message = kept[0], text
+		return c, true
+	}
+	c.Message = strings.Join(kept, ",")
+	if text != "" {
+		c.Message += ": " + text
+	}
+	return c, true
 }
 
 // NotLoadBalancer records that svc is no longer of type LoadBalancer (or

@@ -839,3 +839,45 @@ func TestSpecUpdated_C3_ProviderReasonKept(t *testing.T) {
 		t.Errorf("Degraded after a spec change: %+v, want %+v", c, want)
 	}
 }
+
+// A provider's own reason in a Multiple list does not keep a reason of
+// the table that the new spec no longer asks for (P5): that one goes, the
+// provider's stays, and so does the condition's lastTransitionTime (the
+// status stays True).
+func TestSpecUpdated_P5_DropsUnaskedBesideProviderReason(t *testing.T) {
+	noAffinity := func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityNone }
+	for _, tc := range []struct {
+		name            string
+		message         string
+		change          func(*v1.Service)
+		reason, wantMsg string
+	}{
+		{"one of the table dropped", "AcmeSlowDisks,SessionAffinityNotSupported: slow disks, no affinity", noAffinity,
+			"AcmeSlowDisks", "slow disks, no affinity"},
+		{"two left", "AcmeSlowDisks,LoadBalancerIPNotSupported,SessionAffinityNotSupported: three", noAffinity,
+			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,LoadBalancerIPNotSupported: three"},
+		{"no text", "AcmeSlowDisks,SessionAffinityNotSupported", noAffinity, "AcmeSlowDisks", ""},
+		{"all still asked for", "AcmeSlowDisks,SessionAffinityNotSupported: two", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 },
+			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,SessionAffinityNotSupported: two"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := lbService(clientIP, func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.10" })
+			svc = then(t, svc)(Succeeded(svc, ingress, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}))
+			d := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+			d.Reason, d.Message = string(v1.LoadBalancerReasonMultiple), tc.message
+			before := d.LastTransitionTime
+			updated := svc.DeepCopy()
+			tc.change(updated)
+			got := then(t, updated)(SpecUpdated(svc, updated))
+			c := Get(got.Status.Conditions, v1.LoadBalancerConditionDegraded)
+			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != tc.reason || c.Message != tc.wantMsg || !c.LastTransitionTime.Equal(&before) {
+				t.Fatalf("Degraded after the spec change: %+v, want True/%s %q at %v", c, tc.reason, tc.wantMsg, before)
+			}
+			for _, r := range DegradedReasons(got.Status.Conditions) {
+				if f, ok := v1.DegradedFeature(r); ok && !AsksFor(got, f) {
+					t.Errorf("Degraded names %s, which the new spec does not ask for (P5)", r)
+				}
+			}
+		})
+	}
+}
