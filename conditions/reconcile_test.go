@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -527,5 +528,31 @@ func TestReconcile_C6_C7_ApplyIsConditionalOnTheVersionRead(t *testing.T) {
 	}
 	if r, _ := Reconcile(coreLB(), fullCapabilities(), nil, ready); r.Apply.ResourceVersion != nil {
 		t.Errorf("a Service without a resourceVersion gives an apply with %q; want none", *r.Apply.ResourceVersion)
+	}
+}
+
+// LoadBalancer.Degraded nil means the decision's degradations; empty and
+// not nil means none: a provider that found it can honor the feature
+// after all says so, and no Degraded condition is written (C2: never
+// False, and P5 has nothing to name).
+func TestReconcile_P4_EmptyDegradedMeansNone(t *testing.T) {
+	caps := fullCapabilities()
+	caps.SessionAffinity = false
+	svc := coreLB(clientIP)
+	if d := Decide(svc, caps); !slices.Equal(d.Degraded, []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}) {
+		t.Fatalf("Decide: degraded %v, want SessionAffinity", d.Degraded)
+	}
+	for _, tc := range []struct {
+		name     string
+		degraded []v1.LoadBalancerFeature
+		want     string
+	}{
+		{"nil: the decision's", nil, "P=F/Complete S=T/Serving D=T/SessionAffinityNotSupported"},
+		{"empty: none", []v1.LoadBalancerFeature{}, "P=F/Complete S=T/Serving D=-"},
+	} {
+		got, _ := reconciled(t, svc, caps, nil, LoadBalancer{State: LoadBalancerReady, Ingress: ingress, Degraded: tc.degraded})
+		if c := combination(got.Status.Conditions); c != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, c, tc.want)
+		}
 	}
 }
