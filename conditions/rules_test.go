@@ -93,6 +93,15 @@ func TestDecide_P3_RefuseOrDegrade(t *testing.T) {
 			if d := Decide(lbService(tc.asks, requires(tc.feature)), caps); d.Action != ActionRefuse || len(d.Degraded) != 0 {
 				t.Errorf("required: %+v, want a refusal and no degradation", d)
 			}
+			// P3 lets the provider refuse instead, for each of the three.
+			caps.RefuseUnsupported = []v1.LoadBalancerFeature{tc.feature}
+			if d := Decide(lbService(tc.asks), caps); d.Action != ActionRefuse || !slices.Equal(refusalRules(d), []string{"P3"}) {
+				t.Errorf("refused by choice: %+v, want a refusal under P3", d)
+			}
+			// A provider that can honor it neither degrades nor refuses.
+			if d := Decide(lbService(tc.asks), fullCapabilities()); d.Action != ActionProvision || len(d.Degraded) != 0 {
+				t.Errorf("supported: %+v, want Provision without degradation", d)
+			}
 		})
 	}
 }
@@ -118,6 +127,9 @@ func TestDecide_P4_Degrades(t *testing.T) {
 			if d.Action != ActionProvision || !slices.Contains(d.Degraded, tc.feature) {
 				t.Errorf("%+v, want Provision degraded in %s", d, tc.feature)
 			}
+			if d := Decide(lbService(tc.asks), fullCapabilities()); d.Action != ActionProvision || len(d.Degraded) != 0 {
+				t.Errorf("supported: %+v, want Provision without degradation", d)
+			}
 		})
 	}
 }
@@ -135,6 +147,13 @@ func TestDecide_R2_UnknownRequiredFeatureRefused(t *testing.T) {
 		"newer than this version":   {lbService(requires("Teleport")), fullCapabilities()},
 		"newer than the provider":   {lbService(requires(v1.LoadBalancerFeatureLoadBalancerSourceRanges)), older},
 		"unknown in the annotation": {lbService(func(s *v1.Service) { s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"} }), fullCapabilities()},
+		// Decide has no notion of whether a value this version does not
+		// know is served, so a provider listing it does not make it checked.
+		"listed by the provider, newer than this version": {lbService(requires("Teleport")), func() Capabilities {
+			c := fullCapabilities()
+			c.KnownFeatures = append(c.KnownFeatures, "Teleport")
+			return c
+		}()},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := Decide(tc.svc, tc.caps)
