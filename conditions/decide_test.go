@@ -129,6 +129,11 @@ func TestDecide(t *testing.T) {
 		{name: "P4 mixed protocols unsupported", svc: []func(*v1.Service){mixedProtocols},
 			caps: func(c *Capabilities) { c.MixedProtocols = false }, action: ActionProvision,
 			degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}},
+		// Invalid, but possible in an object read without validation: one
+		// family, which P5 does not let a provider call degraded.
+		{name: "P5 a family listed twice is one family", svc: []func(*v1.Service){func(s *v1.Service) {
+			s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv4Protocol}
+		}}, caps: func(c *Capabilities) { c.DualStack = false }, action: ActionProvision},
 		{name: "P5 nothing asked, nothing degraded", caps: func(c *Capabilities) {
 			*c = Capabilities{DefaultClass: true, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP}}
 		}, action: ActionProvision},
