@@ -47,6 +47,9 @@ func TestDegradedReasons(t *testing.T) {
 			want: []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonPortsNotSupported}},
 		{name: "provider-specific reason kept", conds: []metav1.Condition{degraded("VendorThing", "x")},
 			want: []v1.LoadBalancerConditionReason{"VendorThing"}},
+		// Invalid (C5), but a checker reads what it is given: no reason
+		// names no degradation.
+		{name: "Degraded True without a reason names none", conds: []metav1.Condition{degraded("", "x")}},
 		{name: "C2 Degraded False means none", conds: []metav1.Condition{{Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionFalse, Reason: "PortsNotSupported"}}},
 		{name: "Degraded Unknown means none", conds: []metav1.Condition{{Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionUnknown, Reason: "PortsNotSupported"}}},
 		{name: "C4 PortsError read as PortsNotSupported", conds: []metav1.Condition{
@@ -73,6 +76,12 @@ func TestDegradedCondition_G2_MultipleSortedAtStartOfMessage(t *testing.T) {
 	}
 	if want := "IPFamiliesNotSupported,PortsNotSupported,SessionAffinityNotSupported: "; !strings.HasPrefix(c.Message, want) {
 		t.Errorf("message %q does not start with %q", c.Message, want)
+	}
+	// The text describes the features in the order the list names them.
+	if want := "IPFamiliesNotSupported,PortsNotSupported,SessionAffinityNotSupported: the load balancer does not implement " +
+		describeFeature(v1.LoadBalancerFeatureIPFamilies) + "; " + describeFeature(v1.LoadBalancerFeaturePorts) + "; " +
+		describeFeature(v1.LoadBalancerFeatureSessionAffinity); c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
 	}
 	got := DegradedReasons([]metav1.Condition{c})
 	want := []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonIPFamiliesNotSupported, v1.LoadBalancerReasonPortsNotSupported, v1.LoadBalancerReasonSessionAffinityNotSupported}
