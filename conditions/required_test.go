@@ -52,6 +52,14 @@ func TestRequiredFeatures(t *testing.T) {
 		want:        []v1.LoadBalancerFeature{"Ports"},
 		source:      RequiredFeaturesSourceSpec,
 	}, {
+		// "requiredLoadBalancerFeatures": [] decodes to an empty, non-nil
+		// list: an empty field, so the annotation counts.
+		name:        "empty spec field, annotation",
+		spec:        []v1.LoadBalancerFeature{},
+		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports"},
+		want:        []v1.LoadBalancerFeature{"Ports"},
+		source:      RequiredFeaturesSourceAnnotation,
+	}, {
 		name:        "annotation, spaces trimmed",
 		annotations: map[string]string{v1.RequiredFeaturesAnnotation: " SessionAffinity , LoadBalancerSourceRanges"},
 		want:        []v1.LoadBalancerFeature{"SessionAffinity", "LoadBalancerSourceRanges"},

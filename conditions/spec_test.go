@@ -175,6 +175,9 @@ func TestSpecChanged_G3_SourceRangesAnnotation(t *testing.T) {
 		{"reordered, with spaces", annotated("10.0.0.0/8,192.168.0.0/16"), annotated("192.168.0.0/16, 10.0.0.0/8"), nil},
 		{"a range added", annotated("10.0.0.0/8"), annotated("10.0.0.0/8,192.168.0.0/16"), []string{path}},
 		{"beside the field, which wins", annotated("", "10.0.0.0/8"), annotated("192.168.0.0/16", "10.0.0.0/8"), nil},
+		// The field goes, and the annotation, changed, is what counts now.
+		{"the field removed, the annotation changed", annotated("10.0.0.0/8", "10.0.0.0/8"), annotated("192.168.0.0/16"),
+			[]string{"spec.loadBalancerSourceRanges", path}},
 	} {
 		if got := ChangedFields(tc.old, tc.new); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: changed %q, want %q", tc.name, got, tc.want)
