@@ -144,6 +144,13 @@ func TestDecide(t *testing.T) {
 		{name: "R1 required only, other degraded is fine", svc: []func(*v1.Service){clientIP, mixedProtocols, requires(v1.LoadBalancerFeaturePorts)},
 			caps: func(c *Capabilities) { c.SessionAffinity = false }, action: ActionProvision,
 			degraded: []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}},
+		// Required and unsupported is R1's refusal; the P3 choice to refuse
+		// the feature does not say it a second time.
+		{name: "R1 required and refused by choice, said once", svc: []func(*v1.Service){clientIP, requires(v1.LoadBalancerFeatureSessionAffinity)},
+			caps: func(c *Capabilities) {
+				c.SessionAffinity = false
+				c.RefuseUnsupported = []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity}
+			}, action: ActionRefuse, rules: []string{"R1"}},
 		{name: "R1 required through the annotation", svc: []func(*v1.Service){clientIP, func(s *v1.Service) {
 			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "SessionAffinity"}
 		}}, caps: func(c *Capabilities) { c.SessionAffinity = false }, action: ActionRefuse, rules: []string{"R1"}},

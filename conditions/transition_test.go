@@ -384,6 +384,11 @@ func TestFailed_C5_MessageCutToLimit(t *testing.T) {
 	if err != nil || len(Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing).Message) != maxMessageLen {
 		t.Errorf("a long message must be cut to %d bytes (C5)", maxMessageLen)
 	}
+	// A message of exactly the limit is what C5 allows: written whole.
+	exact := strings.Repeat("x", maxMessageLen)
+	if tr, err := Failed(serving, v1.LoadBalancerReasonInfrastructure, exact); err != nil || Get(tr.Service.Status.Conditions, v1.LoadBalancerConditionServing).Message != exact {
+		t.Errorf("a message of exactly %d bytes must be written whole (C5), err %v", maxMessageLen, err)
+	}
 	// Cut at a character, and made valid UTF-8, so that the apiserver
 	// stores what was written: JSON would turn a broken character into
 	// U+FFFD, three bytes, past the limit.
