@@ -314,20 +314,24 @@ func observeAllObjects(c *Checker, col *Collector, objs ...Object) Report {
 
 // A Service created again without a DELETED event: what the checker owes
 // at the end of the old one's trace (here R3, for a Service that never had
-// conditions) is recorded, and counted, on the old one's row.
+// conditions) is recorded, and counted, on the old one's row; also when
+// the old one was read without a resourceVersion, as a manifest is.
 func TestCollector_EndOfRecreatedTraceOnTheOldRow(t *testing.T) {
-	legacy := newLB("web") // no conditions: R3 at the end of its trace
-	again := ready("web", 20)
-	again.UID, again.ResourceVersion = "uid-web-2", "2"
-	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
-	if len(r.Services) != 2 {
-		t.Fatalf("%d rows, want 2", len(r.Services))
-	}
-	if old, now := r.Services[0], r.Services[1]; len(withRule(old.Findings, "R3")) != 1 || len(withRule(now.Findings, "R3")) != 0 {
-		t.Errorf("old row:\n%snew row:\n%swant R3 on the old row only", dump(old.Findings), dump(now.Findings))
-	}
-	if rc := r.Summary.Rules["R3"]; rc == nil || rc.Notices != 1 {
-		t.Errorf("summary counts R3 as %+v, want one notice", rc)
+	for _, rv := range []string{"1", ""} {
+		legacy := newLB("web") // no conditions: R3 at the end of its trace
+		legacy.ResourceVersion = rv
+		again := ready("web", 20)
+		again.UID, again.ResourceVersion = "uid-web-2", "2"
+		r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
+		if len(r.Services) != 2 {
+			t.Fatalf("resourceVersion %q: %d rows, want 2", rv, len(r.Services))
+		}
+		if old, now := r.Services[0], r.Services[1]; len(withRule(old.Findings, "R3")) != 1 || len(withRule(now.Findings, "R3")) != 0 {
+			t.Errorf("resourceVersion %q: old row:\n%snew row:\n%swant R3 on the old row only", rv, dump(old.Findings), dump(now.Findings))
+		}
+		if rc := r.Summary.Rules["R3"]; rc == nil || rc.Notices != 1 {
+			t.Errorf("resourceVersion %q: summary counts R3 as %+v, want one notice", rv, rc)
+		}
 	}
 }
 
@@ -560,23 +564,6 @@ func TestCollector_KeepsWarningsPerSeverity(t *testing.T) {
 	}
 	if web := col.Report().Services[0]; len(web.Findings) != 1 || web.Omitted != 2 || web.Counts.Warnings != 3 {
 		t.Errorf("kept %d warnings, omitted %d, counted %d; want 1, 2 and 3", len(web.Findings), web.Omitted, web.Counts.Warnings)
-	}
-}
-
-// The findings that end the trace of a Service read without a
-// resourceVersion, when a new Service (a new uid) takes its name, are
-// that Service's: they go on its row, not on the new one's.
-func TestCollector_EndOfRecreatedTraceWithoutResourceVersion(t *testing.T) {
-	legacy := newLB("web") // no conditions: R3 at the end of its trace
-	legacy.ResourceVersion = ""
-	again := ready("web", 20)
-	again.UID, again.ResourceVersion = "uid-web-2", "2"
-	r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
-	if len(r.Services) != 2 {
-		t.Fatalf("%d rows, want 2", len(r.Services))
-	}
-	if old, now := r.Services[0], r.Services[1]; len(withRule(old.Findings, "R3")) != 1 || len(withRule(now.Findings, "R3")) != 0 {
-		t.Errorf("old row:\n%snew row:\n%swant R3 on the old row only", dump(old.Findings), dump(now.Findings))
 	}
 }
 
