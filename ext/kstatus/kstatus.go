@@ -118,7 +118,8 @@ func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 // requirement only if it writes the conditions, so an address without
 // them says nothing about what was required.
 func ServiceStatus(svc *v1.Service) (status.Status, string) {
-	v := verdict(svc)
+	required, _, _ := conditions.RequiredFeatures(svc)
+	v := verdict(svc, required)
 	msg := v.Rule + ": " + v.Reason
 	switch v.Result {
 	case conditions.ResultReady: // T3 has an address (L4)
@@ -126,7 +127,7 @@ func ServiceStatus(svc *v1.Service) (status.Status, string) {
 	case conditions.ResultSkip, conditions.ResultFail:
 		return status.FailedStatus, msg
 	}
-	if svc != nil && HasAddress(svc) && !requiresFeatures(svc) &&
+	if svc != nil && HasAddress(svc) && len(required) == 0 &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil &&
 		conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
 		return status.CurrentStatus, "R3: no KEP-4631 conditions; the provider predates the KEP, and the ingress has an address"
@@ -141,17 +142,9 @@ func HasAddress(svc *v1.Service) bool {
 	return svc != nil && conditions.HasAddress(svc.Status.LoadBalancer.Ingress)
 }
 
-// requiresFeatures reports whether svc requires a load-balancer feature,
-// known or not, through the spec field or the annotation.
-func requiresFeatures(svc *v1.Service) bool {
-	features, _, _ := conditions.RequiredFeatures(svc)
-	return len(features) > 0
-}
-
-// verdict is conditions.Evaluate for the first feature svc requires whose
-// verdict is Skip (T1), else for no feature under test.
-func verdict(svc *v1.Service) conditions.Verdict {
-	required, _, _ := conditions.RequiredFeatures(svc)
+// verdict is conditions.Evaluate for the first of the features svc
+// requires whose verdict is Skip (T1), else for no feature under test.
+func verdict(svc *v1.Service, required []v1.LoadBalancerFeature) conditions.Verdict {
 	for _, f := range required {
 		if v := conditions.Evaluate(svc, f); v.Result == conditions.ResultSkip {
 			return v
