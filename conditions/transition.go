@@ -575,16 +575,19 @@ func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool
 		return c, false // a single reason, the provider's own
 	}
 	var kept []string
+	dropped := false
 	for _, r := range parseMultiple(c.Message) {
-		if f, ok := v1.DegradedFeature(r); !ok || asksFor(svc, f) {
-			kept = append(kept, string(r))
+		if f, ok := v1.DegradedFeature(r); ok && !asksFor(svc, f) {
+			dropped = true
+			continue
 		}
+		kept = append(kept, string(r))
+	}
+	if !dropped {
+		return c, false
 	}
 	slices.Sort(kept)
 	kept = slices.Compact(kept)
-	if len(kept) == len(DegradedReasons([]metav1.Condition{c})) {
-		return c, false
-	}
 	_, text, _ := strings.Cut(c.Message, ":")
 	text = strings.TrimSpace(text)
 	if len(kept) == 1 {
