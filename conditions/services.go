@@ -61,13 +61,19 @@ type RESTServices struct {
 
 var errNoRESTClient = errors.New("RESTServices has no REST client (client-go's fake clientset has none: read Services through its typed client, or use ServiceListWatch)")
 
-// client returns s.Client, or an error when there is none: nil, or a nil
-// *rest.RESTClient, which client-go's fake clientset returns.
+// client returns s.Client, or an error when there is none (isNil).
 func (s RESTServices) client() (rest.Interface, error) {
-	if rc, ok := s.Client.(*rest.RESTClient); s.Client == nil || ok && rc == nil {
+	if isNil(s.Client) {
 		return nil, errNoRESTClient
 	}
 	return s.Client, nil
+}
+
+// isNil reports whether c is no REST client: nil, or a nil
+// *rest.RESTClient, which client-go's fake clientset returns.
+func isNil(c rest.Interface) bool {
+	rc, ok := c.(*rest.RESTClient)
+	return c == nil || ok && rc == nil
 }
 
 func (s RESTServices) request(opts runtime.Object) (*rest.Request, error) {
@@ -198,7 +204,7 @@ func (d *serviceEvents) Close() { d.body.Close() }
 // whose RESTClient is a nil pointer.
 func RESTServicesOf(core corev1client.CoreV1Interface, namespace string) (RESTServices, bool) {
 	rc, ok := core.RESTClient().(*rest.RESTClient)
-	if !ok || rc == nil {
+	if !ok || isNil(rc) {
 		return RESTServices{}, false
 	}
 	return RESTServices{Client: rc, Namespace: namespace}, true

@@ -235,6 +235,11 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		}
 		return last, verdict, nil
 	}
+	// refused is why no Service was seen, when the last list failed.
+	var refused error
+	if failed := listErr.Load(); last == nil && failed != nil {
+		refused = *failed
+	}
 	switch cause := context.Cause(waitCtx); {
 	case errors.Is(err, ErrServiceDeleted):
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
@@ -242,9 +247,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		// The earlier deadline ended the wait: a provision deadline
 		// shorter than the conditions deadline judges the conditions too.
 		within := min(o.conditionsTimeout, o.provisionTimeout)
-		if failed := listErr.Load(); last == nil && failed != nil {
+		if refused != nil {
 			// Not a verdict on any provider: the client could not list.
-			return nil, verdict, fmt.Errorf("service %s: services could not be listed within %s of %s: %w", name, within, since, *failed)
+			return nil, verdict, fmt.Errorf("service %s: services could not be listed within %s of %s: %w", name, within, since, refused)
 		}
 		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", within, since)
 		if last == nil {
@@ -259,10 +264,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			Reason: fmt.Sprintf("the verdict was still pending %s after %s (L8): %s", o.provisionTimeout, since, verdict.Reason)}
 		return last, verdict, fail(ErrProvisionTimeout, verdict)
 	case ctx.Err() != nil:
-		if failed := listErr.Load(); last == nil && failed != nil {
-			// The caller gave up first; the lists that failed say why
+		if refused != nil {
+			// The caller gave up first; the list that failed says why
 			// nothing was seen.
-			return nil, verdict, fmt.Errorf("%w; the last list of services failed: %w", ctx.Err(), *failed)
+			return nil, verdict, fmt.Errorf("%w; the last list of services failed: %w", ctx.Err(), refused)
 		}
 		return last, verdict, ctx.Err()
 	default:
