@@ -304,12 +304,20 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		v := scan(svc)
 		leftover := false
 		if i, ok := c.services[key]; ok {
-			if st := c.states.at(i); st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
+			st := c.states.at(i)
+			if st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
 				f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
 			} else {
 				leftover = c.unchangedConditions(st, &v)
 			}
-			c.drop(key, i)
+			if leftover {
+				// Kept until the provider's next write: a user's edit
+				// before it leaves them leftovers still. The trace
+				// itself has ended; nothing more is owed.
+				*st = serviceState{uid: st.uid, rv: svc.ResourceVersion, conds: st.conds, moved: true}
+			} else {
+				c.drop(key, i)
+			}
 		}
 		c.checkForeignClass(&f, svc, &v, leftover)
 		return f.list
@@ -319,7 +327,13 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 	i, seen := c.services[key]
 	if seen {
 		st = c.states.at(i)
-		if st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc) {
+		switch {
+		case st.moved:
+			// Back in the provider's classes: a new trace, as when the
+			// Service is first seen.
+			*st = serviceState{}
+			seen = false
+		case st.uid != 0 && svc.UID != "" && st.uid != c.uidSum(svc):
 			// Deleted and created again: a new Service, a new trace.
 			f.list = append(f.list, c.endOfTrace(key, st, f.position(), endRecreated)...)
 			*st = serviceState{}

@@ -228,9 +228,9 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 // P1 after a move: a Service of the provider's that the user moves to
 // another class (through another type, as loadBalancerClass is immutable
 // on a LoadBalancer) still carries the provider's conditions until the
-// provider's next write. Left unchanged by the move, they are a warning,
-// as L9's leftovers are; changed since, or still there at the next
-// observation, they are the violation P1 is.
+// provider's next write. Left unchanged by the move, and by the user's
+// edits after it, they are a warning, as L9's leftovers are; changed
+// since, they are the violation P1 is.
 func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
 	classes := []Option{Classes{"example.com/lb"}}
 	mine := ready("moved", 10)
@@ -250,13 +250,32 @@ func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
 	// Straight from the provider's class, where a fork allows it.
 	wantFinding(t, observeAll(classes, mine, moved), "P1", SeverityWarning, "status.conditions")
 
-	// Still there at the next observation: the provider did not remove them.
+	// A user's edit before the provider's next write leaves them
+	// leftovers; a write of the conditions after that is the violation.
 	later := moved.DeepCopy()
 	later.ResourceVersion = "13"
 	later.Labels = map[string]string{"app": "web"}
-	found := withRule(observeAll(classes, mine, clusterIP, moved, later), "P1")
-	if len(found) != 2 || found[0].Severity != SeverityWarning || found[1].Severity != SeverityViolation {
-		t.Errorf("leftovers at the next observation: want a warning then a violation, got:\n%s", dump(found))
+	written := later.DeepCopy()
+	written.ResourceVersion = "14"
+	setProvisioning(written, 20)
+	found := withRule(observeAll(classes, mine, clusterIP, moved, later, written), "P1")
+	if len(found) != 3 || found[0].Severity != SeverityWarning || found[1].Severity != SeverityWarning ||
+		found[1].Object.ResourceVersion != "13" || found[2].Severity != SeverityViolation {
+		t.Errorf("leftovers through a user's edit, then written: want two warnings then a violation, got:\n%s", dump(found))
+	}
+	// Moved back before the provider's cleanup: a new trace, with
+	// nothing owed from before the move.
+	back := mine.DeepCopy()
+	back.ResourceVersion = "15"
+	c := NewChecker(classes...)
+	for _, o := range []*v1.Service{mine, clusterIP, moved, later} {
+		c.Observe(o)
+	}
+	if got := c.Observe(back); len(withRule(got, "P1")) != 0 || len(withRule(got, "L6")) != 0 {
+		t.Errorf("moved back: %s", dump(got))
+	}
+	if got := c.Finish(); len(got) != 0 {
+		t.Errorf("moved back, then the input ends: %s", dump(got))
 	}
 	// Written since the provider's last observed write: a violation.
 	rewritten := moved.DeepCopy()

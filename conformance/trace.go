@@ -128,6 +128,10 @@ type serviceState struct {
 	// says it found nothing (see Checker.validate).
 	validSum   uint64
 	validClean bool
+	// moved: the Service moved to a class the provider under test does
+	// not handle, and carries the conditions it wrote before, unchanged
+	// (P1's leftovers). Only uid and conds are kept.
+	moved bool
 }
 
 // trace applies the rules that compare an observation with the previous
