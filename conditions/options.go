@@ -135,7 +135,10 @@ type FromCreationOption struct{}
 // provider extra time, and one that creates it after Wait starts gives
 // the provider all of it. Until Wait has seen the Service, the deadlines
 // run from its start; a creationTimestamp in the future (clock skew)
-// leaves them there. A Service seen of another type stops them: they run
+// leaves them there. A creationTimestamp is the apiserver's clock, read
+// against Wait's: a client clock ahead of the apiserver's shortens the
+// deadlines by the difference, so a suite whose nodes' clocks may drift
+// by more than a few seconds leaves this option out. A Service seen of another type stops them: they run
 // from the observation that shows it converted to LoadBalancer (L8's "or
 // converting"; the API records no conversion time), however late that
 // comes; ctx bounds a wait on a Service never converted. A deadline that has
