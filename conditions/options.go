@@ -32,7 +32,8 @@ import (
 //     WithFieldManager;
 //   - ChangeOption for ChangedFields: WithRelevantAnnotations;
 //   - WaitOption for Wait: WithClock, WithConditionsTimeout,
-//     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress.
+//     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
+//     WithSpecChange.
 //
 // Every option is made by a function; an option that belongs to several
 // families (WithClock) returns a type that is a member of each. Options are
@@ -55,8 +56,8 @@ type TransitionOption interface{ transitionOption() }
 type ChangeOption interface{ changeOption() }
 
 // WaitOption is an option of Wait: WithClock, WithConditionsTimeout,
-// WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress. A nil
-// WaitOption is ignored.
+// WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
+// WithSpecChange. A nil WaitOption is ignored.
 type WaitOption interface{ waitOption() }
 
 // ClockOption is the result of WithClock: a SetOption, a TransitionOption
@@ -167,6 +168,7 @@ func (AnnotationsOption) changeOption()      {}
 func (WaitTimeoutOption) waitOption()        {}
 func (FromCreationOption) waitOption()       {}
 func (ProgressOption) waitOption()           {}
+func (SpecChangeOption) waitOption()         {}
 
 // Defaults of the two deadlines of L8, used by Wait.
 const (
@@ -220,6 +222,23 @@ func annotationsOf(opts []ChangeOption) []string {
 	return keys
 }
 
+// SpecChangeOption is the result of WithSpecChange, a WaitOption.
+type SpecChangeOption struct{ before *corev1.Service }
+
+// WithSpecChange makes Wait wait for the provider to acknowledge a change
+// of a load-balancer-relevant field (G3) made after before was read: a
+// verdict counts only once LoadBalancerProvisioning's lastTransitionTime
+// differs from before's (L6), and is Pending until then. Without the
+// option, a Wait that follows an update returns at once with the verdict
+// the provider gave the old spec. before is the Service as read before the
+// update; one without Provisioning makes any Provisioning count. A change
+// of another field is never acknowledged, and the wait ends at the
+// provisioning deadline. The deadlines run from the start of the wait, the
+// change being what the provider answers: WithDeadlinesFromCreation is
+// ignored. A Service of the name with another uid than before's is
+// ErrServiceDeleted. A nil before does nothing.
+func WithSpecChange(before *corev1.Service) SpecChangeOption { return SpecChangeOption{before} }
+
 // waitOptions is the result of applying a list of WaitOption.
 type waitOptions struct {
 	clock             clock.PassiveClock
@@ -227,6 +246,7 @@ type waitOptions struct {
 	provisionTimeout  time.Duration
 	fromCreation      bool
 	progress          func(*corev1.Service, Verdict)
+	before            *corev1.Service
 }
 
 func makeWaitOptions(opts []WaitOption) waitOptions {
@@ -256,7 +276,12 @@ func makeWaitOptions(opts []WaitOption) waitOptions {
 			o.fromCreation = true
 		case ProgressOption:
 			o.progress = opt.f
+		case SpecChangeOption:
+			o.before = opt.before
 		}
+	}
+	if o.before != nil {
+		o.fromCreation = false
 	}
 	return o
 }

@@ -107,7 +107,9 @@ type ServiceListWatcher interface {
 // WithConditionsTimeout (default 30 s) for LoadBalancerServing or
 // LoadBalancerProvisioning to appear, else ErrNoKEPProvider;
 // WithProvisionTimeout (default 15 minutes) for the verdict to become
-// final, else ErrProvisionTimeout. The clock of WithClock drives the
+// final, else ErrProvisionTimeout. After an update, WithSpecChange waits
+// for the provider to acknowledge the change (L6) before a verdict counts.
+// The clock of WithClock drives the
 // deadlines when it is a clock.Clock. WithProgress sees every observation.
 // Ready and Skip return a nil error: a test goes on, or skips (ShouldSkip).
 //
@@ -167,6 +169,8 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	}, plainListWatch{})
 
 	var last *corev1.Service
+	// changeSeen: the provider acknowledged the change of WithSpecChange.
+	changeSeen := false
 	namespace := ""
 	since := "the start of the wait"
 	_, err := watchtools.UntilWithSync(waitCtx, lw, &corev1.Service{}, nil, func(event watch.Event) (bool, error) {
@@ -180,6 +184,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if last != nil && last.UID != "" && svc.UID != "" && svc.UID != last.UID {
 			// Deleted and created again while the watch was down: a
 			// relist shows the new Service as an update of the old.
+			return false, ErrServiceDeleted
+		}
+		if b := o.before; b != nil && b.UID != "" && svc.UID != "" && svc.UID != b.UID {
+			// Not the Service whose change the caller waits for.
 			return false, ErrServiceDeleted
 		}
 		if Acknowledged(svc.Status.Conditions) {
@@ -221,6 +229,12 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		}
 		last = svc
 		verdict = Evaluate(svc, feature)
+		if o.before != nil && !changeSeen {
+			if changeSeen = provisioningMoved(o.before, svc); !changeSeen {
+				verdict = Verdict{Result: ResultPending, Rule: "T4", Feature: feature,
+					Reason: "the provider has not acknowledged the spec change yet: " + unmoved(o.before) + " (L6)"}
+			}
+		}
 		if o.progress != nil {
 			o.progress(svc, verdict)
 		}
@@ -273,6 +287,27 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	default:
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
 	}
+}
+
+// provisioningMoved reports whether svc's LoadBalancerProvisioning
+// acknowledges a change made after before was read (L6): it is there, and
+// before had none or one of another lastTransitionTime.
+func provisioningMoved(before, svc *corev1.Service) bool {
+	now := Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	if now == nil {
+		return false
+	}
+	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	return old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime)
+}
+
+// unmoved says what provisioningMoved waits for, from before's side.
+func unmoved(before *corev1.Service) string {
+	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	if old == nil {
+		return "there is no LoadBalancerProvisioning yet"
+	}
+	return "LoadBalancerProvisioning's lastTransitionTime is still " + old.LastTransitionTime.UTC().Format(time.RFC3339)
 }
 
 // plainListWatch tells client-go's reflector not to use watch-list

@@ -889,3 +889,76 @@ func TestWait_CanceledWhileListsAreRefused(t *testing.T) {
 		t.Errorf("err = %v; want the context's error and the list's refusal", r.err)
 	}
 }
+
+// WithSpecChange: after an update, a verdict counts only once the provider
+// has acknowledged the change by moving Provisioning's lastTransitionTime
+// (L6). Without it, Wait returns the verdict of the old spec at once.
+func TestWait_L6_SpecChangeAcknowledged(t *testing.T) {
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.UID = "uid-web" }))
+	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	provide(t, cs)(Succeeded(served, ingress, nil))
+	services := cs.CoreV1().Services("default")
+	before, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := before.DeepCopy()
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Name: "alt", Port: 8443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	if changed, err = services.Update(context.Background(), changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if r := result(t, func() <-chan waitResult { done, _ := startWait(t, context.Background(), cs, ""); return done }()); r.verdict.Result != ResultReady {
+		t.Fatalf("without WithSpecChange: %v, %v; want the old spec's Ready at once", r.verdict, r.err)
+	}
+
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithSpecChange(before))
+	waitWatch(1)
+	v := nextObservation(t, observed)
+	if v.Result != ResultPending || !strings.Contains(v.Reason, "(L6)") || !strings.Contains(v.Reason, "lastTransitionTime is still") {
+		t.Fatalf("before the provider acknowledged the change: %v; want Pending naming L6", v)
+	}
+	notDone(t, done, "before the provider acknowledged the change")
+	provide(t, cs)(SpecUpdated(v1.FromCore(before), v1.FromCore(changed)))
+	r := result(t, done)
+	if r.err != nil || r.verdict.Result != ResultReady || r.svc == nil || len(r.svc.Spec.Ports) != 2 {
+		t.Fatalf("after the acknowledgement: %v, %v, %v; want Ready on the changed Service", r.verdict, r.err, r.svc)
+	}
+
+	// Another Service under the name is not the one that changed.
+	other := before.DeepCopy()
+	other.UID = "uid-of-another-service"
+	if r := result(t, func() <-chan waitResult {
+		done, _ := startWait(t, context.Background(), cs, "", WithSpecChange(other))
+		return done
+	}()); !errors.Is(r.err, ErrServiceDeleted) {
+		t.Fatalf("a Service of another uid: %v, %v; want ErrServiceDeleted", r.verdict, r.err)
+	}
+}
+
+// A change never acknowledged ends at the provisioning deadline, which
+// runs from the start of the wait even with WithDeadlinesFromCreation,
+// and the verdict says what was missing (L6, L8).
+func TestWait_L6_SpecChangeNeverAcknowledged(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService(func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour)) }))
+	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	provide(t, cs)(Succeeded(served, ingress, nil))
+	before, err := cs.CoreV1().Services("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithProvisionTimeout(time.Minute),
+		WithDeadlinesFromCreation(), WithSpecChange(before))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	notDone(t, done, "an hour after the creation, with the provisioning deadline from the start of the wait")
+	clk.Step(time.Minute)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrProvisionTimeout) || !strings.Contains(r.verdict.Reason, "not acknowledged the spec change") {
+		t.Fatalf("Wait = %v, %v; want ErrProvisionTimeout saying the change was not acknowledged", r.verdict, r.err)
+	}
+}
