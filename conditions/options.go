@@ -233,7 +233,9 @@ type SpecChangeOption struct{ before *corev1.Service }
 // the provider gave the old spec. before is the Service as read before the
 // update; one without Provisioning makes any Provisioning count. A change
 // of another field is never acknowledged, and the wait ends at the
-// provisioning deadline. The deadlines run from the start of the wait, the
+// provisioning deadline; so does a change of the type away from
+// LoadBalancer, which the provider answers by removing the conditions
+// (L9), not by a verdict. The deadlines run from the start of the wait, the
 // change being what the provider answers: WithDeadlinesFromCreation is
 // ignored. A Service of the name with another uid than before's is
 // ErrServiceDeleted. A nil before does nothing.
