@@ -24,6 +24,21 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
+// StatusApply returns the server-side apply configuration of the part of
+// svc's status this package owns, as Transition.Apply does: the KEP-4631
+// conditions, in status order, and the ingress, with svc's resourceVersion
+// as a precondition. It is for a provider that changes the conditions
+// itself with Set, Bump and Remove rather than through Reconcile, and
+// applies the result with ApplyStatus and its own field manager. A nil svc
+// gives nil.
+func StatusApply[S Object](svc S) *corev1ac.ServiceApplyConfiguration {
+	v := view(svc)
+	if v == nil {
+		return nil
+	}
+	return applyConfiguration(v, v.Status)
+}
+
 // applyConfiguration returns the server-side-apply configuration of the
 // part of status this package owns: the KEP-4631 conditions, in status
 // order, and the ingress. Everything else is left to its own managers.

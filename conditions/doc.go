@@ -33,7 +33,8 @@ limitations under the License.
 // It has four layers, each usable alone:
 //
 //   - Helpers on a []metav1.Condition: Get, IsTrue, IsFalse, IsUnknown, Set,
-//     Remove and Bump. All are nil-safe.
+//     Remove and Bump. All are nil-safe. StatusApply turns a Service whose
+//     conditions they changed into a server-side-apply configuration.
 //   - Provider decisions: Decide answers, from a provider's Capabilities,
 //     whether to ignore a Service (P1, L9, with a typed IgnoreReason),
 //     refuse it (P2, R1, R2) or provision it with a list of degradations

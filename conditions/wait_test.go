@@ -633,6 +633,57 @@ func TestApply_G4_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
 	}
 }
 
+// StatusApply: a provider that writes its conditions with Set, Bump and
+// Remove applies what they leave; another manager's condition stays, a
+// removed condition goes, and the read's resourceVersion is the apply's
+// precondition (G4).
+func TestStatusApply_G4_SetAndRemove(t *testing.T) {
+	cs := fake.NewClientset(coreService(clientIP))
+	services := cs.CoreV1().Services("default")
+	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+	patch := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
+		"status": map[string]any{"conditions": []any{other}}}
+	if _, err := services.Patch(context.Background(), "web", "application/apply-patch+yaml", mustJSON(t, patch), metav1.PatchOptions{FieldManager: "other"}, "status"); err != nil {
+		t.Fatalf("apply by another manager: %v", err)
+	}
+	apply := func(svc *corev1.Service) *corev1.Service {
+		t.Helper()
+		out, err := services.ApplyStatus(context.Background(), StatusApply(svc), metav1.ApplyOptions{FieldManager: "lb-provider", Force: true})
+		if err != nil {
+			t.Fatalf("ApplyStatus: %v", err)
+		}
+		return out
+	}
+	svc, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Set(&svc.Status.Conditions, metav1.Condition{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonServing)})
+	Set(&svc.Status.Conditions, metav1.Condition{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: string(v1.LoadBalancerReasonComplete)})
+	Set(&svc.Status.Conditions, metav1.Condition{Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonSessionAffinityNotSupported)})
+	svc.Status.LoadBalancer.Ingress = ingress
+	svc = apply(svc)
+	if c := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded); c == nil || len(svc.Status.LoadBalancer.Ingress) != 1 || Get(svc.Status.Conditions, "example.com/Ready") == nil {
+		t.Fatalf("after the first apply: %s, ingress %v", combination(v1.FromCore(svc).Status.Conditions), svc.Status.LoadBalancer.Ingress)
+	}
+	Remove(&svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+	svc = apply(svc)
+	if Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded) != nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionServing) == nil {
+		t.Errorf("after Remove: %s", combination(v1.FromCore(svc).Status.Conditions))
+	}
+	if Get(svc.Status.Conditions, "example.com/Ready") == nil {
+		t.Error("another manager's condition was removed")
+	}
+	// The fake keeps no resourceVersion; a read from an apiserver has one.
+	svc.ResourceVersion = "42"
+	if ac := StatusApply(svc); ac.ResourceVersion == nil || *ac.ResourceVersion != "42" {
+		t.Errorf("StatusApply carries resourceVersion %v, want the read's 42", ac.ResourceVersion)
+	}
+	if StatusApply[*corev1.Service](nil) != nil {
+		t.Error("StatusApply(nil) is not nil")
+	}
+}
+
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	out, err := json.Marshal(v)
