@@ -281,3 +281,30 @@ func ExampleShouldSkip() {
 	// Output:
 	// skip: the provider refused the service as unsupported: required feature SessionAffinity is not supported
 }
+
+// A provider with a state machine of its own changes the conditions with
+// Set and Bump and applies them with StatusApply: the KEP-4631 conditions
+// and the ingress, with the read's resourceVersion as a precondition, for
+// Services(ns).ApplyStatus with the provider's field manager.
+func ExampleStatusApply() {
+	clk := conditions.WithClock(testingclock.NewFakePassiveClock(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)))
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", ResourceVersion: "812"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer},
+		Status: corev1.ServiceStatus{Conditions: []metav1.Condition{
+			{Type: "example.com/Healthy", Status: "True", Reason: "Probed"}, // another controller's
+		}},
+	}
+	conditions.Set(&svc.Status.Conditions, metav1.Condition{Type: "LoadBalancerServing", Status: "True", Reason: "Serving"}, clk)
+	conditions.Set(&svc.Status.Conditions, metav1.Condition{Type: "LoadBalancerProvisioning", Status: "False", Reason: "Complete"}, clk)
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+
+	out, err := json.Marshal(conditions.StatusApply(svc))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	// Output:
+	// {"kind":"Service","apiVersion":"v1","metadata":{"name":"web","namespace":"shop","resourceVersion":"812"},"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.10"}]},"conditions":[{"type":"LoadBalancerServing","status":"True","observedGeneration":0,"lastTransitionTime":"2025-03-04T05:06:07Z","reason":"Serving","message":""},{"type":"LoadBalancerProvisioning","status":"False","observedGeneration":0,"lastTransitionTime":"2025-03-04T05:06:07Z","reason":"Complete","message":""}]}}
+}
