@@ -56,6 +56,8 @@ limitations under the License.
 //     an e2e test's one call for T1; Wait watches one Service through any
 //     client that lists and watches Services until the verdict is final,
 //     with the deadlines of L8, and returns every Fail as a *FailError.
+//     ChangeSeen tells whether the provider saw an update (L6), which
+//     Wait's WithSpecChange waits for.
 //
 // Options are functions, in one family per kind of call (SetOption,
 // TransitionOption, ChangeOption, WaitOption): an option that does not

@@ -230,7 +230,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		last = svc
 		verdict = Evaluate(svc, feature)
 		if o.before != nil && !changeSeen {
-			if changeSeen = provisioningMoved(o.before, svc); !changeSeen {
+			if changeSeen = ChangeSeen(o.before, svc); !changeSeen {
 				verdict = Verdict{Result: ResultPending, Rule: "T4", Feature: feature,
 					Reason: "the provider has not acknowledged the spec change yet: " + unmoved(o.before) + " (L6)"}
 			}
@@ -289,15 +289,25 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	}
 }
 
-// provisioningMoved reports whether svc's LoadBalancerProvisioning
-// acknowledges a change made after before was read (L6): it is there, and
-// before had none or one of another lastTransitionTime.
-func provisioningMoved(before, svc *corev1.Service) bool {
-	now := Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+// ChangeSeen reports whether svc shows that the provider saw a change of
+// a load-balancer-relevant field made after before was read (L6): svc has
+// LoadBalancerProvisioning, and before had none or one of another
+// lastTransitionTime. before is the Service as read before the update. A
+// nil svc gives false; a nil before counts as one without conditions.
+// WithSpecChange makes Wait wait for it.
+func ChangeSeen[S Object](before, svc S) bool {
+	s := view(svc)
+	if s == nil {
+		return false
+	}
+	now := Get(s.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 	if now == nil {
 		return false
 	}
-	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	var old *metav1.Condition
+	if b := view(before); b != nil {
+		old = Get(b.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	}
 	return old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime)
 }
 

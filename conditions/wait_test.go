@@ -1013,3 +1013,31 @@ func TestWait_L6_SpecChangeNeverAcknowledged(t *testing.T) {
 		t.Fatalf("Wait = %v, %v; want ErrProvisionTimeout saying the change was not acknowledged", r.verdict, r.err)
 	}
 }
+
+// ChangeSeen: the provider saw a change when Provisioning is there and
+// its lastTransitionTime moved since the read before it (L6).
+func TestChangeSeen_L6(t *testing.T) {
+	with := func(ts time.Time) *corev1.Service {
+		return coreService(func(s *v1.Service) {
+			s.Status.Conditions = []metav1.Condition{{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse,
+				Reason: string(v1.LoadBalancerReasonComplete), LastTransitionTime: wire(ts)}}
+		})
+	}
+	before, same, moved, none := with(t0), with(t0), with(t0.Add(time.Second)), coreService()
+	for name, tc := range map[string]struct {
+		before, svc *corev1.Service
+		want        bool
+	}{
+		"moved":                            {before, moved, true},
+		"not moved":                        {before, same, false},
+		"gone":                             {before, none, false},
+		"none before, written since":       {none, same, true},
+		"none before, none since":          {none, none, false},
+		"nil before counts as none":        {nil, same, true},
+		"nil service has not seen a thing": {before, nil, false},
+	} {
+		if got := ChangeSeen(tc.before, tc.svc); got != tc.want {
+			t.Errorf("%s: ChangeSeen = %v, want %v", name, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ limitations under the License.
 // suites written with gomega (and ginkgo):
 //
 //	Eventually(get).Should(lbgomega.BeServing())
+//	Eventually(get).Should(And(lbgomega.HaveSeenChange(before), lbgomega.BeServing()))
 //	Expect(svc).To(lbgomega.HaveVerdict(conditions.ResultSkip))
 //	Expect(svc).NotTo(lbgomega.BeDegradedIn(v1.LoadBalancerFeatureSessionAffinity))
 //

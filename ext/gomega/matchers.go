@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
@@ -59,6 +60,20 @@ func BeRefused() types.GomegaMatcher { return &refusedMatcher{} }
 // does not know is never matched.
 func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
 	return &degradedMatcher{feature: feature}
+}
+
+// HaveSeenChange succeeds when the Service shows that the provider saw a
+// change of a load-balancer-relevant field made after before was read
+// (L6, conditions.ChangeSeen): LoadBalancerProvisioning is there and its
+// lastTransitionTime moved since before. After an update, a verdict
+// matcher alone passes on the status the provider gave the old spec:
+//
+//	Eventually(get).Should(And(lbgomega.HaveSeenChange(before), lbgomega.BeServing()))
+//
+// before is a Service in any form the matchers take, other than a
+// function; nil counts as a Service without conditions.
+func HaveSeenChange(before any) types.GomegaMatcher {
+	return &seenChangeMatcher{before: before}
 }
 
 // toService converts what a matcher is given to a Service; see the
@@ -233,4 +248,45 @@ func (m *degradedMatcher) FailureMessage(any) string {
 
 func (m *degradedMatcher) NegatedFailureMessage(any) string {
 	return "expected the load balancer not to be degraded in " + m.rule() + "\n" + describe(m.svc)
+}
+
+type seenChangeMatcher struct {
+	before   any
+	old, svc *v1.Service
+}
+
+func (m *seenChangeMatcher) Match(actual any) (bool, error) {
+	if reflect.ValueOf(m.before).Kind() == reflect.Func {
+		return false, fmt.Errorf("HaveSeenChange takes the Service read before the update, not a function (%T)", m.before)
+	}
+	old, err := toService(m.before)
+	if err != nil {
+		return false, err
+	}
+	svc, err := toService(actual)
+	if err != nil {
+		return false, err
+	}
+	m.old, m.svc = old, svc
+	return conditions.ChangeSeen(old, svc), nil
+}
+
+// since says what a seen change moves, as before had it.
+func (m *seenChangeMatcher) since() string {
+	var c *metav1.Condition
+	if m.old != nil {
+		c = conditions.Get(m.old.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	}
+	if c == nil {
+		return "LoadBalancerProvisioning written, none before"
+	}
+	return "LoadBalancerProvisioning's lastTransitionTime moved from " + c.LastTransitionTime.UTC().Format(time.RFC3339)
+}
+
+func (m *seenChangeMatcher) FailureMessage(any) string {
+	return "expected the provider to have seen the spec change (L6: " + m.since() + ")\n" + describe(m.svc)
+}
+
+func (m *seenChangeMatcher) NegatedFailureMessage(any) string {
+	return "expected the provider not to have seen the spec change yet (L6: " + m.since() + ")\n" + describe(m.svc)
 }

@@ -19,6 +19,7 @@ package gomega
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
@@ -200,3 +201,46 @@ func TestMatchers_MessagesDescribeWhatWasSeen(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// HaveSeenChange: after an update, the provider's move of Provisioning's
+// lastTransitionTime is what tells the change was seen (L6); the verdict
+// of the old status is not.
+func TestHaveSeenChange_L6(t *testing.T) {
+	bumped := ready.DeepCopy()
+	bumped.Status.Conditions[1].LastTransitionTime = metav1.Date(2025, 3, 4, 5, 6, 8, 0, time.UTC)
+	for _, tc := range []struct {
+		name           string
+		before, actual any
+		want           bool
+	}{
+		{"not moved", ready, ready, false},
+		{"moved", ready, bumped, true},
+		{"moved, from a function", ready, func() *corev1.Service { return bumped }, true},
+		{"moved, lbstatus values", *v1.FromCore(ready), v1.FromCore(bumped), true},
+		{"written, none before", svcWith(false), ready, true},
+		{"none before, none now", svcWith(false), svcWith(false), false},
+		{"nil before", nil, ready, true},
+		{"nil now", ready, (*corev1.Service)(nil), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := HaveSeenChange(tc.before)
+			got, err := m.Match(tc.actual)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("Match = %v, want %v; failure message:\n%s", got, tc.want, m.FailureMessage(tc.actual))
+			}
+		})
+	}
+	m := HaveSeenChange(ready)
+	if ok, _ := m.Match(ready); ok {
+		t.Fatal("matched an unmoved Provisioning")
+	}
+	if msg := m.FailureMessage(ready); !strings.Contains(msg, "L6") || !strings.Contains(msg, "moved from 0001-01-01T00:00:00Z") || !strings.Contains(msg, "Service shop/web") {
+		t.Errorf("failure message %q does not name L6, the old time and the Service", msg)
+	}
+	if _, err := HaveSeenChange(func() *corev1.Service { return ready }).Match(bumped); err == nil || !strings.Contains(err.Error(), "not a function") {
+		t.Errorf("before given as a function: err = %v", err)
+	}
+}
