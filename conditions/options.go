@@ -230,8 +230,9 @@ type SpecChangeOption struct{ before *corev1.Service }
 // verdict counts only once LoadBalancerProvisioning's lastTransitionTime
 // differs from before's (L6), and is Pending until then. Without the
 // option, a Wait that follows an update returns at once with the verdict
-// the provider gave the old spec. before is the Service as read before the
-// update; one without Provisioning makes any Provisioning count. A change
+// the provider gave the old spec. before is the Service the update
+// returned (a spec write leaves the status as it was), or one read before
+// the update; one without Provisioning makes any Provisioning count. A change
 // of another field is never acknowledged, and the wait ends at the
 // provisioning deadline; so does a change of the type away from
 // LoadBalancer, which the provider answers by removing the conditions

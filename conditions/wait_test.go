@@ -964,7 +964,8 @@ func TestWait_L6_SpecChangeAcknowledged(t *testing.T) {
 	}
 
 	waitWatch := watching(t, cs)
-	done, observed := startWait(t, context.Background(), cs, "", WithSpecChange(before))
+	// The Service the update returned serves as well as one read before.
+	done, observed := startWait(t, context.Background(), cs, "", WithSpecChange(changed))
 	waitWatch(1)
 	v := nextObservation(t, observed)
 	if v.Result != ResultPending || !strings.Contains(v.Reason, "(L6)") || !strings.Contains(v.Reason, "lastTransitionTime is still") {

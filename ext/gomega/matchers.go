@@ -70,8 +70,9 @@ func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
 //
 //	Eventually(get).Should(And(lbgomega.HaveSeenChange(before), lbgomega.BeServing()))
 //
-// before is a Service in any form the matchers take, other than a
-// function; nil counts as a Service without conditions.
+// before is the Service the update returned, or one read before it, in
+// any form the matchers take other than a function; nil counts as a
+// Service without conditions.
 func HaveSeenChange(before any) types.GomegaMatcher {
 	return &seenChangeMatcher{before: before}
 }
@@ -257,7 +258,7 @@ type seenChangeMatcher struct {
 
 func (m *seenChangeMatcher) Match(actual any) (bool, error) {
 	if reflect.ValueOf(m.before).Kind() == reflect.Func {
-		return false, fmt.Errorf("HaveSeenChange takes the Service read before the update, not a function (%T)", m.before)
+		return false, fmt.Errorf("HaveSeenChange takes the Service the update returned, not a function (%T)", m.before)
 	}
 	old, err := toService(m.before)
 	if err != nil {
