@@ -388,13 +388,17 @@ func (m *machine) observe(t *rapid.T) Decision {
 	d := Decide(m.svc, m.caps)
 	if m.seen != nil || HasKEPConditions(m.svc.Status.Conditions) {
 		changed := SpecChanged(m.seen, m.svc) || len(ChangedFields(m.seen, m.svc, WithRelevantAnnotations(vendorSKU))) > 0
-		before := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+		prev := m.svc.DeepCopy()
+		before := Get(prev.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 		tr, err := SpecUpdated(m.seen, m.svc, m.opts...)
 		m.expectSpecUpdated(changed)
 		m.write(t, tr, err, "SpecUpdated")
-		if after := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning); changed && before != nil && after != nil &&
-			!after.LastTransitionTime.After(before.LastTransitionTime.Time) {
+		after := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+		if changed && before != nil && after != nil && !after.LastTransitionTime.After(before.LastTransitionTime.Time) {
 			t.Fatalf("L6: a relevant spec change left Provisioning's lastTransitionTime at %v", after.LastTransitionTime)
+		}
+		if changed && before != nil && after != nil && !ChangeSeen(prev, m.svc) {
+			t.Fatalf("L6: ChangeSeen misses the change SpecUpdated acknowledged")
 		}
 	}
 	if d.Action == ActionIgnore && HasKEPConditions(m.svc.Status.Conditions) {
@@ -530,8 +534,14 @@ func (m *machine) providerReconciles(t *rapid.T) {
 	}
 	if changed {
 		p0 := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
-		if p := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning); p0 != nil && p != nil && !p.LastTransitionTime.After(p0.LastTransitionTime.Time) {
+		p := Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+		if p0 != nil && p != nil && !p.LastTransitionTime.After(p0.LastTransitionTime.Time) {
 			t.Fatalf("L6: a relevant change left Provisioning at %v", p.LastTransitionTime)
+		}
+		// What a client waits for after an update (Wait's
+		// WithSpecChange) is what the provider's write shows.
+		if !ChangeSeen(before, m.svc) {
+			t.Fatalf("L6: ChangeSeen misses the change Reconcile acknowledged: Provisioning %v, then %v", p0, p)
 		}
 	}
 }
