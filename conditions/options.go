@@ -133,19 +133,20 @@ type FromCreationOption struct{}
 // WithDeadlinesFromCreation runs the deadlines of L8 from the Service's
 // metadata.creationTimestamp, as L8 says, instead of from the start of
 // Wait: a suite that created the Service a while ago does not give the
-// provider extra time, and one that creates it after Wait starts gives
-// the provider all of it. Until Wait has seen the Service, the deadlines
-// run from its start; a creationTimestamp in the future (clock skew)
-// leaves them there. A creationTimestamp is the apiserver's clock, read
-// against Wait's: a client clock ahead of the apiserver's shortens the
-// deadlines by the difference, so a suite whose nodes' clocks may drift
-// by more than a few seconds leaves this option out. A Service seen of another type stops them: they run
-// from the observation that shows it converted to LoadBalancer (L8's "or
-// converting"; the API records no conversion time), however late that
-// comes; ctx bounds a wait on a Service never converted. A deadline that has
-// already passed when Wait first sees the Service judges that first
-// observation: a Service created long ago without conditions fails at
-// once, one with them is given what is left of the provisioning deadline.
+// provider extra time, and one that creates it after Wait starts gives the
+// provider all of it. Until Wait has seen the Service, the deadlines run
+// from its start; a creationTimestamp in the future (clock skew) leaves
+// them there. A creationTimestamp is the apiserver's clock, read against
+// Wait's: a client clock ahead of the apiserver's shortens the deadlines by
+// the difference, so a suite whose nodes' clocks may drift by more than a
+// few seconds leaves this option out. A Service seen of another type stops
+// them: they run from the observation that shows it converted to
+// LoadBalancer (L8's "or converting"; the API records no conversion time),
+// however late that comes; ctx bounds a wait on a Service never converted.
+// A deadline that has already passed when Wait first sees the Service
+// judges that first observation: a Service created long ago without
+// conditions fails at once, one with them is given what is left of the
+// provisioning deadline.
 func WithDeadlinesFromCreation() FromCreationOption { return FromCreationOption{} }
 
 // ProgressOption is the result of WithProgress, a WaitOption.
@@ -230,13 +231,13 @@ type SpecChangeOption struct{ before *corev1.Service }
 // verdict counts only once LoadBalancerProvisioning's lastTransitionTime
 // differs from before's (L6), and is Pending until then. Without the
 // option, a Wait that follows an update returns at once with the verdict
-// the provider gave the old spec. before is the Service the update
-// returned (a spec write leaves the status as it was), or one read before
-// the update; one without Provisioning makes any Provisioning count. A change
+// the provider gave the old spec. before is the Service the update returned
+// (a spec write leaves the status as it was), or one read before the
+// update; one without Provisioning makes any Provisioning count. A change
 // of another field is never acknowledged, and the wait ends at the
 // provisioning deadline; so does a change of the type away from
-// LoadBalancer, which the provider answers by removing the conditions
-// (L9), not by a verdict. The deadlines run from the start of the wait, the
+// LoadBalancer, which the provider answers by removing the conditions (L9),
+// not by a verdict. The deadlines run from the start of the wait, the
 // change being what the provider answers: WithDeadlinesFromCreation is
 // ignored. A Service of the name with another uid than before's is
 // ErrServiceDeleted. A nil before does nothing.

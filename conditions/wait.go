@@ -109,16 +109,16 @@ type ServiceListWatcher interface {
 // WithProvisionTimeout (default 15 minutes) for the verdict to become
 // final, else ErrProvisionTimeout. After an update, WithSpecChange waits
 // for the provider to acknowledge the change (L6) before a verdict counts.
-// The clock of WithClock drives the
-// deadlines when it is a clock.Clock. WithProgress sees every observation.
-// Ready and Skip return a nil error: a test goes on, or skips (ShouldSkip).
+// The clock of WithClock drives the deadlines when it is a clock.Clock.
+// WithProgress sees every observation. Ready and Skip return a nil error: a
+// test goes on, or skips (ShouldSkip).
 //
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
-// the name with another uid (deleted and created again while the watch
-// was down); the context's error, with the last verdict, when ctx ends
-// first (wrapped with the last list's error when no Service was seen and
-// that list failed); a nil services or an empty name, at once; the error of the last
-// list, wrapped, when the first deadline passes before any Service was
+// the name with another uid (deleted and created again while the watch was
+// down); the context's error, with the last verdict, when ctx ends first
+// (wrapped with the last list's error when no Service was seen and that
+// list failed); a nil services or an empty name, at once; the error of the
+// last list, wrapped, when the first deadline passes before any Service was
 // seen and that list failed (an RBAC refusal, say: the lists are retried
 // until then, and no verdict on a provider follows). The returned Service
 // is nil when none was seen.
@@ -289,12 +289,12 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	}
 }
 
-// ChangeSeen reports whether svc shows that the provider saw a change of
-// a load-balancer-relevant field made after before was read (L6): svc has
+// ChangeSeen reports whether svc shows that the provider saw a change of a
+// load-balancer-relevant field made after before was read (L6): svc has
 // LoadBalancerProvisioning, and before had none or one of another
 // lastTransitionTime. before is the Service the update returned, or one
-// read before it. A nil svc gives false; a nil before counts as one without conditions.
-// WithSpecChange makes Wait wait for it.
+// read before it. A nil svc gives false; a nil before counts as one without
+// conditions. WithSpecChange makes Wait wait for it.
 func ChangeSeen[S Object](before, svc S) bool {
 	s := view(svc)
 	if s == nil {
