@@ -605,11 +605,16 @@ func (s *listWatchSource) relist(ctx context.Context, lost func(error), from str
 	var list *v1.ServiceList
 	for {
 		var err error
-		if list, _, err = s.list(ctx); err == nil {
+		var timedOut bool
+		if list, timedOut, err = s.list(ctx); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
 			return from, false
+		}
+		if timedOut {
+			// As for the first list: the flag to raise, not Go's words.
+			err = fmt.Errorf("listing Services: no answer within %s (--request-timeout)", s.requestTimeout)
 		}
 		lost(err)
 		s.wait(ctx, retry.Step())

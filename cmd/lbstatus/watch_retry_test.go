@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -430,4 +431,36 @@ func TestWatchRetry_NoListIsAnError(t *testing.T) {
 	if want := "listing Services on https://fake.example: the server returned no list"; err == nil || err.Error() != want {
 		t.Errorf("run: %v, want %q", err, want)
 	}
+}
+
+// A list after 410 Gone that the server does not answer within
+// --request-timeout says so, as the first list does, rather than in Go's
+// words: the flag is what a user of a large or slow cluster raises.
+func TestWatchRetry_RelistTimeoutNamesTheFlag(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	src := fakeSource(&slowRelist{fakeCluster: cluster}, cluster)
+	src.requestTimeout = time.Millisecond
+	_, log, stop := runSource(t, src)
+	cluster.nextWatcher(t).Error(expired())
+	cluster.nextWatcher(t)
+	stop()
+	want := "lbstatus: lost the watch on https://fake.example (listing Services: no answer within 1ms (--request-timeout)); trying again every few seconds\n"
+	if l := log.String(); !strings.Contains(l, want) {
+		t.Errorf("log:\n%s\nwant:\n%s", l, want)
+	}
+}
+
+// slowRelist is a fake cluster whose second list answers only once its
+// request has timed out, in client-go's words.
+type slowRelist struct {
+	*fakeCluster
+	n atomic.Int32
+}
+
+func (s *slowRelist) list(ctx context.Context) (*v1.ServiceList, error) {
+	if s.n.Add(1) == 2 {
+		<-ctx.Done()
+		return nil, fmt.Errorf("Get %q: %w", "https://fake.example/api/v1/namespaces/default/services", ctx.Err())
+	}
+	return s.fakeCluster.list(ctx)
 }
