@@ -315,7 +315,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		}
 		if !blind.IsZero() {
 			fmt.Fprintf(stdout, "The watch was lost at %s and not back at the end: nothing after it was observed, so a clean result covers only what was seen.\n",
-				blind.Format(time.TimeOnly))
+				blind.Format(time.DateTime))
 		}
 		printTotals(stdout, &summary)
 	}

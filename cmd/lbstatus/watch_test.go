@@ -1043,6 +1043,10 @@ func TestWatch_LostAtTheEnd(t *testing.T) {
 		if out := stdout.String(); !strings.Contains(out, want) {
 			t.Errorf("-o %s: summary does not say the watch was lost (%q):\n%s", format, want, out)
 		}
+		// A watch runs for days: the time alone does not say which day.
+		if day := time.Now().Format(time.DateOnly); format == "text" && !strings.Contains(stdout.String(), want+day+" ") {
+			t.Errorf("summary does not say on which day the watch was lost (%s):\n%s", day, stdout)
+		}
 		cluster.mu.Lock()
 		cluster.watchErrs = nil
 		cluster.mu.Unlock()
