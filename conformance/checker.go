@@ -230,6 +230,20 @@ func (c *Checker) Forget(namespace, name string) []Finding {
 	return c.forget(serviceKey{namespace, name}, nil, endDeleted)
 }
 
+// Gap notes that the Service namespace/name may have been written in ways
+// not observed since its last observation, as when a watch lost its
+// history and listed again (spec section 8, "Live watches"). Its next
+// observation is still compared with the last as the next step of its
+// trace (C6, C7, L6), but the provider's writes in between are not judged:
+// that observation cannot show a first write of the conditions or a first
+// provisioning, so L1's and L4's trace halves leave it alone. An unknown
+// Service is ignored.
+func (c *Checker) Gap(namespace, name string) {
+	if i, ok := c.services[serviceKey{namespace, name}]; ok {
+		c.states.at(i).gap = true
+	}
+}
+
 // Finish ends the input: it returns the findings owed at the end of every
 // trace, sorted by namespace and name, and forgets every Service, so that
 // the Checker can be used again. At the end of a trace the checker reports

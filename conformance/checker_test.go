@@ -585,6 +585,55 @@ func TestCheck_L4_IngressBeforeServing(t *testing.T) {
 	noFinding(t, check(created, provisioning, served, reprovisioning, refilled), "L4")
 }
 
+// TestCheck_Gap_FirstWriteNotJudged: across a gap (a watch that listed
+// again, spec section 8) the provider's writes in between were not seen,
+// so the next observation cannot show a first write or a first
+// provisioning: L1's and L4's trace halves do not judge it. The rules
+// that compare the two states (C6, C7, L6) still do, and the first write
+// is judged again once nothing is between the observations.
+func TestCheck_Gap_FirstWriteNotJudged(t *testing.T) {
+	created := newLB("web")
+	// Provisioned, served, then reprovisioned while serving: all unseen.
+	reprovisioning := next(created)
+	setReady(reprovisioning, 10)
+	getCond(t, reprovisioning, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionTrue
+	getCond(t, reprovisioning, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonProvisioning)
+	// Served, then failed, the ingress left in place: unseen too.
+	failed := next(created)
+	setRefused(failed, 10)
+	getCond(t, failed, v1.LoadBalancerConditionServing).Reason = string(v1.LoadBalancerReasonInfrastructure)
+	failed.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	for name, tc := range map[string]struct {
+		after *v1.Service
+		rule  RuleID
+	}{"L1": {reprovisioning, "L1"}, "L4": {failed, "L4"}} {
+		c := NewChecker()
+		c.Observe(created)
+		c.Gap("test", "web")
+		if found := c.Observe(tc.after); len(withRule(found, tc.rule)) > 0 {
+			t.Errorf("%s: judged across a gap:\n%s", name, dump(found))
+		}
+		// Without the gap, the same step is judged.
+		wantFinding(t, check(created, tc.after), tc.rule, SeverityViolation, "")
+	}
+
+	// C7 still compares the two sides of a gap.
+	c := NewChecker()
+	c.Observe(ready("web", 20))
+	c.Gap("test", "web")
+	c.Gap("test", "unknown") // ignored
+	if found := c.Observe(next(ready("web", 10))); len(withRule(found, "C7")) != 2 {
+		t.Errorf("want C7 for both conditions across a gap:\n%s", dump(found))
+	}
+
+	// The gap covers one step: the next is judged again.
+	c = NewChecker()
+	c.Observe(created)
+	c.Gap("test", "web")
+	c.Observe(next(created))
+	wantFinding(t, c.Observe(next(next(reprovisioning))), "L1", SeverityViolation, "")
+}
+
 // TestCheck_L4_AfterConversionBack: a Service converted to ClusterIP, its
 // conditions removed (L9), and converted back is provisioned for the first
 // time again (L1: created or converted), so filling the ingress before

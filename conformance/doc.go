@@ -31,7 +31,9 @@ limitations under the License.
 //     step of a trace and are also checked as a pair (C6, C7, L1 and L4 on
 //     first write and first provisioning, L6); a Service without a name
 //     (a manifest with generateName) is one of its own, its trace ended
-//     at once;
+//     at once; Gap marks a Service whose writes since its last
+//     observation were not seen (a watch that listed again): its next
+//     observation is no first write or first provisioning;
 //   - Finish ends the input and returns what is still owed: a
 //     load-balancer-relevant spec change never acknowledged (L6, warning)
 //     and a LoadBalancer Service without KEP-4631 conditions (R3, notice,

@@ -115,6 +115,9 @@ type serviceState struct {
 	// specAhead: the spec changed since the provider last wrote status
 	// (see observation.specAhead).
 	specAhead bool
+	// gap: writes may have been missed since the last observation (see
+	// Checker.Gap).
+	gap bool
 	// noConditions: the last observation was a LoadBalancer Service with
 	// neither Serving nor Provisioning, the conditions R3 trusts (R3 at the
 	// end of the trace, L1); a Degraded alone does not count.
@@ -144,9 +147,12 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 
 	if seen {
 		c.checkTransitions(f, st, cur, v)
-		c.checkFirstWrite(f, st, cur, v, svc, hasIngress)
+		if !st.gap {
+			c.checkFirstWrite(f, st, cur, v, svc, hasIngress)
+		}
 		c.checkAcknowledgement(f, st, svc, cur, v, o)
 	}
+	st.gap = false
 
 	st.specAhead = o.specAhead
 	if uid := c.uidSum(svc); uid != 0 {

@@ -235,6 +235,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		}
 		if ev.gap != nil {
 			gaps++
+			// The Services it names are compared with their last state
+			// before it, but the provider's writes inside it are not
+			// judged.
+			for _, ref := range ev.gap.Services {
+				namespace, name, _ := strings.Cut(ref, "/")
+				checker.Gap(namespace, name)
+			}
 			story.gap(ev.gap)
 			if f.output == "json" {
 				b, _ := json.Marshal(struct {

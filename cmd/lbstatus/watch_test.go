@@ -1052,3 +1052,26 @@ func TestWatch_LostAtTheEnd(t *testing.T) {
 		cluster.mu.Unlock()
 	}
 }
+
+// A Service provisioned, served and then reprovisioned while the watch
+// had a gap is seen first without conditions, then reprovisioning while
+// serving: that is no first write, and the provider's writes inside the
+// gap are not judged (spec section 8, "Live watches"). No L1 violation,
+// exit 0.
+func TestWatch_GapHidesTheFirstWrite(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster))
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, "verdict Pending (T4)")
+	cluster.set("20", service("web", "19", func(s *v1.Service) {
+		s.Status.Conditions = lbConditions(metav1.ConditionTrue, metav1.ConditionTrue, "Serving", 3)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	}))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	waitFor(t, stdout, "1 Service changed in it: default/web")
+	waitFor(t, stdout, "resourceVersion 19")
+	if code := stop(); code != exitOK || strings.Contains(stdout.String(), "L1") {
+		t.Errorf("exit %d, want 0 and no L1 across the gap:\n%s", code, stdout)
+	}
+}
