@@ -320,10 +320,11 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 		return rep, outcome{}, denied
 	}
 	rep.Namespace = ns.Name
-	var checkerOpts []conformance.Option
-	if opts.LoadBalancerClass != "" {
-		checkerOpts = append(checkerOpts, conformance.Classes{opts.LoadBalancerClass})
-	}
+	// The class under test turns on P1, also when it is no class: a
+	// provider of Services without a class handles no other class, so
+	// status on ForeignClass's Service is P1's, not judged by the rules
+	// of a Service the provider handles.
+	checkerOpts := []conformance.Option{conformance.Classes{opts.LoadBalancerClass}}
 	if len(opts.RelevantAnnotations) > 0 {
 		checkerOpts = append(checkerOpts, conformance.RelevantAnnotations(opts.RelevantAnnotations))
 	}

@@ -41,6 +41,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance"
 )
 
 // fakeCluster is a fake clientset the suite can run on.
@@ -358,6 +359,35 @@ func TestForeignClass_P1_IngressAlone(t *testing.T) {
 	}
 	if got := report.Test("ForeignClass"); got.Result != TestFailed || !strings.Contains(got.Reason, "P1") {
 		t.Errorf("ForeignClass %s (%s), want failed for P1", got.Result, got.Reason)
+	}
+}
+
+// TestForeignClass_P1_DefaultClassChecker: a provider of Services without
+// a class is one of a class choice too (section 9): the checker of the
+// run knows it, so a write on the foreign Service is the checker's P1
+// violation in the report, as it is for a provider of a class, and not
+// judged by the rules of a Service the provider handles.
+func TestForeignClass_P1_DefaultClassChecker(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool { // serves every class
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, SettlePeriod: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := report.Test("ForeignClass")
+	if got.Result != TestFailed || !strings.Contains(got.Reason, "P1") {
+		t.Errorf("ForeignClass %s (%s), want failed for P1", got.Result, got.Reason)
+	}
+	if !slices.ContainsFunc(got.Findings, func(f conformance.Finding) bool {
+		return f.Rule == "P1" && f.Severity == conformance.SeverityViolation && f.Object.Name == "foreign"
+	}) {
+		t.Errorf("no P1 violation on foreign among the findings %v", got.Findings)
 	}
 }
 
