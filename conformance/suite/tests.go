@@ -265,6 +265,14 @@ func (r *testRun) explain(err error, msg string) error {
 	return err
 }
 
+// finalizersOf returns the finalizers of svc, nil for none or no Service.
+func finalizersOf(svc *v1.Service) []string {
+	if svc == nil {
+		return nil
+	}
+	return svc.Finalizers
+}
+
 // describe summarizes a Service's conditions for a message.
 func describe(svc *v1.Service) string {
 	if svc == nil {
@@ -613,8 +621,12 @@ func (r *testRun) recreate() (outcome, error) {
 	if err := r.client.CoreV1().Services(r.ns).Delete(ctx, "again", metav1.DeleteOptions{}); err != nil {
 		return outcome{}, fmt.Errorf("deleting Service again: %w", err)
 	}
-	if _, err := r.tr.wait(r.ctx, "again", r.opts.ConditionsTimeout, func(s *v1.Service) bool { return s == nil || s.UID != first.UID }); err != nil {
-		return outcome{}, r.explain(err, "the deletion of Service again was not observed")
+	// The old object goes once the provider has taken its load balancer
+	// down (the load-balancer-cleanup finalizer), which takes as long as
+	// provisioning: L8's deadline for the first conditions is no bound.
+	if last, err := r.tr.wait(r.ctx, "again", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return s == nil || s.UID != first.UID }); err != nil {
+		return outcome{}, r.explain(err, fmt.Sprintf("Service again was still there %s after its deletion (finalizers %v): the provider did not take its load balancer down",
+			r.opts.ProvisionTimeout, finalizersOf(last)))
 	}
 	// Conditions written a second before the new object would hide a
 	// stale copy: wait for the next second so the comparison can tell.

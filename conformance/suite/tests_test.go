@@ -681,6 +681,39 @@ func TestRecreate_C6_C7(t *testing.T) {
 	}
 }
 
+// TestRecreate_DeletionTakesTheLoadBalancerDown: the old Service goes only
+// once its provider has taken the load balancer down (the
+// load-balancer-cleanup finalizer), which is no quicker than provisioning
+// and has nothing to do with L8's deadline for the first conditions:
+// Recreate waits for it as long as for a provisioning, and passes a
+// provider whose cleanup outlasts the conditions' deadline.
+func TestRecreate_DeletionTakesTheLoadBalancerDown(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	client.PrependReactor("delete", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		d := a.(k8stesting.DeleteAction)
+		time.AfterFunc(1500*time.Millisecond, func() {
+			if ctx.Err() == nil {
+				_ = client.Tracker().Delete(d.GetResource(), d.GetNamespace(), d.GetName())
+			}
+		})
+		return true, nil, nil
+	})
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Recreate"}, ConditionsTimeout: 500 * time.Millisecond, ProvisionTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("Recreate"); got.Result != TestPassed {
+		t.Errorf("Recreate %s (%s), want passed", got.Result, got.Reason)
+	}
+}
+
 // TestFeature_RefusalOfEveryService: a provider's refusal of the Service
 // that asks for F counts against F only when it serves the same Service
 // without F. One that refuses every Service (here: all of them, as one of
