@@ -86,6 +86,9 @@ type Options struct {
 	Parallelism int
 	// ConditionsTimeout, ProvisionTimeout and SettlePeriod are the
 	// deadlines of L8 and the ForeignClass period; zero: the defaults.
+	// ProvisionTimeout also bounds the teardown of a load balancer, which
+	// takes as long: the removal of the conditions on a type change (L9)
+	// and the deletion of a Service.
 	ConditionsTimeout time.Duration
 	ProvisionTimeout  time.Duration
 	SettlePeriod      time.Duration

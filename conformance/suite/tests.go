@@ -595,13 +595,14 @@ func (r *testRun) typeChange() (outcome, error) {
 	}); err != nil {
 		return outcome{}, err
 	}
-	// Removing conditions provisions nothing: L8's first deadline, not the
-	// provisioning one, bounds it.
-	last, err := r.tr.wait(r.ctx, "retype", r.opts.ConditionsTimeout, func(s *v1.Service) bool {
+	// The conditions go together with the load balancer (L9): once the
+	// provider has taken it down, which takes as long as provisioning.
+	// L8's deadline for the first conditions is no bound.
+	last, err := r.tr.wait(r.ctx, "retype", r.opts.ProvisionTimeout, func(s *v1.Service) bool {
 		return s != nil && s.Spec.Type == corev1.ServiceTypeClusterIP && !conditions.HasKEPConditions(s.Status.Conditions)
 	})
 	if err != nil {
-		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ConditionsTimeout, describe(last)))
+		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ProvisionTimeout, describe(last)))
 	}
 	return outcome{}, nil
 }

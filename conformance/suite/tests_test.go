@@ -714,6 +714,53 @@ func TestRecreate_DeletionTakesTheLoadBalancerDown(t *testing.T) {
 	}
 }
 
+// TestTypeChange_L9_RemovedWithTheLoadBalancer: a provider removes the
+// conditions together with the load balancer (L9), once it has taken it
+// down, which is no quicker than provisioning: TypeChange passes a
+// provider that does so after L8's deadline for the first conditions, and
+// fails one that never does, naming L9.
+func TestTypeChange_L9_RemovedWithTheLoadBalancer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		remove bool
+		want   TestResult
+	}{
+		{"removed after the teardown", true, TestPassed},
+		{"never removed", false, TestFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fakeReconciler(ctx, t, client, func(ev watch.EventType, svc *corev1.Service) bool {
+				switch {
+				case ev == watch.Added:
+					svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+					svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				case tc.remove && svc.Spec.Type == corev1.ServiceTypeClusterIP && len(svc.Status.Conditions) > 0:
+					select { // taking the load balancer down
+					case <-time.After(1500 * time.Millisecond):
+					case <-ctx.Done():
+						return false
+					}
+					svc.Status = corev1.ServiceStatus{}
+				default:
+					return false
+				}
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"TypeChange"}, ConditionsTimeout: 500 * time.Millisecond, ProvisionTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := report.Test("TypeChange")
+			if got.Result != tc.want || (tc.want == TestFailed && !strings.Contains(got.Reason, "L9")) {
+				t.Errorf("TypeChange %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
+	}
+}
+
 // TestFeature_RefusalOfEveryService: a provider's refusal of the Service
 // that asks for F counts against F only when it serves the same Service
 // without F. One that refuses every Service (here: all of them, as one of
