@@ -35,7 +35,10 @@ limitations under the License.
 //     recovered from the Services' status when Run starts and never handed
 //     out twice; an exhausted pool fails the provisioning in the
 //     infrastructure (Serving=False/Infrastructure, with a message). A
-//     load balancer that failed is tried again when its spec changes.
+//     requested spec.loadBalancerIP outside the pool (or not an address,
+//     or of a family not served) cannot be honored: it is degraded or
+//     refused as the capabilities say (P3), refused when required (R1).
+//     A load balancer that failed is tried again when its spec changes.
 //   - ProvisionDelay and Fail, and with Faults the fault annotations of a
 //     Service (FailAnnotation, DelayAnnotation, DegradeAnnotation,
 //     StopWritingAnnotation), so that failures can be produced on demand;

@@ -254,13 +254,10 @@ func (p *Pool) InUse() int {
 	return len(p.owner)
 }
 
-// addresses returns the pool's addresses of svc: one per IP family its
-// load balancer serves (the Service's families the capabilities support,
-// only the first without DualStack), the requested spec.loadBalancerIP
-// when the capabilities honor it; the others key held are freed. Without
-// a pool: the requested address alone when it is honored, else nil.
-func (p *Provider) addresses(key string, svc *v1.Service) ([]netip.Addr, error) {
-	caps := p.opts.Capabilities
+// servedFamilies returns the IP families the load balancer of svc serves
+// with caps: the Service's families caps supports (IPv4 when the Service
+// names none yet), only the first without DualStack.
+func servedFamilies(svc *v1.Service, caps conditions.Capabilities) []corev1.IPFamily {
 	families := svc.Spec.IPFamilies
 	if len(families) == 0 {
 		families = []corev1.IPFamily{corev1.IPv4Protocol}
@@ -274,21 +271,44 @@ func (p *Provider) addresses(key string, svc *v1.Service) ([]netip.Addr, error) 
 	if !caps.DualStack && len(served) > 1 {
 		served = served[:1]
 	}
-	// A requested address the load balancer cannot take fails it, as
-	// one outside the pool does: served elsewhere, it would claim to
-	// honor the request without a degradation (P3). The apiserver does
-	// not check that spec.loadBalancerIP is an address, nor of the
-	// Service's families.
+	return served
+}
+
+// takeable returns the requested spec.loadBalancerIP of svc as an address
+// its load balancer can take with the provider's own capabilities, or why
+// it can never take it: not an address (the apiserver does not check),
+// not of the IP families it serves the Service in, or, with a pool, not
+// one the pool hands out. An address in use by another Service is
+// takeable: it may be freed.
+func (p *Provider) takeable(svc *v1.Service) (netip.Addr, error) {
+	a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP)
+	served := servedFamilies(svc, p.opts.Capabilities)
+	switch {
+	case err != nil:
+		return netip.Addr{}, fmt.Errorf("requested address %q is not an IP address", svc.Spec.LoadBalancerIP)
+	case !slices.Contains(served, familyOf(a)):
+		return netip.Addr{}, fmt.Errorf("requested address %s is not of the IP families the load balancer serves (%v)", a, served)
+	case p.opts.Pool != nil && !p.opts.Pool.usable(a):
+		return netip.Addr{}, fmt.Errorf("requested address %s is not in the pool %s", a, p.opts.Pool)
+	}
+	return a, nil
+}
+
+// addresses returns the pool's addresses of svc: one per IP family its
+// load balancer serves (servedFamilies), the requested spec.loadBalancerIP
+// when the capabilities for svc honor it (see Provider.capabilities); the
+// others key held are freed. Without a pool: the requested address alone
+// when it is honored, else nil.
+func (p *Provider) addresses(key string, svc *v1.Service) ([]netip.Addr, error) {
+	caps := p.capabilities(svc)
+	served := servedFamilies(svc, caps)
+	// A requested address the load balancer can never take is not
+	// honored for this Service (capabilities): Decide degrades or refuses
+	// it (P3, R1). Served elsewhere without that, the Service would be
+	// told its request was honored.
 	var requested netip.Addr
 	if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
-		a, err := netip.ParseAddr(svc.Spec.LoadBalancerIP)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("requested address %q is not an IP address", svc.Spec.LoadBalancerIP)
-		case !slices.Contains(served, familyOf(a)):
-			return nil, fmt.Errorf("requested address %s is not of the IP families the load balancer serves (%v)", a, served)
-		}
-		requested = a
+		requested, _ = p.takeable(svc) // takeable, or caps would not honor it
 	}
 	if p.opts.Pool == nil {
 		if requested.IsValid() {

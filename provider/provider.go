@@ -126,10 +126,14 @@ type Options struct {
 	// Pool, when not nil, gives each served Service its addresses: one
 	// per IP family the load balancer serves, kept while it serves, never
 	// handed out twice, and recovered from the Services' status when Run
-	// starts. A family with no free address fails the provisioning in the
-	// infrastructure (Serving=False/Infrastructure). Nil: one made-up
-	// IPv4 address per Service (Ingress), or the requested
-	// spec.loadBalancerIP when the capabilities honor it.
+	// starts. A family with no free address, or a requested
+	// spec.loadBalancerIP in use by another Service, fails the
+	// provisioning in the infrastructure (Serving=False/Infrastructure).
+	// A requested address the pool never hands out is one the provider
+	// cannot honor: degraded or refused as Capabilities say (P3), refused
+	// when required (R1). Nil: one made-up IPv4 address per Service
+	// (Ingress), or the requested spec.loadBalancerIP when the
+	// capabilities honor it.
 	Pool *Pool
 	// NoLatencies stops the recording of write latencies in Stats, for a
 	// provider that runs for long: the list would grow without bound.
@@ -513,9 +517,17 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 }
 
 // capabilities returns the provider's capabilities for svc: Options'
-// own, widened by the bugs that take what is not the provider's.
+// own, without LoadBalancerIP when svc requests an address its load
+// balancer can never take (takeable), which the provider then cannot
+// honor (P3: degraded or refused; R1: refused when required), widened by
+// the bugs that take what is not the provider's.
 func (p *Provider) capabilities(svc *v1.Service) conditions.Capabilities {
 	caps := p.opts.Capabilities
+	if caps.LoadBalancerIP && svc.Spec.LoadBalancerIP != "" && !p.opts.Bugs.IgnoreLoadBalancerIP {
+		if _, err := p.takeable(svc); err != nil {
+			caps.LoadBalancerIP = false
+		}
+	}
 	if p.opts.Bugs.ClaimForeignClasses && svc.Spec.LoadBalancerClass != nil {
 		caps.Classes = append(slices.Clip(caps.Classes), *svc.Spec.LoadBalancerClass)
 	}

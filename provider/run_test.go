@@ -19,6 +19,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -201,5 +202,75 @@ func TestProvider_FailSeesACopy(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) == 0 || seen[0] != "LoadBalancer 1" {
 		t.Errorf("Fail saw %q, want a LoadBalancer with one port", seen)
+	}
+}
+
+// TestProvider_P3_R1_LoadBalancerIPItCannotTake: a loadBalancerIP the
+// load balancer can never take (outside its pool, not an address, of a
+// family it does not serve the Service in) is one the provider cannot
+// honor: a Service that asks for it is served elsewhere and degraded in
+// LoadBalancerIP (P3), one that requires it is refused (R1). Neither is
+// an infrastructure failure, which says nothing of what the provider
+// supports and fails a client's test (T2) instead of skipping it (T1).
+func TestProvider_P3_R1_LoadBalancerIPItCannotTake(t *testing.T) {
+	pool, err := NewPool("10.0.0.0/24", "fd00:1b::/120")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	caps := ipv4TCP()
+	caps.IPFamilies = append(caps.IPFamilies, corev1.IPv6Protocol)
+	caps.LoadBalancerIP = true
+	run(t, New(client, Options{Pool: pool, Workers: 2, Capabilities: caps}))
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name, ip  string
+		required  bool
+		wantServe metav1.ConditionStatus
+	}{
+		{"outside-asks", "198.18.255.100", false, metav1.ConditionTrue},
+		{"outside-requires", "198.18.255.101", true, metav1.ConditionFalse},
+		{"hostname-asks", "lb.example.com", false, metav1.ConditionTrue},
+		{"family-requires", "fd00:1b::5", true, metav1.ConditionFalse},
+		{"inside-requires", "10.0.0.7", true, metav1.ConditionTrue},
+	} {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: tc.name}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.ip, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		if tc.required {
+			svc.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: string(v1.LoadBalancerFeatureLoadBalancerIP)}
+		}
+		if _, err := client.CoreV1().Services("ns").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				got, err := client.CoreV1().Services("ns").Get(ctx, tc.name, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				conds := got.Status.Conditions
+				if conditions.IsFalse(conds, v1.LoadBalancerConditionProvisioning) {
+					serving := conditions.Get(conds, v1.LoadBalancerConditionServing)
+					degraded := conditions.DegradedReasons(conds)
+					switch {
+					case serving == nil || serving.Status != tc.wantServe:
+						t.Errorf("Serving %+v, want %s", serving, tc.wantServe)
+					case tc.wantServe == metav1.ConditionFalse && serving.Reason != string(v1.LoadBalancerReasonUnsupported):
+						t.Errorf("Serving=False/%s (%s), want Unsupported (R1)", serving.Reason, serving.Message)
+					case tc.wantServe == metav1.ConditionTrue && tc.required && len(degraded) > 0:
+						t.Errorf("degraded in %v, want served as asked", degraded)
+					case tc.wantServe == metav1.ConditionTrue && !tc.required && !slices.Contains(degraded, v1.LoadBalancerReasonLoadBalancerIPNotSupported):
+						t.Errorf("degraded in %v, want LoadBalancerIPNotSupported (P3); ingress %+v", degraded, got.Status.LoadBalancer.Ingress)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not settled after 20 s: %+v", got.Status)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }
