@@ -95,7 +95,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.IntVar(&f.opts.Parallelism, "parallel", suite.DefaultParallelism, "how many tests run at once")
 	fs.DurationVar(&f.opts.ConditionsTimeout, "conditions-timeout", suite.DefaultConditionsTimeout, "deadline for a Service's first conditions (L8)")
 	fs.DurationVar(&f.opts.ProvisionTimeout, "provision-timeout", suite.DefaultProvisionTimeout, "deadline for provisioning to end (L8), and for a load balancer to be taken down (TypeChange, Recreate)")
-	fs.DurationVar(&f.opts.SettlePeriod, "settle-period", suite.DefaultSettlePeriod, "how long ForeignClass waits for a write that must not come")
+	fs.DurationVar(&f.opts.SettlePeriod, "settle-period", suite.DefaultSettlePeriod, "how long ForeignClass waits for a write that must not come, once the provider has written on a Service of its own")
 	fs.StringVar(&f.opts.LoadBalancerIP, "load-balancer-ip", suite.DefaultLoadBalancerIP, "the address Feature/LoadBalancerIP requests")
 	fs.StringVar(&f.opts.NamespacePrefix, "namespace-prefix", suite.DefaultNamespacePrefix, "start of the name of each test's namespace")
 	fs.StringSliceVar(&f.opts.RelevantAnnotations, "relevant-annotation", nil, "annotation key the provider reads, whose change it must acknowledge (L6); repeatable")

@@ -45,7 +45,8 @@ const (
 	// suites' load-balancer create timeout, as conditions.Wait has it.
 	DefaultProvisionTimeout = conditions.DefaultProvisionTimeout
 	// DefaultSettlePeriod is how long ForeignClass watches for a write
-	// that must not come.
+	// that must not come, once the provider has written on a Service of
+	// its own.
 	DefaultSettlePeriod = 10 * time.Second
 	// DefaultParallelism bounds the tests that run at once.
 	DefaultParallelism = 4

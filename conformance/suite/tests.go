@@ -539,36 +539,40 @@ func (r *testRun) specChange() (outcome, error) {
 
 // foreignClass: a Service of a class the provider does not handle gets no
 // conditions and no ingress (P1), while a Service of the provider's own,
-// created with it, gets its conditions (L8): else the silence shows no
-// more than that no provider is running, and the test is skipped.
+// created after it, gets its conditions (L8): else the silence shows no
+// more than that no provider is running, and the test is skipped. The
+// settling period starts once the provider has written on its own
+// Service: it has seen the foreign one by then, and a provider slower
+// than the period would otherwise pass on a silence that only showed it
+// had not got there yet.
 func (r *testRun) foreignClass() (outcome, error) {
 	svc := r.service("foreign", func(s *corev1.Service) { s.Spec.LoadBalancerClass = ptr.To(ForeignClass) })
 	if err := r.create(svc); err != nil {
 		return outcome{}, err
 	}
-	// Held from the creation on, so that every write on it is judged.
-	var bad *v1.Service
-	var holdErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		bad, holdErr = r.tr.hold(r.ctx, "foreign", r.opts.SettlePeriod, func(s *v1.Service) bool {
-			return conditions.HasKEPConditions(s.Status.Conditions) || len(s.Status.LoadBalancer.Ingress) > 0
-		})
-	})
 	var ownErr error
 	if err := r.create(r.service("own", nil)); err != nil {
-		ownErr = err
+		return outcome{}, err
 	} else if _, err := r.tr.wait(r.ctx, "own", r.opts.ConditionsTimeout, hasConditions); err != nil {
 		ownErr = r.explain(err, fmt.Sprintf("the provider wrote no Serving or Provisioning condition on own, a Service of its own class, within %s (L8): "+
 			"that it left foreign alone shows nothing (P1)", r.opts.ConditionsTimeout))
-		if !errors.Is(ownErr, errViolation) && r.ctx.Err() == nil {
-			ownErr = skipError{ownErr.Error()}
+		if errors.Is(ownErr, errViolation) || r.ctx.Err() != nil {
+			return outcome{}, ownErr
 		}
+		ownErr = skipError{ownErr.Error()}
 	}
-	wg.Wait()
+	// Every write on foreign since its creation is judged; without a
+	// provider at work, what was written so far.
+	period := r.opts.SettlePeriod
+	if ownErr != nil {
+		period = 0
+	}
+	bad, err := r.tr.hold(r.ctx, "foreign", period, func(s *v1.Service) bool {
+		return conditions.HasKEPConditions(s.Status.Conditions) || len(s.Status.LoadBalancer.Ingress) > 0
+	})
 	switch {
-	case holdErr != nil:
-		return outcome{}, holdErr
+	case err != nil:
+		return outcome{}, err
 	case bad != nil:
 		return outcome{}, failf("the provider wrote status on a Service of class %s, which it does not handle (P1): %s", ForeignClass, describe(bad))
 	}

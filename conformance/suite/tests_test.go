@@ -391,6 +391,38 @@ func TestForeignClass_P1_DefaultClassChecker(t *testing.T) {
 	}
 }
 
+// TestForeignClass_P1_SlowProvider: the settling period starts once the
+// provider has shown it is at work, by writing on a Service of its own
+// class created after the foreign one: a provider that takes longer than
+// the period to react, and then writes on the foreign Service too, fails
+// ForeignClass (P1) instead of passing on a silence that only showed it
+// had not got there yet.
+func TestForeignClass_P1_SlowProvider(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		select { // each Service in turn, well after the settling period below
+		case <-time.After(1500 * time.Millisecond):
+		case <-ctx.Done():
+			return false
+		}
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		if ptr.Deref(svc.Spec.LoadBalancerClass, "") == "example.com/mine" { // its own class: served
+			svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		}
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine",
+		SettlePeriod: time.Second, ConditionsTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("ForeignClass"); got.Result != TestFailed || !strings.Contains(got.Reason, "P1") {
+		t.Errorf("ForeignClass %s (%s), want failed for P1", got.Result, got.Reason)
+	}
+}
+
 // TestForeignClass_P1_NoProvider: with no provider at all, nothing is
 // written on the foreign Service, but nothing on one of the provider's own
 // class either: ForeignClass is skipped, not passed on a silence that

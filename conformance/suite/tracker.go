@@ -147,11 +147,17 @@ func (t *tracker) finish() ([]conformance.Finding, []ObservedService) {
 // It gives up with an error, and the latest observation, when timeout
 // passes, ctx ends, or the checker finds a violation.
 func (t *tracker) wait(ctx context.Context, name string, timeout time.Duration, cond func(*v1.Service) bool) (*v1.Service, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	t.mu.Lock()
 	next := max(len(t.history[name])-1, 0) // the first observation to judge
 	t.mu.Unlock()
+	return t.waitFrom(ctx, name, next, timeout, cond)
+}
+
+// waitFrom is wait judging the observations of name from the one at index
+// next on.
+func (t *tracker) waitFrom(ctx context.Context, name string, next int, timeout time.Duration, cond func(*v1.Service) bool) (*v1.Service, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	for {
 		t.mu.Lock()
 		h, violated, changed := t.history[name], t.violated, t.changed
@@ -179,10 +185,11 @@ func (t *tracker) wait(ctx context.Context, name string, timeout time.Duration, 
 	}
 }
 
-// hold waits the whole period and returns the first observation of name
-// for which bad holds, or nil when none did.
+// hold waits the whole period and returns the first observation of name,
+// since the first one of all, for which bad holds, or nil when none did:
+// a bad state before the hold began counts too.
 func (t *tracker) hold(ctx context.Context, name string, period time.Duration, bad func(*v1.Service) bool) (*v1.Service, error) {
-	svc, err := t.wait(ctx, name, period, func(s *v1.Service) bool { return s != nil && bad(s) })
+	svc, err := t.waitFrom(ctx, name, 0, period, func(s *v1.Service) bool { return s != nil && bad(s) })
 	switch {
 	case err == nil, errors.Is(err, errViolation):
 		return svc, err
