@@ -202,6 +202,12 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			return exitInput
 		}
 	}
+	// Left on the cluster, load balancers and all: said also when piped.
+	for _, tr := range report.Tests {
+		if tr.Cleanup != "" {
+			fmt.Fprintf(stderr, "lbstatus: %s: %s\n", tr.Name, input.Escape(tr.Cleanup))
+		}
+	}
 	if isTerminal(stderr) || f.report != "" {
 		fmt.Fprintf(stderr, "lbstatus: %s: %d passed, %d skipped, %d failed, %d not run\n",
 			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)

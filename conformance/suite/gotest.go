@@ -27,7 +27,8 @@ import (
 
 // RunT runs the suite from a go test and reports each test of section 9 as
 // a subtest of t: failed tests fail with their reason and violations,
-// skipped and not-run tests skip with their reason. It returns the report,
+// skipped and not-run tests skip with their reason; a test's cleanup that
+// left something on the cluster fails t, naming it. It returns the report,
 // or nil when the run could not start (t has then failed). A nil client
 // fails t.
 func RunT(t *testing.T, client kubernetes.Interface, opts Options) *Report {
@@ -52,6 +53,13 @@ func RunT(t *testing.T, client kubernetes.Interface, opts Options) *Report {
 				t.Skip(tr.Reason)
 			}
 		})
+	}
+	// Whatever the tests showed, what they left on the cluster fails the
+	// run: it holds load balancers no one will delete.
+	for _, tr := range report.Tests {
+		if tr.Cleanup != "" {
+			t.Errorf("%s: %s", tr.Name, tr.Cleanup)
+		}
 	}
 	return report
 }

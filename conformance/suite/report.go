@@ -139,6 +139,10 @@ type TestReport struct {
 	Namespace string `json:"namespace,omitempty"`
 	// Duration is how long the test took, in Go's duration syntax.
 	Duration string `json:"duration,omitempty"`
+	// Cleanup says, in one line, what the test's cleanup could not
+	// delete and why: its namespace, and Services with their load
+	// balancers, left on the cluster. Empty when nothing was left.
+	Cleanup string `json:"cleanup,omitempty"`
 	// Findings are the checker's findings (section 8) on the test's
 	// Services; any violation fails the test.
 	Findings []conformance.Finding `json:"findings,omitempty"`

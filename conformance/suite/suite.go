@@ -337,7 +337,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	defer stopWatch()
 	if err := tr.start(watchCtx, client, ns.Name); err != nil {
 		rep.Result, rep.Reason = TestFailed, err.Error()
-		cleanup(client, ns.Name)
+		rep.Cleanup = cleanup(client, ns.Name)
 		return rep, outcome{}, nil
 	}
 	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t, field: field}
@@ -345,7 +345,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	// The last states are kept before cleanup deletes the Services.
 	stopWatch()
 	rep.Findings, rep.LastObserved = tr.finish()
-	cleanup(client, ns.Name)
+	rep.Cleanup = cleanup(client, ns.Name)
 
 	var skip skipError
 	switch {
@@ -372,17 +372,34 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 }
 
 // cleanup deletes a test's Services and namespace, even after the run's
-// context ended: a test leaves nothing behind.
-func cleanup(client kubernetes.Interface, namespace string) {
+// context ended, and returns what it could not delete, left on the
+// cluster with its load balancers, in one line; "" when nothing is left.
+// A Service it could not delete goes with its namespace.
+func cleanup(client kubernetes.Interface, namespace string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// One by one: Services have no collection delete.
-	if list, err := client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+	var services []string
+	list, listErr := client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
+	if listErr == nil {
 		for _, svc := range list.Items {
-			_ = client.CoreV1().Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{})
+			if err := client.CoreV1().Services(namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				services = append(services, fmt.Sprintf("Service %s (%v)", svc.Name, err))
+			}
 		}
 	}
-	_ = client.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+	err := client.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		return ""
+	}
+	left := fmt.Sprintf("left on the cluster: namespace %s (%v)", namespace, err)
+	switch {
+	case listErr != nil:
+		left += fmt.Sprintf(" and the Services in it (listing them: %v)", listErr)
+	case len(services) > 0:
+		left += ", " + strings.Join(services, ", ")
+	}
+	return oneLine(left)
 }
 
 // slug turns a test name into a piece of a namespace name.

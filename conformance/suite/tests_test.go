@@ -940,3 +940,38 @@ func TestRun_NamespacesForbidden(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_CleanupFailureIsReported: a test whose Services or namespace
+// cannot be deleted (an account that may create them but not delete them,
+// a server that fails the request) leaves them on the cluster, load
+// balancers and all: the report says so, naming what is left and why,
+// instead of reading as a clean run.
+func TestRun_CleanupFailureIsReported(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for _, resource := range []string{"services", "namespaces"} {
+		client.PrependReactor("delete", resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", errors.New("no RBAC"))
+		})
+	}
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic := report.Test("Basic")
+	var out strings.Builder
+	if err := report.Write(&out, FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Service basic", "namespace " + basic.Namespace, "no RBAC"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report does not say %q is left behind:\n%s", want, out.String())
+		}
+	}
+}
