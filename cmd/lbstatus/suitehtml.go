@@ -76,7 +76,8 @@ func renderSuiteHTML(path string, stderr io.Writer) int {
 
 // writeSuiteHTML writes a suite report as a self-contained HTML page at
 // path: the run's result, a table of the provider under test, one of the
-// tests and one of the features, then, per Service of every test, the lanes
+// tests (with what each one's cleanup left on the cluster) and one of the
+// features, then, per Service of every test, the lanes
 // of its last observed state with the test's findings pinned at the end. The
 // suite keeps each Service's last state, not its trace, so each lane holds
 // one state. A nil report writes a page that says it is empty.
@@ -103,12 +104,12 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 	tests := timeline.Table{
 		Caption: fmt.Sprintf("%s on %s: %d passed, %d skipped, %d failed, %d not run",
 			r.Result, r.Date, st.Passed, st.Skipped, st.Failed, st.NotRun),
-		Header: []string{"test", "rules", "result", "reason", "namespace", "duration", "findings"},
+		Header: []string{"test", "rules", "result", "reason", "namespace", "duration", "findings", "left on the cluster"},
 	}
 	tl := timeline.New()
 	for _, t := range r.Tests {
 		tests.Rows = append(tests.Rows, []string{t.Name, strings.Join(t.Rules, ", "), string(t.Result), t.Reason,
-			t.Namespace, t.Duration, strconv.Itoa(len(t.Findings))})
+			t.Namespace, t.Duration, strconv.Itoa(len(t.Findings)), t.Cleanup})
 		for _, o := range t.LastObserved {
 			svc := &v1.Service{
 				ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: o.Name, ResourceVersion: o.ResourceVersion},

@@ -124,13 +124,29 @@ func TestWriteSuiteHTML_Tables(t *testing.T) {
 			"contact|@alice, @bob", "loadBalancerClass|(none: the provider of Services without a class)",
 			"required features through|Spec", "Kubernetes|v1.37.2", "rules|v0.4"},
 		{string(suite.ResultSuccess) + " on 2026-05-04T12:00:00Z: 1 passed, 2 skipped, 3 failed, 4 not run",
-			"test|rules|result|reason|namespace|duration|findings", "Lifecycle|L1, L2|" + string(suite.TestPassed) + "||lbs-a|12s|1"},
+			"test|rules|result|reason|namespace|duration|findings|left on the cluster", "Lifecycle|L1, L2|" + string(suite.TestPassed) + "||lbs-a|12s|1|"},
 		{"Features", "feature|support|evidence"},
 	}
 	for i := range want {
 		if got := strings.Join(tables[i], "\n"); got != strings.Join(want[i], "\n") {
 			t.Errorf("table %d:\n%s\nwant\n%s", i, got, strings.Join(want[i], "\n"))
 		}
+	}
+}
+
+// What a test's cleanup could not delete is on the page too, in the
+// test's row, as in the report it renders: a reader of the page alone
+// learns what is left on the cluster.
+func TestWriteSuiteHTML_CleanupLeftovers(t *testing.T) {
+	left := "left on the cluster: namespace lbs-a (namespaces \"lbs-a\" is forbidden)"
+	r := &suite.Report{Tests: []suite.TestReport{{Name: "Basic", Result: suite.TestPassed, Namespace: "lbs-a", Cleanup: left}}}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := writeSuiteHTML(path, r); err != nil {
+		t.Fatal(err)
+	}
+	_, tables := htmlTables(t, path)
+	if len(tables) < 2 || len(tables[1]) < 3 || !strings.HasSuffix(tables[1][2], "|"+left) {
+		t.Errorf("the tests' table %q does not say %q", tables, left)
 	}
 }
 
