@@ -522,11 +522,8 @@ func (r *testRun) specChange() (outcome, error) {
 	}); err != nil {
 		return outcome{}, err
 	}
-	bumped := func(s *v1.Service) bool {
-		p := conditions.Get(s.Status.Conditions, v1.LoadBalancerConditionProvisioning)
-		return p != nil && !p.LastTransitionTime.Equal(&before)
-	}
-	last, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return s != nil && bumped(s) })
+	// What a client's Wait with WithSpecChange waits for.
+	last, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return conditions.ChangeSeen(svc, s) })
 	if err != nil {
 		return outcome{}, r.explain(err, fmt.Sprintf("no write acknowledged the new port within %s: Provisioning's lastTransitionTime stayed %s (L6); last status %s",
 			r.opts.ProvisionTimeout, before.UTC().Format(time.RFC3339), describe(last)))
