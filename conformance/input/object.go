@@ -365,11 +365,11 @@ func yamlToJSON(text []byte, cut bool) ([]byte, error) {
 }
 
 // mayEndEarly reports whether the first line of content of a YAML
-// document is indented, or begins with a flow collection, a quoted or
-// block scalar, a tag, an anchor or an alias, or follows "---" on its line.
+// document is indented, or begins with a flow collection, a quoted or block
+// scalar, a tag, an anchor, an alias, or follows "---" or a byte order mark.
 func mayEndEarly(text []byte) bool {
 	for line := range bytes.Lines(text) {
-		t := bytes.TrimLeft(line, " \t")
+		t := bytes.TrimLeft(line, " \t\uFEFF")
 		switch rest := bytes.Trim(t, " \t\r\n"); {
 		case len(rest) == 0 || rest[0] == '#' || line[0] == '%':
 			continue

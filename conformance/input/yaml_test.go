@@ -294,22 +294,24 @@ func TestRead_YAMLWrongTypeNamedAsYAML(t *testing.T) {
 // a line less indented, or where a flow collection or a quoted scalar
 // closes, and reads what follows as another document: it never reads it,
 // and says nothing. The Service after such a value was dropped in silence;
-// now the document is an input error naming the line the value ends on.
+// now the document is an input error naming the line the value ends on,
+// also after a second byte order mark (iconv keeps a UTF-8 file's own).
 // A document whose value starts at column 0, as every manifest's does,
 // reads as before.
 func TestRead_YAMLValueEndsBeforeTheDocument(t *testing.T) {
 	indented := " kind: Service\n apiVersion: v1\n metadata: {name: a, namespace: ns}\n spec: {type: LoadBalancer}\n"
 	for name, in := range map[string]string{
-		"indented":      indented + svcYAML("b"),
-		"flow":          "# a Service\n" + svcJSON("a") + "\n" + svcYAML("b"),
-		"quoted key":    `"kind": Service` + "\nmetadata: {name: a}\n",
-		"block mapping": svcYAML("a") + "# the end\n",
-		"--- value":     "--- " + svcJSON("a") + "\n",
+		"indented":                     indented + svcYAML("b"),
+		"flow":                         "# a Service\n" + svcJSON("a") + "\n" + svcYAML("b"),
+		"flow after a byte order mark": "\uFEFF\uFEFF" + svcJSON("a") + "\n" + svcYAML("b"),
+		"quoted key":                   `"kind": Service` + "\nmetadata: {name: a}\n",
+		"block mapping":                svcYAML("a") + "# the end\n",
+		"--- value":                    "--- " + svcJSON("a") + "\n",
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(in))
 		switch name {
-		case "indented", "flow":
-			line := map[string]string{"indented": "line 4", "flow": "line 2"}[name]
+		case "indented", "flow", "flow after a byte order mark":
+			line := map[string]string{"indented": "line 4", "flow": "line 2", "flow after a byte order mark": "line 1"}[name]
 			if len(objs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), line+`: did not find expected <document start>: the document's value ends on that line`) {
 				t.Errorf("%s: objects %q, errors %v; want none, and the error saying where the value ends", name, names(objs), errs)
 			}
