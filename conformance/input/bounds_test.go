@@ -321,3 +321,24 @@ func TestRead_ErrorTextFromTheInputIsCut(t *testing.T) {
 		}
 	}
 }
+
+// A YAML List whose items are followed by members, then by items again,
+// over and over (each "items:" after the first an input error), notes
+// where each stretch of its members starts only while it holds them: past
+// the limit, where they are no longer held nor parsed, it noted 16 bytes a
+// stretch, and its memory grew as the input did.
+func TestRead_YAMLListMemberStretchesPastTheLimitAreNotKept(t *testing.T) {
+	const stretches = 100_000
+	in := "kind: List\n" + strings.Repeat("items:\n- {}\nx: 1\n", stretches)
+	sp, _ := NewDecoder(strings.NewReader(in), "in", MaxObjectBytes(1000)).open(func() bool { return true })
+	s := sp.(*yamlSplitter)
+	most, over := 0, false
+	s.split(func(j job) bool {
+		most = max(most, len(s.stretches))
+		over = j.err != nil && strings.Contains(j.err.Error(), "larger than the limit")
+		return true
+	})
+	if most > 1000 || !over {
+		t.Errorf("%d stretches noted at most, the List over the limit %v; want at most 1000, and the List over the limit", most, over)
+	}
+}

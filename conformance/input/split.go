@@ -847,7 +847,9 @@ func (s *yamlSplitter) body(line []byte, lineNo int, partial bool) {
 		s.items = false // back to the List's own members
 		s.lines += bytes.Count(s.members.Bytes()[s.counted:], []byte("\n"))
 		s.counted = s.members.Len()
-		s.stretches = append(s.stretches, [2]int{s.lines + 1, lineNo})
+		if s.members.Len() <= s.limit { // past it, members are neither held nor parsed
+			s.stretches = append(s.stretches, [2]int{s.lines + 1, lineNo})
+		}
 	}
 	if col == 0 && !blank {
 		key, _, _ := bytes.Cut(bytes.ReplaceAll(line, []byte("\t"), []byte(" ")), []byte(" #"))
