@@ -890,14 +890,7 @@ func newlines(b []byte) int {
 }
 
 // leadingDelims counts the white space, commas and colons before a value.
-func leadingDelims(b []byte) int {
-	for i, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' && c != ':' {
-			return i
-		}
-	}
-	return len(b)
-}
+func leadingDelims(b []byte) int { return len(b) - len(bytes.TrimLeft(b, " \t\r\n,:")) }
 
 // kindOf returns the first byte of a JSON value.
 func kindOf(raw []byte) byte {
