@@ -164,3 +164,31 @@ func TestRead_UTF32IsRefusedByName(t *testing.T) {
 		}
 	}
 }
+
+// The items of a typed List carry no kind: the List's gives theirs. Read
+// item by item (a YAML List always, a JSON one over the limit), a List
+// whose kind follows its items, as when its members were sorted (jq -S),
+// had them read as Services, where the same List read whole skips them as
+// Endpoints: the input meant two things, and nothing said so. Now the kind
+// is an input error; a kind of List or ServiceList there, as kubectl
+// prints one, is none.
+func TestRead_ListKindAfterItemsReadOneByOne(t *testing.T) {
+	items := []string{`{"metadata":{"name":"a","namespace":"ns"}}`, `{"metadata":{"name":"b","namespace":"ns"}}`}
+	for _, kind := range []string{"EndpointsList", "List", "ServiceList"} {
+		for name, in := range map[string]string{
+			"JSON": `{"apiVersion":"v1","items":[` + strings.Join(items, ",") + `],"kind":"` + kind + `","metadata":{}}`,
+			"YAML": "apiVersion: v1\nitems:\n- " + items[0] + "\n- " + items[1] + "\nkind: " + kind + "\nmetadata: {}\n",
+		} {
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(100))
+			if kind != "EndpointsList" {
+				if names(objs) != "a,b" || len(errs) != 0 {
+					t.Errorf("%s %s: objects %q, errors %v; want a,b and none", name, kind, names(objs), errs)
+				}
+				continue
+			}
+			if len(errs) != 1 || errs[0].Field != "kind" || !strings.Contains(errs[0].Error(), `"EndpointsList" follows its items`) {
+				t.Errorf("%s: errors %v; want one at the kind, saying it follows the items", name, errs)
+			}
+		}
+	}
+}

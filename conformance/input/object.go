@@ -706,8 +706,9 @@ func decodeElements(raw []byte, pos Position, containerKind string, limit, depth
 }
 
 // checkMembers returns what is wrong with the members of a List read item
-// by item, raw, decoded as they would be were the List read whole.
-func checkMembers(raw []byte, pos Position) *DecodeError {
+// by item, raw, decoded as they would be were the List read whole; its
+// items were read as those of a List of kind itemsKind.
+func checkMembers(raw []byte, pos Position, itemsKind string) *DecodeError {
 	var w wire
 	if err := json.Unmarshal(raw, &w, unmarshalOptions); err != nil {
 		de, _ := objectError(raw, pos, err)
@@ -716,6 +717,9 @@ func checkMembers(raw []byte, pos Position) *DecodeError {
 	}
 	if k := kindOf(w.Items.v); k != '[' && k != 'n' && k != 0 { // a YAML "items:" whose value is on the next line
 		return &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}
+	}
+	if k, _ := resolveKind("", "", listKind(w.Kind)); k != "Service" && itemsKind == "" { // as in a sorted List (jq -S)
+		return &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind %q follows its items, which were read before it: those without a kind of their own were read as Services", w.Kind)}
 	}
 	return nil
 }

@@ -361,7 +361,7 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 	_, pos, err := s.read(true)
 	membersPos := start
 	membersPos.Offset = -1 // the members' problems are not where they are
-	members, kind, items, over := []byte("{"), "", false, false
+	members, kind, itemsKind, items, over := []byte("{"), "", "", false, false
 	var early *DecodeError // a problem of the members before the items
 	var kinds int          // the kinds before the items, kept or not
 	var secondKind Position
@@ -394,7 +394,7 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 			if over {
 				kept = append(bytes.Clone(members), '}')
 			}
-			early = checkMembers(kept, membersPos)
+			early, itemsKind = checkMembers(kept, membersPos, kind), kind
 			if early == nil && kinds > 1 {
 				// The kind decides the items' kind: given twice, the
 				// List is ambiguous also when one of them is past the
@@ -450,7 +450,7 @@ func (s *jsonSplitter) large(start Position, depth int, yield func(job) bool) (P
 	case !items || over:
 		de = tooBig(start, s.limit)
 	default:
-		de = checkMembers(append(members, '}'), membersPos)
+		de = checkMembers(append(members, '}'), membersPos, itemsKind)
 	}
 	if de != nil && !yield(job{err: de}) {
 		return pos, errStop
@@ -898,7 +898,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	s.items, s.indent, s.item = true, -1, 0
 	// A member before the items that does not decode drops them, as in
 	// a JSON List, read whole or token by token; it is reported once.
-	if de := checkMembers(j, s.at(s.start)); de != nil {
+	if de := checkMembers(j, s.at(s.start), s.kind); de != nil {
 		s.fail(de)
 		s.drop, s.early = true, true
 	}
@@ -914,7 +914,7 @@ func (s *yamlSplitter) end() {
 			s.fail(tooBig(s.at(s.start), s.limit))
 		} else if j, err := yamlToJSON(s.members.Bytes(), false); err != nil {
 			s.fail(&DecodeError{Position: s.at(s.start), Err: fmt.Errorf("the List's own members: %w", yamlError(err, s.members.Bytes(), false, s.inputLine))})
-		} else if de := checkMembers(j, s.at(s.start)); de != nil && !s.early {
+		} else if de := checkMembers(j, s.at(s.start), s.kind); de != nil && !s.early {
 			s.fail(de)
 		}
 	}
