@@ -207,7 +207,9 @@ func TestRead_NestedContainers(t *testing.T) {
 }
 
 // kubectl get services -A -o yaml of a large cluster is one YAML document:
-// its items are read one by one, the limit applies to each.
+// its items are read one by one, the limit applies to each. One over it,
+// not parsed, ends the List (see TestRead_YAMLListItemOverTheLimitEndsTheList):
+// here the last.
 func TestRead_YAMLListItemByItem(t *testing.T) {
 	const items = 5000
 	item := func(name string, pad int) string {
@@ -217,8 +219,8 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	b.WriteString("apiVersion: v1\nitems:\n")
 	for i := range items {
 		pad := 10
-		if i == 7 {
-			pad = 5000 // over the limit: skipped alone
+		if i == items-1 {
+			pad = 5000 // over the limit: skipped
 		}
 		b.WriteString(item(fmt.Sprintf("s%d", i), pad))
 	}
@@ -230,11 +232,11 @@ func TestRead_YAMLListItemByItem(t *testing.T) {
 	if len(objs) != items-1 {
 		t.Errorf("%d objects, want %d", len(objs), items-1)
 	}
-	if len(errs) != 1 || errs[0].Fatal || errs[0].Position.Item != "items[7]" || errs[0].Position.Line != 3+7*8 {
-		t.Fatalf("errors %v, want item 7 over the limit at line %d", errs, 3+7*8)
+	if len(errs) != 1 || errs[0].Fatal || errs[0].Position.Item != fmt.Sprintf("items[%d]", items-1) || errs[0].Position.Line != 3+(items-1)*8 {
+		t.Fatalf("errors %v, want the last item over the limit at line %d", errs, 3+(items-1)*8)
 	}
 	last := objs[len(objs)-1]
-	if last.Ref.Name != fmt.Sprintf("s%d", items-1) || last.Position.Item != fmt.Sprintf("items[%d]", items-1) || last.Position.Line != 3+(items-1)*8 {
+	if last.Ref.Name != fmt.Sprintf("s%d", items-2) || last.Position.Item != fmt.Sprintf("items[%d]", items-2) || last.Position.Line != 3+(items-2)*8 {
 		t.Errorf("last object %+v at %+v", last.Ref, last.Position)
 	}
 

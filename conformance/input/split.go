@@ -960,6 +960,8 @@ func (s *yamlSplitter) flush() {
 			j.err = tooBig(j.pos, s.limit)
 			if s.inline && !j.cut {
 				j.err.Err = fmt.Errorf("a List whose items are a flow sequence (items: [...]) is read whole, not item by item: %w", j.err.Err)
+			} else if j.cut { // not parsed: a quoted value in it may run on across what looks like the next items
+				j.err.Err, s.drop = fmt.Errorf("%w; the rest of the List is not read: where the next item starts cannot be told", j.err.Err), true
 			}
 		}
 		s.send(j)

@@ -365,3 +365,21 @@ func indent(first, text string) string {
 	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
 	return first + strings.Join(lines, strings.Repeat(" ", len(first))) + "\n"
 }
+
+// An item of a YAML List over the limit is not parsed, so nothing says
+// where it ends: a quoted value in it may run on across lines that look
+// like the starts of items, as kubectl reads the List whole. Those were
+// read as items, Services the List does not hold; now, as after an item
+// that does not parse, the rest of the List is not read. The next
+// document is.
+func TestRead_YAMLListItemOverTheLimitEndsTheList(t *testing.T) {
+	in := "kind: List\nitems:\n- metadata:\n    annotations: {x: \"" + strings.Repeat("x", 2000) + "\n- metadata: {name: evil}\n- {b: c\"}\n"
+	if _, err := yaml.YAMLToJSONStrict([]byte(in)); err != nil {
+		t.Fatalf("the List read whole: %v", err)
+	}
+	objs, errs := decodeAll(t, strings.NewReader(in+"---\n"+svcYAML("next")), MaxObjectBytes(1000))
+	if names(objs) != "next" || len(errs) != 1 || errs[0].Position.Item != "items[0]" ||
+		!strings.Contains(errs[0].Error(), "larger than the limit of 1000 bytes; skipped; the rest of the List is not read") {
+		t.Errorf("objects %q, errors %v; want next, and items[0] over the limit, the rest of the List not read", names(objs), errs)
+	}
+}
