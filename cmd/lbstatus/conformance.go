@@ -173,6 +173,9 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	if isTerminal(stderr) {
 		// Progress only for a person watching; piped runs stay quiet.
 		start := time.Now()
+		f.opts.Started = func(name string) {
+			fmt.Fprintf(stderr, "[%s] %-7s %s\n", time.Since(start).Round(time.Second), "RUNNING", name)
+		}
 		f.opts.Progress = func(tr suite.TestReport) {
 			fmt.Fprintf(stderr, "[%s] %s\n", time.Since(start).Round(time.Second), progressLine(tr))
 		}

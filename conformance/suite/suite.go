@@ -107,6 +107,10 @@ type Options struct {
 	// RequestTimeout bounds each request of the run that should end (the
 	// watches go on); zero: only the context bounds them.
 	RequestTimeout time.Duration
+	// Started, when not nil, is called as each selected test starts, with
+	// its name, from the goroutine that runs it: a test may take up to
+	// the provisioning deadline, and a person watching sees what runs.
+	Started func(name string)
 	// Progress, when not nil, is called after each test with its report,
 	// from the goroutine that ran it.
 	Progress func(TestReport)
@@ -258,6 +262,9 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			if opts.Started != nil {
+				opts.Started(t.Name)
+			}
 			report.Tests[i], outcomes[i], denied[i] = runTest(ctx, client, opts, t, field)
 			if opts.Progress != nil {
 				opts.Progress(report.Tests[i])

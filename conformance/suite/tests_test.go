@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -546,6 +547,29 @@ func TestBasic_L8_ConditionsAfterTheirDeadline(t *testing.T) {
 	}
 	if basic := report.Test("Basic"); basic.Result != TestFailed || !strings.Contains(basic.Reason, "L8") {
 		t.Errorf("Basic %s (%s), want failed: no conditions within L8's deadline", basic.Result, basic.Reason)
+	}
+}
+
+// Started says which test runs before it ends, and only the tests the
+// run selects; Progress follows it for each.
+func TestRun_StartedBeforeProgress(t *testing.T) {
+	client := fakeCluster(t)
+	var mu sync.Mutex
+	var events []string
+	record := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	_, err := Run(t.Context(), client, Options{Run: []string{"Basic", "SpecChange"}, ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond,
+		Parallelism: 1,
+		Started:     func(name string) { record("start " + name) },
+		Progress:    func(tr TestReport) { record("end " + tr.Name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"start Basic", "end Basic", "start SpecChange", "end SpecChange"}; !slices.Equal(events, want) {
+		t.Errorf("events %q, want %q", events, want)
 	}
 }
 
