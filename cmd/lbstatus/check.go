@@ -386,7 +386,7 @@ func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out
 	out.findings(end)
 	report := col.Report()
 	out.input(name, report)
-	f.hooks.endInput(end)
+	f.hooks.endInput(name, end)
 	return report.Summary, stopped
 }
 

@@ -128,9 +128,9 @@ func (h *checkHooks) observe(obj conformance.Object, found []conformance.Finding
 	}
 }
 
-// endInput records the findings owed at the end of the input, and prints
-// its timeline (--timeline) or keeps it for the page (-o html).
-func (h *checkHooks) endInput(end []conformance.Finding) {
+// endInput records the findings owed at the end of the input name, and
+// prints its timeline (--timeline) or keeps it for the page (-o html).
+func (h *checkHooks) endInput(name string, end []conformance.Finding) {
 	if h == nil || h.current == nil {
 		return
 	}
@@ -138,6 +138,13 @@ func (h *checkHooks) endInput(end []conformance.Finding) {
 	services := h.current.Services()
 	h.current = nil
 	if h.html != nil {
+		// The page draws every input's Services one after another: a
+		// Service of the same name in two files would be two sections
+		// that nothing tells apart. The text prints each input's
+		// timelines under its table, which names it.
+		for _, s := range services {
+			s.Source = displayName(name)
+		}
 		h.html.add(services)
 		return
 	}

@@ -103,6 +103,28 @@ func TestCheck_HTMLOfManyInputs(t *testing.T) {
 	}
 }
 
+// TestCheck_HTMLNamesEachServicesInput: the page of two inputs that each
+// hold shop/web draws two sections of that name; each says which input it
+// was read from, or the reader cannot tell whose story is whose.
+func TestCheck_HTMLNamesEachServicesInput(t *testing.T) {
+	dir := t.TempDir()
+	monday := write(t, dir, "monday.yaml", readyYAML)
+	tuesday := write(t, dir, "tuesday.json", strings.Replace(noIngressJSON, `"name":"no-ingress"`, `"name":"web"`, 1))
+	code, out, errOut := runCmd(t, "", "check", "-o", "html", monday, tuesday)
+	if code != exitViolation || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	sections := strings.Split(out, "<section ")[1:]
+	if len(sections) != 2 {
+		t.Fatalf("%d sections, want 2:\n%s", len(sections), out)
+	}
+	for i, want := range []string{monday, tuesday} {
+		if !strings.Contains(sections[i], `data-service="shop/web"`) || !strings.Contains(sections[i], "<code>"+want+"</code>") {
+			t.Errorf("section %d does not name its input %s:\n%s", i+1, want, sections[i])
+		}
+	}
+}
+
 // TestCheck_TimelineNeedsText: --timeline with -o json would corrupt the
 // JSON; it is bad usage.
 func TestCheck_TimelineNeedsText(t *testing.T) {

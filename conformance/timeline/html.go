@@ -162,6 +162,7 @@ type legendItem struct{ Colour, Text string }
 type serviceView struct {
 	S             *Service
 	Ref           string
+	Source        string
 	FirstVersion  string
 	LastVersion   string
 	Width, Height int
@@ -345,7 +346,7 @@ func layout(s *Service) serviceView {
 		rs = []*row{{step: 1, cells: make([]string, len(s.Lanes))}}
 	}
 	slots := len(rs)
-	v := serviceView{S: s, Ref: esc(s.Ref()), FirstVersion: esc(s.FirstVersion), LastVersion: esc(s.LastVersion), Dropped: dropped(s)}
+	v := serviceView{S: s, Ref: esc(s.Ref()), Source: esc(s.Source), FirstVersion: esc(s.FirstVersion), LastVersion: esc(s.LastVersion), Dropped: dropped(s)}
 	v.Width = labelWidth + slots*slotWidth + rightMargin
 	lanesTop := topBand
 	lanesBottom := lanesTop + len(s.Lanes)*(laneHeight+laneGap) - laneGap

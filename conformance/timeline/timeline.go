@@ -136,6 +136,11 @@ func New(opts ...Option) *Timeline {
 type Service struct {
 	Namespace string
 	Name      string
+	// Source names what the Service was read from, such as a file, for a
+	// page that draws the Services of several inputs: two inputs may
+	// hold a Service of the same name. Empty when the caller does not
+	// say; the Timeline never sets it.
+	Source string
 	// LoadBalancer reports that the Service was of type LoadBalancer in at
 	// least one observation.
 	LoadBalancer bool
