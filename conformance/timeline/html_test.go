@@ -480,6 +480,30 @@ func TestWriteHTML_EdgesGolden(t *testing.T) {
 	golden(t, "edges.html", []byte(page))
 }
 
+// TestWriteHTML_FirstObservationWithoutResourceVersion: a trace that
+// starts with a manifest (no resourceVersion) and goes on with objects
+// read from a cluster names the last resourceVersion, as the text does,
+// not a range from nothing ("resourceVersion  to 6").
+func TestWriteHTML_FirstObservationWithoutResourceVersion(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("manifest", "", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("manifest", "6", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	page, doc := renderHTML(t, Page{Services: tl.Services()})
+	var text []string
+	for _, p := range findAll(doc, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "p" }) {
+		if c := p.FirstChild; c != nil && c.Type == html.TextNode && strings.HasPrefix(c.Data, "2 observations") {
+			text = append(text, c.Data)
+		}
+	}
+	if want := "2 observations, resourceVersion 6."; len(text) != 1 || text[0] != want {
+		t.Errorf("the Service's line reads %q, want %q:\n%s", text, want, page)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil || !strings.Contains(buf.String(), "ns/manifest: 2 observations, resourceVersion 6\n") {
+		t.Errorf("the text says otherwise (%v):\n%s", err, buf.String())
+	}
+}
+
 // TestWriteHTML_MaxServicesViolationOutranksLaterWarning: a Service with
 // a violation is drawn before one with only a warning, even when a
 // warning follows its violation.
