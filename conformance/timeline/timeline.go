@@ -96,11 +96,14 @@ var specAnnotationKeys = []string{corev1.AnnotationLoadBalancerSourceRangesKey, 
 // load-balancer-relevant spec changes (G3) and the checker's findings,
 // pinned to the observation they were made on.
 //
-// Memory is bounded per Service: each lane keeps at most MaxPoints events
-// (an event is an observation where the lane changed: status, reason, or
-// lastTransitionTime), and so do the spec-change and finding lists; the
-// previous observation's spec and annotations are kept to compare with the
-// next. Memory grows with the number of Services, as the checker's does.
+// Memory is bounded per Service: each lane hands out at most MaxPoints
+// events (an event is an observation where the lane changed: status,
+// reason, or lastTransitionTime), and so do the spec-change and finding
+// lists; while recording, a list may hold up to twice as many, so that
+// the oldest are dropped in bulk and an event costs the same however many
+// are kept. The previous observation's spec and annotations are kept to
+// compare with the next. Memory grows with the number of Services, as the
+// checker's does.
 //
 // A Timeline is not safe for concurrent use.
 type Timeline struct {
@@ -116,6 +119,9 @@ type Timeline struct {
 	// seq counts every observation given to the Timeline, all Services
 	// together: input order.
 	seq int
+	// moved counts the entries trim copied, for the test that holds the
+	// cost of an event to a constant.
+	moved int
 }
 
 type key struct{ namespace, name string }
@@ -305,7 +311,7 @@ func (t *Timeline) ended(s *Service) {
 		return
 	}
 	s.Deletions = append(s.Deletions, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
-	s.Deletions, s.DroppedDeletions = trim(t.maxPoints, s.Deletions, s.DroppedDeletions)
+	s.Deletions, s.DroppedDeletions = bound(t, s.Deletions, s.DroppedDeletions)
 }
 
 // Observe records one observation of a Service and the findings the
@@ -384,7 +390,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		if fields := conditions.ChangedFields(s.prev, svc, t.changeOpts...); len(fields) > 0 {
 			changed = true
 			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion, Fields: fields})
-			s.SpecChanges, s.DroppedSpecChanges = trim(t.maxPoints, s.SpecChanges, s.DroppedSpecChanges)
+			s.SpecChanges, s.DroppedSpecChanges = bound(t, s.SpecChanges, s.DroppedSpecChanges)
 		}
 	}
 	// A deep copy, since the caller may reuse or change the object; only
@@ -452,7 +458,7 @@ func (t *Timeline) annotationsDiffer(prev, svc *v1.Service) bool {
 func (t *Timeline) Gap(namespace, name string) {
 	if s := t.services[key{namespace, name}]; s != nil && !slices.ContainsFunc(s.Gaps, func(g Mark) bool { return g.Step == s.Observations }) {
 		s.Gaps = append(s.Gaps, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
-		s.Gaps, s.DroppedGaps = trim(t.maxPoints, s.Gaps, s.DroppedGaps)
+		s.Gaps, s.DroppedGaps = bound(t, s.Gaps, s.DroppedGaps)
 	}
 }
 
@@ -488,7 +494,7 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 	}
 	s.Counts.Add(f.Severity)
 	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
-	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings)
+	s.Findings, s.DroppedFindings = bound(t, s.Findings, s.DroppedFindings)
 }
 
 // MaxMessageBytes is how much of a condition's message a point keeps: the
@@ -511,19 +517,46 @@ func (t *Timeline) addPoint(l *Lane, p Point, fresh bool) {
 		p.Bumped = moved && p.Status == last.Status && p.Status != ""
 	}
 	l.Points = append(l.Points, p)
-	l.Points, l.Dropped = trim(t.maxPoints, l.Points, l.Dropped)
+	l.Points, l.Dropped = bound(t, l.Points, l.Dropped)
 }
 
-// trim drops the oldest entries beyond maxPoints and counts them. It
-// copies down rather than reslicing so the backing array stays bounded.
-func trim[T any](maxPoints int, list []T, dropped int) ([]T, int) {
-	if over := len(list) - maxPoints; over > 0 {
+// trim drops the oldest entries beyond keep and counts them. It copies
+// down rather than reslicing so the backing array stays bounded, and adds
+// the entries it copied to *moved.
+func trim[T any](keep int, list []T, dropped int, moved *int) ([]T, int) {
+	if over := len(list) - keep; over > 0 {
 		n := copy(list, list[over:])
+		*moved += n
 		clear(list[n:])
 		list = list[:n]
 		dropped += over
 	}
 	return list, dropped
+}
+
+// bound trims list to maxPoints once it is longer than twice that, while
+// the Timeline records. Trimming back to maxPoints on every event past it
+// copied maxPoints entries per event, so that a long trace cost its length
+// times --timeline-points (minutes for 100,000 observations of a Service
+// with 20,000 points kept); this copies maxPoints entries once every
+// maxPoints events. Services trims every list to maxPoints before handing
+// it out.
+func bound[T any](t *Timeline, list []T, dropped int) ([]T, int) {
+	if len(list) <= 2*t.maxPoints {
+		return list, dropped
+	}
+	return trim(t.maxPoints, list, dropped, &t.moved)
+}
+
+// keepLatest trims every list of s to maxPoints: what Services hands out.
+func (t *Timeline) keepLatest(s *Service) {
+	for _, l := range s.lanes {
+		l.Points, l.Dropped = trim(t.maxPoints, l.Points, l.Dropped, &t.moved)
+	}
+	s.SpecChanges, s.DroppedSpecChanges = trim(t.maxPoints, s.SpecChanges, s.DroppedSpecChanges, &t.moved)
+	s.Findings, s.DroppedFindings = trim(t.maxPoints, s.Findings, s.DroppedFindings, &t.moved)
+	s.Deletions, s.DroppedDeletions = trim(t.maxPoints, s.Deletions, s.DroppedDeletions, &t.moved)
+	s.Gaps, s.DroppedGaps = trim(t.maxPoints, s.Gaps, s.DroppedGaps, &t.moved)
 }
 
 // Services returns the Services worth a timeline, sorted by namespace and
@@ -534,6 +567,7 @@ func (t *Timeline) Services() []*Service {
 	var out []*Service
 	for _, s := range append(slices.Collect(maps.Values(t.services)), t.nameless...) {
 		if s.LoadBalancer || len(s.Findings) > 0 || s.DroppedFindings > 0 {
+			t.keepLatest(s)
 			out = append(out, s)
 		}
 	}

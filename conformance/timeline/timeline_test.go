@@ -189,7 +189,9 @@ func TestTimeline_MaxPointsBoundsLanes(t *testing.T) {
 	if serving.Points[4].Step != 100 || serving.Points[0].Step != 96 {
 		t.Errorf("Serving lane keeps steps %d..%d, want the latest, 96..100", serving.Points[0].Step, serving.Points[4].Step)
 	}
-	if cap(serving.Points) > 16 {
+	// While recording, a lane holds up to twice MaxPoints (see bound),
+	// and append rounds its array up to a size class.
+	if cap(serving.Points) > 4*5 {
 		t.Errorf("Serving lane's backing array holds %d points: trimming must not let it grow", cap(serving.Points))
 	}
 	if len(s.Findings) != 5 || s.DroppedFindings != 95 {
@@ -203,6 +205,38 @@ func TestTimeline_MaxPointsBoundsLanes(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text timeline lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestTimeline_MaxPointsCostsNoMoreWhenLarger: keeping the latest
+// MaxPoints events must not cost MaxPoints copies per event past it, or a
+// long trace checked with a large --timeline-points takes its length times
+// that (minutes for 100,000 observations of one Service): the entries
+// trimming copies grow with the events, not with events times MaxPoints.
+// What the Service hands out is the same latest MaxPoints.
+func TestTimeline_MaxPointsCostsNoMoreWhenLarger(t *testing.T) {
+	const keep, events = 1000, 20000
+	tl := New(MaxPoints(keep))
+	base := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+	for i := range events {
+		status := metav1.ConditionTrue
+		if i%2 == 1 {
+			status = metav1.ConditionFalse
+		}
+		tl.Observe(lbService("flap", strconv.Itoa(i+1), status, base.Add(time.Duration(i)*time.Second)),
+			[]conformance.Finding{{Rule: "C6", Severity: conformance.SeverityWarning, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "flap"}}})
+	}
+	s := tl.Services()[0]
+	// Two lists change on every event: Serving's lane and the findings.
+	if limit := 2 * 2 * events; tl.moved > limit {
+		t.Errorf("trimming copied %d entries for %d events in 2 lists, want at most %d", tl.moved, events, limit)
+	}
+	serving := s.Lanes[1]
+	if len(serving.Points) != keep || serving.Dropped != events-keep || serving.Points[0].Step != events-keep+1 || serving.Points[keep-1].Step != events {
+		t.Errorf("Serving keeps %d points from step %d, dropped %d; want the latest %d", len(serving.Points), serving.Points[0].Step, serving.Dropped, keep)
+	}
+	if len(s.Findings) != keep || s.DroppedFindings != events-keep || s.Findings[0].Step != events-keep+1 {
+		t.Errorf("findings keep %d from step %d, dropped %d; want the latest %d", len(s.Findings), s.Findings[0].Step, s.DroppedFindings, keep)
 	}
 }
 
