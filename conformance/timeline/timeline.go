@@ -234,7 +234,8 @@ type Point struct {
 	// unlike an absent one. A point with a Status is present anyway.
 	Present bool
 	// Reason is the condition's reason, cut as Message is; for the verdict
-	// lane the rule of section 6 and why ("T3: ...").
+	// lane the rule of section 6 and why ("T3: ..."), cut the same way,
+	// since why may quote Serving's message.
 	Reason string
 	// Message is the condition's message, cut after MaxMessageBytes with
 	// the number of bytes cut said at the end; empty for the verdict lane.
@@ -374,8 +375,10 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 			// Section 6 concludes about LoadBalancer Services only: one of
 			// another type has no verdict, as in the check's table.
 			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+				// A refusal or a failure quotes the provider's message
+				// whole: cut as the condition's own lane cuts it.
 				v := conditions.Evaluate(svc, "")
-				p.Status, p.Reason = string(v.Result), v.Rule+": "+v.Reason
+				p.Status, p.Reason = string(v.Result), input.Clip(v.Rule+": "+v.Reason)
 			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
 			p.Status, p.Reason, p.Message = string(c.Status), input.Clip(c.Reason), input.Clip(c.Message)

@@ -931,6 +931,37 @@ func TestTimeline_LongMessagesAreCut(t *testing.T) {
 	}
 }
 
+// TestTimeline_VerdictQuotesACutMessage: the verdict of a refused or
+// failed Service quotes the provider's message (T1, T2), which may be as
+// long as the input allows. The verdict lane keeps its first KiB, as the
+// condition's lane does: a lane of 200 points each holding a whole
+// message, drawn in every tooltip of the page, would cost the message's
+// size 400 times over per Service.
+func TestTimeline_VerdictQuotesACutMessage(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionFalse, time.Unix(0, 0))
+	svc.Status.Conditions[0].Reason = string(v1.LoadBalancerReasonInfrastructure)
+	svc.Status.Conditions[0].Message = strings.Repeat("m", 64<<10)
+	svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{Type: string(v1.LoadBalancerConditionProvisioning),
+		Status: metav1.ConditionFalse, Reason: string(v1.LoadBalancerReasonComplete), LastTransitionTime: metav1.NewTime(time.Unix(0, 0))})
+	tl.Observe(svc, nil)
+	verdict := tl.Services()[0].Lanes[3]
+	if verdict.Name != LaneVerdict || len(verdict.Points) != 1 {
+		t.Fatalf("lane %+v", verdict)
+	}
+	p := verdict.Points[0]
+	if p.Status != "Fail" || !strings.HasPrefix(p.Reason, "T2: ") || len(p.Reason) > MaxMessageBytes+64 || !strings.HasSuffix(p.Reason, " more bytes)") {
+		t.Errorf("verdict %s with a reason of %d bytes ending %q; want Fail, T2, cut after %d bytes", p.Status, len(p.Reason), p.Reason[max(0, len(p.Reason)-30):], MaxMessageBytes)
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, Page{Title: "t", Services: tl.Services()}); err != nil {
+		t.Fatal(err)
+	}
+	if page.Len() > 64<<10 {
+		t.Errorf("page of %d bytes for one observation: it holds the whole message", page.Len())
+	}
+}
+
 // TestTimeline_PortsErrorLane: a Service that holds the deprecated
 // LoadBalancerPortsError in one observation gets a lane for it after
 // Degraded, absent before it and drawn like the others in both renderings;
