@@ -224,10 +224,10 @@ type Point struct {
 	Seq int
 	// ResourceVersion is the observation's, empty when it has none.
 	ResourceVersion string
-	// Status is True, False or Unknown (as written) for a condition, empty
-	// when the condition is absent; for the verdict lane the result:
-	// Ready, Pending, Skip or Fail, or empty for a Service that is not of
-	// type LoadBalancer.
+	// Status is True, False or Unknown (as written, cut as Message is) for
+	// a condition, empty when the condition is absent; for the verdict
+	// lane the result: Ready, Pending, Skip or Fail, or empty for a
+	// Service that is not of type LoadBalancer.
 	Status string
 	// Present reports a condition that is in the observation with an empty
 	// status, which the API rejects (C5) but a trace may hold: written,
@@ -381,7 +381,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 				p.Status, p.Reason = string(v.Result), input.Clip(v.Rule+": "+v.Reason)
 			}
 		} else if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionType(name)); c != nil {
-			p.Status, p.Reason, p.Message = string(c.Status), input.Clip(c.Reason), input.Clip(c.Message)
+			p.Status, p.Reason, p.Message = input.Clip(string(c.Status)), input.Clip(c.Reason), input.Clip(c.Message)
 			p.Present = c.Status == ""
 			p.LastTransitionTime = c.LastTransitionTime.Time
 		}

@@ -962,6 +962,27 @@ func TestTimeline_VerdictQuotesACutMessage(t *testing.T) {
 	}
 }
 
+// TestTimeline_LongStatusIsCut: a status is True, False or Unknown, but
+// the input may hold any string there. A lane keeps its first KiB, as the
+// check's report does, not a string as long as the object, once per
+// point.
+func TestTimeline_LongStatusIsCut(t *testing.T) {
+	tl := New()
+	for i := range 3 {
+		status := metav1.ConditionStatus(strconv.Itoa(i) + strings.Repeat("T", 64<<10))
+		tl.Observe(lbService("x", strconv.Itoa(i+1), status, time.Unix(0, 0)), nil)
+	}
+	serving := tl.Services()[0].Lanes[1]
+	if len(serving.Points) != 3 {
+		t.Fatalf("lane %+v", serving)
+	}
+	for _, p := range serving.Points {
+		if len(p.Status) > MaxMessageBytes+64 || !strings.HasSuffix(p.Status, " more bytes)") {
+			t.Errorf("observation %d keeps a status of %d bytes, want it cut after %d", p.Step, len(p.Status), MaxMessageBytes)
+		}
+	}
+}
+
 // TestTimeline_PortsErrorLane: a Service that holds the deprecated
 // LoadBalancerPortsError in one observation gets a lane for it after
 // Degraded, absent before it and drawn like the others in both renderings;
