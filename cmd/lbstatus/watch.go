@@ -124,8 +124,14 @@ func (g *watchGap) text() string {
 		input.Escape(g.From), input.Escape(g.To), input.Escape(g.Reason), plural(g.Changed, "Service"))
 	const shown = 10
 	if len(g.Services) > 0 {
-		names := g.Services[:min(len(g.Services), shown)]
-		b.WriteString(": " + strings.Join(names, ", "))
+		// The names are the server's words, as the resourceVersions are.
+		for i, name := range g.Services[:min(len(g.Services), shown)] {
+			sep := ", "
+			if i == 0 {
+				sep = ": "
+			}
+			b.WriteString(sep + input.Escape(name))
+		}
 		if len(g.Services) > shown {
 			fmt.Fprintf(&b, " and %d more", len(g.Services)-shown)
 		}

@@ -345,6 +345,15 @@ func TestWatchRetry_ServerWordsAreEscaped(t *testing.T) {
 	}
 }
 
+// The Services a gap names are the server's words too: a name holding
+// "\x1b[2J" reaches the terminal escaped, as in the findings' lines.
+func TestWatchRetry_GapNamesAreEscaped(t *testing.T) {
+	g := watchGap{From: "1", To: "2", Reason: "gone", Changed: 2, Services: []string{"shop/api", "shop/web\x1b[2J\u202e"}}
+	if got := g.text(); strings.ContainsAny(got, "\x1b\u202e") || !strings.Contains(got, `: shop/api, shop/web\x1b[2J\u202e;`) {
+		t.Errorf("gap line %q, want the names escaped", got)
+	}
+}
+
 // An event without a resourceVersion does not move where the watch resumes.
 func TestWatchRetry_ResumeIgnoresAnEmptyResourceVersion(t *testing.T) {
 	cluster := newFakeCluster(pending("web", "5"))
