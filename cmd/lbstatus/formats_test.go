@@ -304,3 +304,39 @@ func TestJSONEscaper(t *testing.T) {
 		t.Errorf("escaped %q, want %q", got, want)
 	}
 }
+
+// TestCheck_TableCutsLongCells: a provider's own Degraded reason may be a
+// valid 1,024 characters; one such reason pushed the INGRESS, VERDICT and
+// CHECK columns of every row off the screen. The table cuts a condition,
+// type or ingress cell as the timeline does, says so under the table, and
+// the finding that reports the reason quotes it whole.
+func TestCheck_TableCutsLongCells(t *testing.T) {
+	reason := "VendorSpecific" + strings.Repeat("X", 200)
+	long := strings.Replace(readyYAML, "name: web", "name: api", 1)
+	long = strings.Replace(long, "  conditions:\n", "  conditions:\n  - {type: LoadBalancerDegraded, status: \"True\", reason: \""+reason+"\", message: \"\", lastTransitionTime: \"2026-01-01T00:00:00Z\"}\n", 1)
+	code, out, errOut := runCmd(t, readyYAML+"---\n"+long, "check")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+	var web, api string
+	for line := range strings.Lines(out) {
+		switch {
+		case strings.HasPrefix(line, "  shop/web "):
+			web = line
+		case strings.HasPrefix(line, "  shop/api "):
+			api = line
+		}
+	}
+	if web == "" || api == "" {
+		t.Fatalf("no row for shop/web or shop/api:\n%s", out)
+	}
+	if n := len([]rune(web)); n > 160 {
+		t.Errorf("shop/web's row is %d characters wide: api's reason widens every row:\n%s", n, out)
+	}
+	if !strings.Contains(api, "True/VendorSpecificXXX") || !strings.Contains(api, "…") || !strings.Contains(out, "(\"…\" marks a cell cut at 48 characters") {
+		t.Errorf("api's Degraded cell is not cut, or the cut is not said:\n%s", out)
+	}
+	if !strings.Contains(out, `has reason "`+reason+`"`) {
+		t.Errorf("the finding does not quote the reason whole:\n%s", out)
+	}
+}

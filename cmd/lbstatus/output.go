@@ -30,6 +30,7 @@ import (
 
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/input"
+	"github.com/lbstatus/lbstatus/conformance/timeline"
 )
 
 // reporter renders the results of check.
@@ -107,12 +108,26 @@ func (t *textReporter) input(name string, r conformance.Report) {
 	if len(r.Services) > 0 {
 		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SERVICE\tTYPE\tPROVISIONING\tSERVING\tDEGRADED\tINGRESS\tVERDICT\tCHECK")
+		// A reason may be 1,024 characters and still valid, and a column
+		// is as wide as its widest cell: cut as the timeline cuts, one
+		// long reason no longer pushes every row's verdict off the screen;
+		// a finding that reports the reason quotes it whole. Names are not
+		// cut: they say which Service the findings below are about.
+		clipped := false
+		cell := func(s string) string {
+			c, cut := timeline.ClipCell(s)
+			clipped = clipped || cut
+			return c
+		}
 		for _, sr := range r.Services {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", serviceName(sr), input.Escape(sr.Type),
-				condColumn(sr, "LoadBalancerProvisioning"), condColumn(sr, "LoadBalancerServing"), degradedColumn(sr),
-				ingressColumn(sr), verdictColumn(sr), checkColumn(sr.Counts))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", serviceName(sr), cell(sr.Type),
+				cell(condColumn(sr, "LoadBalancerProvisioning")), cell(condColumn(sr, "LoadBalancerServing")), cell(degradedColumn(sr)),
+				ingressColumn(sr, cell), verdictColumn(sr), checkColumn(sr.Counts))
 		}
 		tw.Flush()
+		if clipped {
+			fmt.Fprintf(t.w, "  (\"…\" marks a cell cut at %d characters)\n", timeline.MaxTextCell)
+		}
 	}
 	for _, sr := range r.Services {
 		var listed conformance.SeverityCounts
@@ -305,14 +320,15 @@ func serviceName(sr *conformance.ServiceReport) string {
 	return name
 }
 
-// condColumn renders one condition as "Status/Reason", "-" when absent.
+// condColumn renders one condition as "Status/Reason", "-" when absent,
+// as the input has it: the table escapes each cell.
 func condColumn(sr *conformance.ServiceReport, t string) string {
 	for _, c := range sr.Conditions {
 		if c.Type == t {
 			if c.Reason == "" {
-				return input.Escape(c.Status)
+				return c.Status
 			}
-			return input.Escape(c.Status + "/" + c.Reason)
+			return c.Status + "/" + c.Reason
 		}
 	}
 	return "-"
@@ -329,14 +345,16 @@ func degradedColumn(sr *conformance.ServiceReport) string {
 	return d
 }
 
-func ingressColumn(sr *conformance.ServiceReport) string {
+// ingressColumn renders the first ingress address, shown by cell, and
+// how many more there are, which a cut address keeps.
+func ingressColumn(sr *conformance.ServiceReport, cell func(string) string) string {
 	switch len(sr.Ingress) {
 	case 0:
 		return "-"
 	case 1:
-		return input.Escape(sr.Ingress[0])
+		return cell(sr.Ingress[0])
 	}
-	return input.Escape(sr.Ingress[0]) + " +" + strconv.Itoa(len(sr.Ingress)-1)
+	return cell(sr.Ingress[0]) + " +" + strconv.Itoa(len(sr.Ingress)-1)
 }
 
 func verdictColumn(sr *conformance.ServiceReport) string {

@@ -182,6 +182,14 @@ func clipCell(c string) (string, bool) {
 	return out, true
 }
 
+// ClipCell is how a table of text shows a string from the input in one of
+// its cells: escaped as input.Escape does, and cut to MaxTextCell
+// characters, the last one "…", with a trailing "*" kept after it; cut
+// reports whether it cut. The cut never splits an escape. WriteText cuts
+// its cells so; the caller of another table says, under it, that "…"
+// marks a cut, as WriteText does.
+func ClipCell(s string) (clipped string, cut bool) { return clipCell(s) }
+
 // unit returns the length in bytes and in characters of the first
 // character of s, or, when s is escaped text, of the escape it starts
 // (strconv.QuoteToGraphic's: \n, \\, \x1b, \u202e, \U0010ffff).
