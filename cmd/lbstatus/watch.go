@@ -207,13 +207,16 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		return exitInput
 	}
 
+	// JSON lines go through the escaper check -o json uses: a name or a
+	// message may hold what a terminal interprets (section 8).
+	jsonOut := &jsonEscaper{w: stdout}
 	checker := conformance.NewChecker(append(f.checkerOptions(), conformance.Live(true))...)
 	col := conformance.NewCollector(conformance.SummaryOnly(true))
 	emit := func(found []conformance.Finding) {
 		for _, fd := range found {
 			if f.output == "json" {
 				b, _ := json.Marshal(fd)
-				fmt.Fprintf(stdout, "%s\n", b)
+				fmt.Fprintf(jsonOut, "%s\n", b)
 			} else {
 				fmt.Fprintln(stdout, findingLine(fd, true))
 			}
@@ -253,7 +256,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 				b, _ := json.Marshal(struct {
 					Gap *watchGap `json:"gap"`
 				}{ev.gap})
-				fmt.Fprintf(stdout, "%s\n", b)
+				fmt.Fprintf(jsonOut, "%s\n", b)
 			} else {
 				fmt.Fprintln(stdout, ev.gap.text())
 			}
@@ -319,7 +322,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		b, _ := json.Marshal(struct {
 			Summary watchSummary `json:"summary"`
 		}{ws})
-		fmt.Fprintf(stdout, "%s\n", b)
+		fmt.Fprintf(jsonOut, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "Watched %s of %s.\n", plural(summary.Observations, "observation"), plural(summary.Services, "Service"))
 		if gaps > 0 {

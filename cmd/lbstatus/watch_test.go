@@ -1075,3 +1075,22 @@ func TestWatch_GapHidesTheFirstWrite(t *testing.T) {
 		t.Errorf("exit %d, want 0 and no L1 across the gap:\n%s", code, stdout)
 	}
 }
+
+// watch -o json escapes what a terminal would interpret, as check -o json
+// does: encoding/json leaves bidirectional overrides and C1 controls raw
+// (section 8, "Reading inputs").
+func TestWatch_JSONEscapesFormatCharacters(t *testing.T) {
+	refused := service("web", "10", func(s *v1.Service) {
+		s.Status.Conditions = []metav1.Condition{
+			{Type: "LoadBalancerServing", Status: metav1.ConditionFalse, Reason: "Unsupported", Message: "refused \u202egnp.exe\u0085", LastTransitionTime: metav1.Now()},
+			{Type: "LoadBalancerProvisioning", Status: metav1.ConditionFalse, Reason: "Complete", LastTransitionTime: metav1.Now()},
+		}
+	})
+	stdout, _, stop := startWatch(t, fakeEnv(newFakeCluster(refused)), "-o", "json")
+	waitFor(t, stdout, `"rule":"T1"`)
+	stop()
+	out := stdout.String()
+	if strings.ContainsAny(out, "\u202e\u0085") || !strings.Contains(out, `\u202egnp.exe\u0085`) {
+		t.Errorf("watch -o json wrote the message's format and control characters raw:\n%s", out)
+	}
+}
