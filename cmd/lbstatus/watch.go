@@ -539,8 +539,9 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		healthy := false
 		if err == nil {
 			watched = true
-			back()
-			rv, healthy, err = s.consume(ctx, w, rv, known, handle)
+			// Back once the watch works: a server that accepts each
+			// watch and ends it at once is still down.
+			rv, healthy, err = s.consume(ctx, w, rv, known, handle, back)
 		}
 		if ctx.Err() != nil {
 			break
@@ -573,15 +574,22 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 
 // consume reads a watch until it ends and returns the last resourceVersion
 // seen, whether the watch worked (delivered events or stayed open), and the
-// error it ended with, if any.
-func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, known map[string]observed, handle func(serviceEvent)) (string, bool, error) {
+// error it ended with, if any. works is called once the watch works: at
+// its first event, once it has stayed open for healthyWatch, or when ctx
+// ends while it is open.
+func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, known map[string]observed, handle func(serviceEvent), works func()) (string, bool, error) {
 	defer w.Stop()
 	start := time.Now()
+	open := time.NewTimer(healthyWatch)
+	defer open.Stop()
 	events := 0
 	for {
 		select {
 		case <-ctx.Done():
+			works()
 			return rv, true, nil
+		case <-open.C:
+			works()
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				return rv, events > 0 || time.Since(start) >= healthyWatch, nil
@@ -593,7 +601,9 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 			if !ok || svc == nil {
 				continue
 			}
-			events++
+			if events++; events == 1 {
+				works()
+			}
 			if svc.ResourceVersion != "" {
 				rv = svc.ResourceVersion
 			}
