@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,6 +141,13 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	waitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var seenConditions atomic.Bool
+	if o.before != nil && Acknowledged(o.before.Status.Conditions) {
+		// The provider has already shown it is KEP-aware on this
+		// Service (L8's first deadline is for a creation or a
+		// conversion): one that removes its conditions after a change
+		// of the type away from LoadBalancer (L9) is not missing.
+		seenConditions.Store(true)
+	}
 	origin, moved := make(chan time.Time), make(chan bool)
 	go deadlines(waitCtx, cancel, clk, o, &seenConditions, origin, moved)
 
@@ -231,8 +239,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		verdict = Evaluate(svc, feature)
 		if o.before != nil && !changeSeen {
 			if changeSeen = ChangeSeen(o.before, svc); !changeSeen {
-				verdict = Verdict{Result: ResultPending, Rule: "T4", Feature: feature,
-					Reason: "the provider has not acknowledged the spec change yet: " + unmoved(o.before) + " (L6)"}
+				verdict = Verdict{Result: ResultPending, Rule: "T4", Feature: feature, Reason: unacknowledged(o.before, svc)}
 			}
 		}
 		if o.progress != nil {
@@ -311,13 +318,20 @@ func ChangeSeen[S Object](before, svc S) bool {
 	return old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime)
 }
 
-// unmoved says what provisioningMoved waits for, from before's side.
-func unmoved(before *corev1.Service) string {
-	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
-	if old == nil {
-		return "there is no LoadBalancerProvisioning yet"
+// unacknowledged is the reason of the Pending verdict of svc while
+// ChangeSeen(before, svc) is false: what svc shows instead.
+func unacknowledged(before, svc *corev1.Service) string {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		// A Service without a type is a ClusterIP one.
+		typ := cmp.Or(svc.Spec.Type, corev1.ServiceTypeClusterIP)
+		return fmt.Sprintf("the service is of type %s, which a provider answers by removing its conditions (L9), not by acknowledging the change (L6)", typ)
 	}
-	return "LoadBalancerProvisioning's lastTransitionTime is still " + old.LastTransitionTime.UTC().Format(time.RFC3339)
+	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	if old == nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
+		return "the provider has not acknowledged the spec change yet: there is no LoadBalancerProvisioning (L6)"
+	}
+	return "the provider has not acknowledged the spec change yet: LoadBalancerProvisioning's lastTransitionTime is still " +
+		old.LastTransitionTime.UTC().Format(time.RFC3339) + " (L6)"
 }
 
 // plainListWatch tells client-go's reflector not to use watch-list

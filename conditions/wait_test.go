@@ -1042,3 +1042,42 @@ func TestChangeSeen_L6(t *testing.T) {
 		}
 	}
 }
+
+// WithSpecChange after a change of the type away from LoadBalancer: the
+// provider answers by removing its conditions (L9), which is no sign that
+// no KEP-aware provider handles the Service. The wait ends at the
+// provisioning deadline, as the option says, and its reason says what
+// the Service shows, not a lastTransitionTime it no longer has.
+func TestWait_L6_SpecChangeAwayFromLoadBalancer(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	served = provide(t, cs)(Succeeded(served, ingress, nil))
+	services := cs.CoreV1().Services("default")
+	current, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current.Spec.Type = corev1.ServiceTypeClusterIP
+	changed, err := services.Update(context.Background(), current, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	provide(t, cs)(NotLoadBalancer(v1.FromCore(changed)))
+
+	waitWatch := watching(t, cs)
+	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithSpecChange(changed))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	notDone(t, done, "at the conditions deadline, after the provider removed its conditions (L9)")
+	clk.Step(DefaultProvisionTimeout - DefaultConditionsTimeout)
+	r := result(t, done)
+	if !errors.Is(r.err, ErrProvisionTimeout) {
+		t.Fatalf("Wait = %v, %v; want ErrProvisionTimeout", r.verdict, r.err)
+	}
+	if strings.Contains(r.verdict.Reason, "is still") || !strings.Contains(r.verdict.Reason, "ClusterIP") {
+		t.Errorf("reason %q; want it to say the Service is of type ClusterIP and has no LoadBalancerProvisioning", r.verdict.Reason)
+	}
+}
