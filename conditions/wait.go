@@ -25,6 +25,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -118,11 +119,15 @@ type ServiceListWatcher interface {
 // the name with another uid (deleted and created again while the watch was
 // down); the context's error, with the last verdict, when ctx ends first
 // (wrapped with the last list's error when no Service was seen and that
-// list failed); a nil services or an empty name, at once; the error of the
-// last list, wrapped, when the first deadline passes before any Service was
-// seen and that list failed (an RBAC refusal, say: the lists are retried
-// until then, and no verdict on a provider follows). The returned Service
-// is nil when none was seen.
+// list failed, else with the last watch's when it failed); a nil services
+// or an empty name, at once; the error of the last list, wrapped, when the
+// first deadline passes before any Service was seen and that list failed
+// (an RBAC refusal, say: the lists are retried until then, and no verdict
+// on a provider follows); the error of the last watch, wrapped, when a
+// deadline passes while the watch fails (a client that may list Services
+// but not watch them: the lists that follow each refusal come ever
+// further apart, and what the provider wrote since the last is not
+// known). The returned Service is nil when none was seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
@@ -156,6 +161,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	// reflector retries a refused list without end, and a wait that never
 	// saw the Service says why.
 	var listErr atomic.Pointer[error]
+	// watchErr is the error of the last attempt to watch, nil once one
+	// succeeds: after a refused watch the reflector lists again, ever
+	// further apart, and the Service is seen only then.
+	var watchErr atomic.Pointer[error]
 	// A plain list and watch: one Service gains nothing from watch-list
 	// streams, and fakes do not serve them.
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
@@ -172,7 +181,15 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		},
 		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 			options.FieldSelector = selector
-			return services.Watch(ctx, options)
+			w, err := services.Watch(ctx, options)
+			switch {
+			case err == nil, apierrors.IsResourceExpired(err), apierrors.IsGone(err):
+				// An expired resourceVersion is relisted at once.
+				watchErr.Store(nil)
+			case ctx.Err() == nil:
+				watchErr.Store(&err)
+			}
+			return w, err
 		},
 	}, plainListWatch{})
 
@@ -261,6 +278,16 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	if failed := listErr.Load(); last == nil && failed != nil {
 		refused = *failed
 	}
+	// unwatched is why what the provider wrote since the last list is not
+	// known, when the last watch failed.
+	var unwatched error
+	if failed := watchErr.Load(); refused == nil && failed != nil {
+		unwatched = *failed
+	}
+	subject := name // without a namespace when no Service was seen
+	if namespace != "" {
+		subject = namespace + "/" + name
+	}
 	switch cause := context.Cause(waitCtx); {
 	case errors.Is(err, ErrServiceDeleted):
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
@@ -272,6 +299,10 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			// Not a verdict on any provider: the client could not list.
 			return nil, verdict, fmt.Errorf("service %s: services could not be listed within %s of %s: %w", name, within, since, refused)
 		}
+		if unwatched != nil {
+			// Not a verdict either: a stale list shows no conditions.
+			return last, verdict, fmt.Errorf("service %s: services could not be watched within %s of %s, so what the provider wrote since the last list is not known: %w", subject, within, since, unwatched)
+		}
 		reason := fmt.Sprintf("no KEP-aware provider: neither LoadBalancerServing nor LoadBalancerProvisioning appeared within %s of %s (L8)", within, since)
 		if last == nil {
 			// Nothing to blame a provider for: the name or the
@@ -280,6 +311,8 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		}
 		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature, Reason: reason}
 		return last, verdict, fail(ErrNoKEPProvider, verdict)
+	case errors.Is(cause, ErrProvisionTimeout) && unwatched != nil:
+		return last, verdict, fmt.Errorf("service %s: services could not be watched at the end of %s after %s, so what the provider wrote since the last list is not known (last verdict %s): %w", subject, o.provisionTimeout, since, verdict, unwatched)
 	case errors.Is(cause, ErrProvisionTimeout):
 		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
 			Reason: fmt.Sprintf("the verdict was still pending %s after %s (L8): %s", o.provisionTimeout, since, verdict.Reason)}
@@ -289,6 +322,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 			// The caller gave up first; the list that failed says why
 			// nothing was seen.
 			return nil, verdict, fmt.Errorf("%w; the last list of services failed: %w", ctx.Err(), refused)
+		}
+		if unwatched != nil {
+			return last, verdict, fmt.Errorf("%w; the last watch of services failed: %w", ctx.Err(), unwatched)
 		}
 		return last, verdict, ctx.Err()
 	default:

@@ -1081,3 +1081,64 @@ func TestWait_L6_SpecChangeAwayFromLoadBalancer(t *testing.T) {
 		t.Errorf("reason %q; want it to say the Service is of type ClusterIP and has no LoadBalancerProvisioning", r.verdict.Reason)
 	}
 }
+
+// A client that may list Services but not watch them (an RBAC refusal)
+// sees the Service only on the lists that follow each refused watch, ever
+// further apart: when a deadline passes, or the caller gives up, Wait
+// returns the refusal, not a Fail that blames the provider on a stale
+// list.
+func TestWait_L8_WatchRefusedIsNotAVerdict(t *testing.T) {
+	provisioning := func(s *v1.Service) {
+		s.Status.Conditions = []metav1.Condition{
+			{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonProvisioning), LastTransitionTime: wire(t0)},
+			{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionFalse, Reason: string(v1.LoadBalancerReasonProvisioning), LastTransitionTime: wire(t0)},
+		}
+	}
+	for name, tc := range map[string]struct {
+		svc  *corev1.Service
+		step time.Duration // 0: the caller gives up
+	}{
+		"first deadline":        {coreService(), DefaultConditionsTimeout},
+		"provisioning deadline": {coreService(provisioning), DefaultProvisionTimeout},
+		"canceled":              {coreService(), 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := testingclock.NewFakeClock(t0)
+			cs := fake.NewClientset(tc.svc)
+			var watches atomic.Int32
+			cs.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) {
+				watches.Add(1)
+				return true, nil, apierrors.NewForbidden(corev1.Resource("services"), "", errors.New(`user "e2e" cannot watch resource "services"`))
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done, observed := startWait(t, ctx, cs, "", WithClock(clk))
+			nextObservation(t, observed)
+			waitForTimers(t, clk, 2)
+			for deadline := time.Now().Add(20 * time.Second); watches.Load() == 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("Wait never watched")
+				}
+			}
+			if tc.step == 0 {
+				cancel()
+			} else {
+				clk.Step(tc.step)
+			}
+			r := result(t, done)
+			if !apierrors.IsForbidden(r.err) {
+				t.Fatalf("err = %v; want the watch's refusal", r.err)
+			}
+			var fe *FailError
+			if errors.As(r.err, &fe) || r.verdict.Result != ResultPending {
+				t.Errorf("Wait = %v, %v; a client that could not watch blames no provider (T2)", r.verdict, r.err)
+			}
+			if tc.step == 0 && !errors.Is(r.err, context.Canceled) {
+				t.Errorf("err = %v; want the context's error too", r.err)
+			}
+			if tc.step != 0 && (!strings.Contains(r.err.Error(), "default/web") || !strings.Contains(r.err.Error(), "could not be watched")) {
+				t.Errorf("err = %q; want it to name the Service and say that it could not be watched", r.err)
+			}
+		})
+	}
+}
