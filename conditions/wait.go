@@ -117,9 +117,10 @@ type ServiceListWatcher interface {
 //
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
 // the name with another uid (deleted and created again while the watch was
-// down); the context's error, with the last verdict, when ctx ends first
-// (wrapped with the last list's error when no Service was seen and that
-// list failed, else with the last watch's when it failed); a nil services
+// down); the context's error, wrapped with the Service's name and the
+// last verdict, which is returned too, when ctx ends first (with the last
+// list's error instead when no Service was seen and that list failed, or
+// the last watch's when it failed); a nil services
 // or an empty name, at once; the error of the last list, wrapped, when the
 // first deadline passes before any Service was seen and that list failed
 // (an RBAC refusal, say: the lists are retried until then, and no verdict
@@ -326,7 +327,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		if unwatched != nil {
 			return last, verdict, fmt.Errorf("%w; the last watch of services failed: %w", ctx.Err(), unwatched)
 		}
-		return last, verdict, ctx.Err()
+		// Named, with the verdict so far: a suite that fails with the
+		// error alone says which Service it gave up on, and why.
+		return last, verdict, fmt.Errorf("service %s: %w while the verdict was %s", subject, ctx.Err(), verdict)
 	default:
 		return last, verdict, fmt.Errorf("service %s/%s: %w", namespace, name, err)
 	}

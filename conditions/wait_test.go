@@ -565,6 +565,11 @@ func TestWait_ContextCanceled(t *testing.T) {
 	if !errors.Is(r.err, context.Canceled) || r.verdict.Result != ResultPending {
 		t.Fatalf("Wait = %v, %v; want the last Pending verdict and context.Canceled", r.verdict, r.err)
 	}
+	// A suite that fails with the error alone (framework.ExpectNoError)
+	// says which Service it gave up on, and how far it had come.
+	if msg := r.err.Error(); !strings.Contains(msg, "default/web") || !strings.Contains(msg, r.verdict.Reason) {
+		t.Errorf("err = %q; want it to name the Service and the last verdict", msg)
+	}
 }
 
 func TestWait_NilClient(t *testing.T) {
