@@ -284,10 +284,23 @@ func (m *seenChangeMatcher) since() string {
 	return "LoadBalancerProvisioning's lastTransitionTime moved from " + c.LastTransitionTime.UTC().Format(time.RFC3339)
 }
 
+// now says what the Service shows of what since names: the conditions
+// describe lists have no times.
+func (m *seenChangeMatcher) now() string {
+	var c *metav1.Condition
+	if m.svc != nil {
+		c = conditions.Get(m.svc.Status.Conditions, v1.LoadBalancerConditionProvisioning)
+	}
+	if c == nil {
+		return "there is no LoadBalancerProvisioning now"
+	}
+	return "LoadBalancerProvisioning's lastTransitionTime is now " + c.LastTransitionTime.UTC().Format(time.RFC3339)
+}
+
 func (m *seenChangeMatcher) FailureMessage(any) string {
-	return "expected the provider to have seen the spec change (L6: " + m.since() + ")\n" + describe(m.svc)
+	return "expected the provider to have seen the spec change (L6: " + m.since() + "); " + m.now() + "\n" + describe(m.svc)
 }
 
 func (m *seenChangeMatcher) NegatedFailureMessage(any) string {
-	return "expected the provider not to have seen the spec change yet (L6: " + m.since() + ")\n" + describe(m.svc)
+	return "expected the provider not to have seen the spec change yet (L6: " + m.since() + "); " + m.now() + "\n" + describe(m.svc)
 }

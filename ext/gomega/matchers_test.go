@@ -240,6 +240,24 @@ func TestHaveSeenChange_L6(t *testing.T) {
 	if msg := m.FailureMessage(ready); !strings.Contains(msg, "L6") || !strings.Contains(msg, "moved from 0001-01-01T00:00:00Z") || !strings.Contains(msg, "Service shop/web") {
 		t.Errorf("failure message %q does not name L6, the old time and the Service", msg)
 	}
+	// The conditions listed have no times: the message says where
+	// Provisioning's lastTransitionTime is now.
+	if msg := m.FailureMessage(ready); !strings.Contains(msg, "is now 0001-01-01T00:00:00Z") {
+		t.Errorf("failure message %q does not say where lastTransitionTime is now", msg)
+	}
+	gone := HaveSeenChange(ready)
+	if ok, _ := gone.Match(svcWith(false)); ok {
+		t.Fatal("matched a Service without Provisioning")
+	}
+	if msg := gone.FailureMessage(nil); !strings.Contains(msg, "there is no LoadBalancerProvisioning now") {
+		t.Errorf("failure message %q does not say that Provisioning is gone", msg)
+	}
+	if ok, _ := m.Match(bumped); !ok {
+		t.Fatal("did not match a moved Provisioning")
+	}
+	if msg := m.NegatedFailureMessage(bumped); !strings.Contains(msg, "is now 2025-03-04T05:06:08Z") {
+		t.Errorf("negated failure message %q does not say where lastTransitionTime is now", msg)
+	}
 	if _, err := HaveSeenChange(func() *corev1.Service { return ready }).Match(bumped); err == nil || !strings.Contains(err.Error(), "not a function") {
 		t.Errorf("before given as a function: err = %v", err)
 	}
