@@ -237,7 +237,8 @@ type SpecChangeOption struct{ before *corev1.Service }
 // of another field is never acknowledged, and the wait ends at the
 // provisioning deadline; so does a change of the type away from
 // LoadBalancer, which the provider answers by removing the conditions (L9),
-// not by a verdict. The deadlines run from the start of the wait, the
+// not by a verdict: poll HasKEPConditions for that, or use BeReleased of
+// ext/gomega. The deadlines run from the start of the wait, the
 // change being what the provider answers: WithDeadlinesFromCreation is
 // ignored. A Service of the name with another uid than before's is
 // ErrServiceDeleted. A nil before does nothing.

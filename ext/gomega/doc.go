@@ -19,6 +19,7 @@ limitations under the License.
 //
 //	Eventually(get).Should(lbgomega.BeServing())
 //	Eventually(get).Should(And(lbgomega.HaveSeenChange(before), lbgomega.BeServing()))
+//	Eventually(get).Should(lbgomega.BeReleased()) // after a change to ClusterIP (L9)
 //	Expect(svc).To(lbgomega.HaveVerdict(conditions.ResultSkip))
 //	Expect(svc).NotTo(lbgomega.BeDegradedIn(v1.LoadBalancerFeatureSessionAffinity))
 //

@@ -17,6 +17,7 @@ limitations under the License.
 package gomega
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -76,6 +77,18 @@ func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
 func HaveSeenChange(before any) types.GomegaMatcher {
 	return &seenChangeMatcher{before: before}
 }
+
+// BeReleased succeeds when the Service is no longer of type LoadBalancer
+// and carries none of LoadBalancerServing, LoadBalancerProvisioning and
+// LoadBalancerDegraded: the provider removed them together with the load
+// balancer (L9). After a change of the type away from LoadBalancer, where
+// no verdict follows:
+//
+//	Eventually(get).WithTimeout(timeout).Should(lbgomega.BeReleased())
+//
+// The deprecated LoadBalancerPortsError and other controllers' conditions
+// do not count. A nil Service is not matched.
+func BeReleased() types.GomegaMatcher { return &releasedMatcher{} }
 
 // toService converts what a matcher is given to a Service; see the
 // package doc.
@@ -303,4 +316,31 @@ func (m *seenChangeMatcher) FailureMessage(any) string {
 
 func (m *seenChangeMatcher) NegatedFailureMessage(any) string {
 	return "expected the provider not to have seen the spec change yet (L6: " + m.since() + "); " + m.now() + "\n" + describe(m.svc)
+}
+
+type releasedMatcher struct{ svc *v1.Service }
+
+func (m *releasedMatcher) Match(actual any) (bool, error) {
+	svc, err := toService(actual)
+	if err != nil {
+		return false, err
+	}
+	m.svc = svc
+	return svc != nil && svc.Spec.Type != corev1.ServiceTypeLoadBalancer && !conditions.HasKEPConditions(svc.Status.Conditions), nil
+}
+
+// typeOf names the Service's type, which describe leaves out.
+func (m *releasedMatcher) typeOf() string {
+	if m.svc == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (type %s)", cmp.Or(string(m.svc.Spec.Type), "not set"))
+}
+
+func (m *releasedMatcher) FailureMessage(any) string {
+	return "expected a Service no longer of type LoadBalancer and without the KEP-4631 conditions (L9)" + m.typeOf() + "\n" + describe(m.svc)
+}
+
+func (m *releasedMatcher) NegatedFailureMessage(any) string {
+	return "expected a LoadBalancer Service, or one with KEP-4631 conditions still (L9)" + m.typeOf() + "\n" + describe(m.svc)
 }

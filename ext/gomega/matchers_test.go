@@ -141,7 +141,7 @@ func TestMatchers_MessagesNameRuleAndConditions(t *testing.T) {
 }
 
 func TestMatchers_WrongTypeIsAnError(t *testing.T) {
-	for _, m := range []types.GomegaMatcher{BeServing(), BeRefused(), BeDegradedIn(v1.LoadBalancerFeaturePorts)} {
+	for _, m := range []types.GomegaMatcher{BeServing(), BeRefused(), BeDegradedIn(v1.LoadBalancerFeaturePorts), BeReleased()} {
 		if _, err := m.Match("web"); err == nil || !strings.Contains(err.Error(), "string") {
 			t.Errorf("Match(string): %v, want an error naming the type", err)
 		}
@@ -260,5 +260,49 @@ func TestHaveSeenChange_L6(t *testing.T) {
 	}
 	if _, err := HaveSeenChange(func() *corev1.Service { return ready }).Match(bumped); err == nil || !strings.Contains(err.Error(), "not a function") {
 		t.Errorf("before given as a function: err = %v", err)
+	}
+}
+
+// BeReleased: after a change of the type away from LoadBalancer, the
+// provider removes its conditions (L9); a LoadBalancer Service without
+// them yet, or a ClusterIP one that keeps them, is not released.
+func TestBeReleased_L9(t *testing.T) {
+	clusterIP := func(s *corev1.Service) *corev1.Service {
+		s = s.DeepCopy()
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+		return s
+	}
+	other := svcWith(false, metav1.Condition{Type: "example.com/Healthy", Status: "True", Reason: "Probed"})
+	for _, tc := range []struct {
+		name   string
+		actual any
+		want   bool
+	}{
+		{"ClusterIP, conditions removed", clusterIP(svcWith(false)), true},
+		{"ClusterIP, another controller's condition", clusterIP(other), true},
+		{"ClusterIP, deprecated PortsError left", clusterIP(svcWith(false, legacyPortsError.Status.Conditions[2])), true},
+		{"ClusterIP, conditions kept", clusterIP(ready), false},
+		{"ClusterIP, Degraded kept", clusterIP(svcWith(false, degradedMultiple.Status.Conditions[2])), false},
+		{"LoadBalancer without conditions yet", svcWith(false), false},
+		{"from a function", func() *corev1.Service { return clusterIP(svcWith(false)) }, true},
+		{"nil", (*corev1.Service)(nil), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := BeReleased()
+			got, err := m.Match(tc.actual)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("Match = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	m := BeReleased()
+	if ok, _ := m.Match(clusterIP(ready)); ok {
+		t.Fatal("matched a Service that kept its conditions")
+	}
+	if msg := m.FailureMessage(nil); !strings.Contains(msg, "L9") || !strings.Contains(msg, "type ClusterIP") || !strings.Contains(msg, "LoadBalancerServing=True/Serving") {
+		t.Errorf("failure message %q does not name L9, the type and the conditions seen", msg)
 	}
 }
