@@ -231,9 +231,12 @@ type SpecChangeOption struct{ before *corev1.Service }
 // verdict counts only once LoadBalancerProvisioning's lastTransitionTime
 // differs from before's (L6), and is Pending until then. Without the
 // option, a Wait that follows an update returns at once with the verdict
-// the provider gave the old spec. before is the Service the update returned
-// (a spec write leaves the status as it was), or one read before the
-// update; one without Provisioning makes any Provisioning count. A change
+// the provider gave the old spec. before is the Service the update or patch
+// returned (a spec write leaves the status as it was), or the one an Update
+// was made with, whose resourceVersion lets no status write in between; not
+// one read before a patch, which carries none: a status write in between,
+// such as the end of a provisioning, would count as the acknowledgement.
+// One without Provisioning makes any Provisioning count. A change
 // of another field is never acknowledged, and the wait ends at the
 // provisioning deadline; so does a change of the type away from
 // LoadBalancer, which the provider answers by removing the conditions (L9),

@@ -338,8 +338,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 // ChangeSeen reports whether svc shows that the provider saw a change of a
 // load-balancer-relevant field made after before was read (L6): svc has
 // LoadBalancerProvisioning, and before had none or one of another
-// lastTransitionTime. before is the Service the update returned, or one
-// read before it. A nil svc gives false; a nil before counts as one without
+// lastTransitionTime. before is the Service the update or patch returned,
+// or the one an Update was made with (see WithSpecChange: not one read
+// before a patch). A nil svc gives false; a nil before counts as one without
 // conditions. WithSpecChange makes Wait wait for it.
 func ChangeSeen[S Object](before, svc S) bool {
 	s := view(svc)

@@ -31,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -1145,5 +1146,31 @@ func TestWait_L8_WatchRefusedIsNotAVerdict(t *testing.T) {
 				t.Errorf("err = %q; want it to name the Service and say that it could not be watched", r.err)
 			}
 		})
+	}
+}
+
+// ChangeSeen after a patch: a patch carries no resourceVersion, so a status
+// write between a read and the patch (a provisioning that ends) moves
+// Provisioning before the provider has seen the change. The Service the
+// patch returned holds that write, and is the one to compare with (L6).
+func TestChangeSeen_L6_BeforeAPatch(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	services := cs.CoreV1().Services("default")
+	started := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	read, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	provide(t, cs)(Succeeded(started, ingress, nil)) // after the read, before the patch
+	patched, err := services.Patch(context.Background(), "web", types.MergePatchType,
+		[]byte(`{"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP"},{"name":"alt","port":8443,"protocol":"TCP"}]}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ChangeSeen(patched, patched) {
+		t.Error("ChangeSeen(patched, patched): the Service the patch returned shows no acknowledgement yet")
+	}
+	if !ChangeSeen(read, patched) {
+		t.Error("ChangeSeen(read, patched) = false; a read before a patch takes the status write in between for the acknowledgement, as WithSpecChange warns")
 	}
 }

@@ -71,9 +71,11 @@ func BeDegradedIn(feature v1.LoadBalancerFeature) types.GomegaMatcher {
 //
 //	Eventually(get).Should(And(lbgomega.HaveSeenChange(before), lbgomega.BeServing()))
 //
-// before is the Service the update returned, or one read before it, in
-// any form the matchers take other than a function; nil counts as a
-// Service without conditions.
+// before is the Service the update or patch returned, or the one an
+// Update was made with (not one read before a patch: a status write in
+// between would count, see conditions.WithSpecChange), in any form the
+// matchers take other than a function; nil counts as a Service without
+// conditions.
 func HaveSeenChange(before any) types.GomegaMatcher {
 	return &seenChangeMatcher{before: before}
 }
