@@ -117,18 +117,18 @@ type ServiceListWatcher interface {
 //
 // Other errors: ErrServiceDeleted, also when a relist shows a Service of
 // the name with another uid (deleted and created again while the watch was
-// down); the context's error, wrapped with the Service's name and the
-// last verdict, which is returned too, when ctx ends first (with the last
-// list's error instead when no Service was seen and that list failed, or
-// the last watch's when it failed); a nil services
-// or an empty name, at once; the error of the last list, wrapped, when the
-// first deadline passes before any Service was seen and that list failed
-// (an RBAC refusal, say: the lists are retried until then, and no verdict
-// on a provider follows); the error of the last watch, wrapped, when a
-// deadline passes while the watch fails (a client that may list Services
-// but not watch them: the lists that follow each refusal come ever
-// further apart, and what the provider wrote since the last is not
-// known). The returned Service is nil when none was seen.
+// down); the context's error, wrapped with the Service's name and the last
+// verdict, which is returned too, when ctx ends first (with the last list's
+// error instead when no Service was seen and that list failed, or the last
+// watch's when it failed); a nil services or an empty name, at once; the
+// error of the last list, wrapped, when the first deadline passes before
+// any Service was seen and that list failed (an RBAC refusal, say: the
+// lists are retried until then, and no verdict on a provider follows); the
+// error of the last watch, wrapped, when a deadline passes while the watch
+// fails (a client that may list Services but not watch them: the lists that
+// follow each refusal come ever further apart, and what the provider wrote
+// since the last is not known). The returned Service is nil when none was
+// seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
