@@ -120,15 +120,15 @@ type ServiceListWatcher interface {
 // down); the context's error, wrapped with the Service's name and the last
 // verdict, which is returned too, when ctx ends first (with the last list's
 // error instead when no Service was seen and that list failed, or the last
-// watch's when it failed); a nil services or an empty name, at once; the
-// error of the last list, wrapped, when the first deadline passes before
-// any Service was seen and that list failed (an RBAC refusal, say: the
-// lists are retried until then, and no verdict on a provider follows); the
-// error of the last watch, wrapped, when a deadline passes while the watch
-// fails (a client that may list Services but not watch them: the lists that
-// follow each refusal come ever further apart, and what the provider wrote
-// since the last is not known). The returned Service is nil when none was
-// seen.
+// watch's when it failed); a nil services, an empty name or a feature this
+// version does not know, at once; the error of the last list, wrapped, when
+// the first deadline passes before any Service was seen and that list
+// failed (an RBAC refusal, say: the lists are retried until then, and no
+// verdict on a provider follows); the error of the last watch, wrapped,
+// when a deadline passes while the watch fails (a client that may list
+// Services but not watch them: the lists that follow each refusal come ever
+// further apart, and what the provider wrote since the last is not known).
+// The returned Service is nil when none was seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
@@ -137,6 +137,12 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	if name == "" {
 		// It would select no Service, and wait out L8's first deadline.
 		return nil, verdict, errors.New("service name is empty")
+	}
+	if feature != "" && !feature.IsKnown() {
+		// No Degraded reason names it, so it could never skip (T1): a
+		// misspelt feature would pass a test of a feature the provider
+		// does not have.
+		return nil, verdict, fmt.Errorf("feature %q is not one this version knows (%v)", feature, v1.LoadBalancerFeatures())
 	}
 	o := makeWaitOptions(opts)
 	clk, ok := o.clock.(clock.Clock)

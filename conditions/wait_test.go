@@ -581,6 +581,16 @@ func TestWait_NilClient(t *testing.T) {
 
 // An empty name names no Service: Wait says so at once, instead of
 // waiting out the first deadline of L8 and failing by T2.
+// A feature this version does not know could never skip (T1): Wait says
+// so at once rather than judge a test of it Ready.
+func TestWait_UnknownFeature(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	_, v, err := Wait(context.Background(), cs.CoreV1().Services("default"), "web", "SessionAfinity", WithClock(testingclock.NewFakeClock(t0)))
+	if err == nil || !strings.Contains(err.Error(), `"SessionAfinity"`) || !strings.Contains(err.Error(), "SessionAffinity") || v.Result != ResultPending {
+		t.Fatalf("Wait for a misspelt feature: %v, %v; want an error naming it and the known ones", v, err)
+	}
+}
+
 func TestWait_EmptyName(t *testing.T) {
 	cs := fake.NewClientset(coreService())
 	ctx, cancel := context.WithCancel(context.Background())
