@@ -277,6 +277,13 @@ func ReadReport(r io.Reader) (*Report, error) {
 	if report.APIVersion != ReportAPIVersion || report.Kind != ReportKind {
 		return nil, fmt.Errorf("not a report: apiVersion %q and kind %q, want %s and %s", report.APIVersion, report.Kind, ReportAPIVersion, ReportKind)
 	}
+	switch report.Result {
+	case ResultSuccess, ResultPartial, ResultFailure:
+	default:
+		// Every run ends in one of them: without it there is no run to
+		// show, and a page would say " on : 0 passed".
+		return nil, fmt.Errorf("not a report: result %q, want %s, %s or %s", report.Result, ResultSuccess, ResultPartial, ResultFailure)
+	}
 	return &report, nil
 }
 

@@ -342,6 +342,8 @@ func TestReadReport_RefusesWhatIsNotOne(t *testing.T) {
 		"an empty input":                  "",
 		"another kind of this apiVersion": "apiVersion: " + ReportAPIVersion + "\nkind: Service\n",
 		"another apiVersion":              "apiVersion: lbstatus.github.io/v2\nkind: " + ReportKind + "\n",
+		"no result":                       "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\n",
+		"a result no run ends in":         "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: done\n",
 	} {
 		if r, err := ReadReport(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), "not a report") {
 			t.Errorf("%s: %+v, %v; want a \"not a report\" error", name, r, err)
