@@ -257,6 +257,9 @@ func TestValidateServiceStatusUpdate_P5(t *testing.T) {
 	rangesAnnotation := func(s *v1.Service) {
 		s.Annotations = map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: "10.0.0.0/8"}
 	}
+	portsError := changed(degradedPorts, func(c *metav1.Condition) {
+		c.Type, c.Reason = string(v1.LoadBalancerConditionPortsError), "PortsError"
+	})
 	ranges := changed(degradedPorts, func(c *metav1.Condition) {
 		c.Reason = string(v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported)
 	})
@@ -277,9 +280,12 @@ func TestValidateServiceStatusUpdate_P5(t *testing.T) {
 		{name: "a provider's own Degraded reason", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Reason = "SlowDisks" })},
 		{name: "Degraded=Unknown names nothing", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown })},
 		{name: "not a LoadBalancer: L9's, not P5's", mods: []func(*v1.Service){withType(corev1.ServiceTypeClusterIP)}, cond: degradedPorts},
-		// P5 reads the reasons of LoadBalancerDegraded only; the
-		// deprecated condition is C4's, a warning of the checker.
-		{name: "a Degraded reason on LoadBalancerPortsError", cond: changed(degradedPorts, func(c *metav1.Condition) { c.Type = string(v1.LoadBalancerConditionPortsError) })},
+		// The deprecated condition, True, reads as PortsNotSupported
+		// (C4), as the checker and P6 read it, whatever its reason.
+		{name: "LoadBalancerPortsError on a one-port Service", cond: portsError,
+			want: errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "status")))},
+		{name: "LoadBalancerPortsError on a two-port Service", mods: []func(*v1.Service){twoPorts}, cond: portsError},
+		{name: "LoadBalancerPortsError=False names nothing", cond: changed(portsError, func(c *metav1.Condition) { c.Status = metav1.ConditionFalse })},
 		// The Service asks for source ranges through the annotation too.
 		{name: "LoadBalancerSourceRangesNotSupported without source ranges", cond: ranges,
 			want: errs(want("P5", field.ErrorTypeInvalid, conditionPath(2, "reason")))},

@@ -121,7 +121,9 @@ limitations under the License.
 //     .status); judged unless both conditions are unchanged.
 //   - P5: LoadBalancerDegraded=True with a reason naming a feature the
 //     Service does not ask for (Invalid on .reason, or on .message for the
-//     reasons a Multiple lists: one error naming them all, each once).
+//     reasons a Multiple lists: one error naming them all, each once), or
+//     LoadBalancerPortsError=True, read as reason PortsNotSupported (C4),
+//     on a Service that does not ask for Ports (Invalid on its .status).
 //   - L4: LoadBalancerServing=True while no entry of
 //     status.loadBalancer.ingress has an ip or a hostname (Invalid on
 //     Serving's .status); judged when the write changes Serving or the

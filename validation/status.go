@@ -147,7 +147,7 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // many conditions of it. With the gate on and Options.CrossConditionRules,
 // for a LoadBalancer Service, L5 judges the pair of Serving and
 // Provisioning unless both are unchanged, P5 each changed Degraded=True
-// condition, L4 Serving against spec.Ingress when either changed (from
+// or LoadBalancerPortsError=True condition, L4 Serving against spec.Ingress when either changed (from
 // spec.OldIngress), and P6 the degradations against spec.Required when
 // Serving or one of them changed. Every error carries its rule ID as
 // origin. nil or empty conds yield no errors; a gate that does not know the
@@ -355,9 +355,24 @@ func validateLoadBalancerCondition(c *metav1.Condition, p *field.Path) *field.Er
 // whose message lists such reasons, G2) must name one the Service asks
 // for. Reasons outside the table are a provider's own and pass. It
 // reports at most one error: a Multiple that lists several reasons the
-// Service does not ask for gets one error naming them all.
+// Service does not ask for gets one error naming them all. A
+// LoadBalancerPortsError=True is read as Degraded with reason
+// PortsNotSupported (C4), as P6 and the checker read it: on a Service that
+// does not ask for Ports it is an error at its status.
 func validateDegradation(c *metav1.Condition, p *field.Path, asks sets.Set[v1.LoadBalancerFeature]) field.ErrorList {
-	if c.Type != string(v1.LoadBalancerConditionDegraded) || c.Status != metav1.ConditionTrue {
+	if c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	switch v1.LoadBalancerConditionType(c.Type) {
+	case v1.LoadBalancerConditionDegraded:
+	case v1.LoadBalancerConditionPortsError:
+		if asks.Has(v1.LoadBalancerFeaturePorts) {
+			return nil
+		}
+		return field.ErrorList{field.Invalid(p.Child("status"), c.Status, fmt.Sprintf(
+			"must not be True while the Service does not ask for %s: %s is read as %s with reason %s",
+			v1.LoadBalancerFeaturePorts, v1.LoadBalancerConditionPortsError, v1.LoadBalancerConditionDegraded, v1.LoadBalancerReasonPortsNotSupported)).WithOrigin(OriginP5)}
+	default:
 		return nil
 	}
 	at, value, reasons := degradedReasons(c, p)
