@@ -971,8 +971,10 @@ func genCondition(rng *rand.Rand, typ string) metav1.Condition {
 
 // differentialRules are the rules the policies enforce, as the reference
 // side finds them: C1 and C3 from validation.ValidateServiceStatusUpdate,
-// L1, L4, L5, P5 and P6 from the conformance checker, for a write of
-// newConds and newIngress over stored. C4 only warns (addsPortsError).
+// P5 from it with the cross-condition rules (P5 ratchets per condition,
+// which the checker, judging one object, cannot tell), L1, L4, L5 and P6
+// from the conformance checker, for a write of newConds and newIngress
+// over stored. C4 only warns (addsPortsError).
 func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service, newConds []metav1.Condition, newIngress []corev1.LoadBalancerIngress) []string {
 	t.Helper()
 	oldSvc := v1.FromCore(stored)
@@ -995,6 +997,13 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			rules = append(rules, "C3")
 		}
 	}
+	cross := gate
+	cross.CrossConditionRules = true
+	for _, err := range validation.ValidateServiceStatusUpdate(newSvc, oldSvc, cross) {
+		if err.Origin == validation.OriginP5 {
+			rules = append(rules, err.Origin)
+		}
+	}
 	changed := func(types ...string) bool { return typesChanged(oldSvc.Status.Conditions, newConds, types...) }
 	for _, f := range conformance.NewChecker().Observe(newSvc) {
 		if f.Severity != conformance.SeverityViolation {
@@ -1007,10 +1016,6 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			}
 		case "L4":
 			if changed(serving) || !apiequality.Semantic.DeepEqual(newIngress, stored.Status.LoadBalancer.Ingress) {
-				rules = append(rules, string(f.Rule))
-			}
-		case "P5":
-			if changed(degraded, portsError) {
 				rules = append(rules, string(f.Rule))
 			}
 		case "P6":

@@ -195,6 +195,37 @@ func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 	}
 }
 
+// TestConditionsPolicy_P5RatchetsPerCondition: P5 judges each
+// degradation against the spec by itself, so a degradation the write
+// leaves as it was is not judged again because another condition of
+// Degraded or LoadBalancerPortsError changed (validation's P5 ratchets per
+// condition too); one the write changes is judged.
+func TestConditionsPolicy_P5RatchetsPerCondition(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc, cond := policyService, policyCondition
+	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	// The Service has one port: a degradation in Ports breaks P5.
+	portsError, degradedPorts := cond("LoadBalancerPortsError", "True", "PortsError"), cond("LoadBalancerDegraded", "True", "PortsNotSupported")
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"a LoadBalancerPortsError kept, Degraded added", svc(true, serving, complete, portsError),
+			svc(true, serving, complete, portsError, cond("LoadBalancerDegraded", "Unknown", "Checking")), nil},
+		{"a Degraded kept, LoadBalancerPortsError added", svc(true, serving, complete, degradedPorts),
+			svc(true, serving, complete, degradedPorts, cond("LoadBalancerPortsError", "False", "PortsError")), nil},
+		{"a LoadBalancerPortsError added", svc(true, serving, complete), svc(true, serving, complete, portsError), []string{"P5"}},
+		{"a Degraded added", svc(true, serving, complete), svc(true, serving, complete, degradedPorts), []string{"P5"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 // TestDeprecatedPolicy_C4Warns: a status write that adds a
 // LoadBalancerPortsError is warned about (C4, a warning in the
 // specification) by the policy that only warns, and the refusing policy

@@ -313,12 +313,23 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		if !ok {
 			return nil, fmt.Errorf("feature %s: no P5 expression for what a Service asks for; add it to asksFor", f)
 		}
-		named := `variables.conditions.exists(c, c.type == '` + degraded + `' && c.status == 'True' && (c.reason == '` + string(r) + `' || ` +
-			`(c.reason == '` + string(v1.LoadBalancerReasonMultiple) + `' && c.message.split(':')[0].split(',').exists(x, x.trim() == '` + string(r) + `'))))`
-		if f == v1.LoadBalancerFeaturePorts {
-			named += ` || variables.conditions.exists(c, c.type == '` + portsError + `' && c.status == 'True')`
+		// names returns the CEL that is true when a condition for which
+		// also holds names r: the Degraded reason, a Multiple's list, or
+		// for Ports the deprecated LoadBalancerPortsError (C4).
+		names := func(also string) string {
+			out := `variables.conditions.exists(c, c.type == '` + degraded + `' && c.status == 'True' && (c.reason == '` + string(r) + `' || ` +
+				`(c.reason == '` + string(v1.LoadBalancerReasonMultiple) + `' && c.message.split(':')[0].split(',').exists(x, x.trim() == '` + string(r) + `')))` + also + `)`
+			if f == v1.LoadBalancerFeaturePorts {
+				out += ` || variables.conditions.exists(c, c.type == '` + portsError + `' && c.status == 'True'` + also + `)`
+			}
+			return out
 		}
-		add(`!variables.loadBalancer || !variables.degradedChanged || !(`+named+`) || (`+asks.expr+`)`,
+		named := names("")
+		// P5 judges each degradation against the spec on its own, so it
+		// ratchets per condition, as C1 and C3 do: a degradation the
+		// write leaves as it was is not judged again because another
+		// one changed.
+		add(`!variables.loadBalancer || !(`+names(` && !`+unchanged)+`) || (`+asks.expr+`)`,
 			fmt.Sprintf("P5: status.conditions: %s names %s, but the Service does not ask for it (it takes %s)", degraded, r, asks.need))
 		add(`!variables.loadBalancer || !(variables.servingChanged || variables.degradedChanged) || `+
 			`!variables.conditions.exists(c, c.type == '`+serving+`' && c.status == 'True') || !(`+named+`) || !('`+string(f)+`' in variables.required)`,
@@ -349,9 +360,10 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// checker reads it (comma-separated, trimmed).
 				{Name: "required", Expression: `has(object.metadata.annotations) && '` + v1.RequiredFeaturesAnnotation + `' in object.metadata.annotations ? ` +
 					`object.metadata.annotations['` + v1.RequiredFeaturesAnnotation + `'].split(',').map(i, i.trim()) : []`},
-				// Rules between conditions (L1, L5, P5, P6), and between
+				// Rules between conditions (L1, L5, P6), and between
 				// Serving and the ingress (L4), are judged only when the
-				// write changes one of the fields they read.
+				// write changes one of the fields they read; P5, a rule
+				// of each degradation alone, ratchets per condition.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
 				{Name: "servingChanged", Expression: changed(v1.LoadBalancerConditionServing)},
 				// Both sides spelled out: compared through the variable,
