@@ -147,14 +147,14 @@ func policyCondition(typ, status, reason string) any {
 
 // TestConditionsPolicy_DuplicateTypes: a status write that adds a second
 // condition of a KEP-4631 type is refused (C5), whatever the rest of the
-// write: every reader takes the first of a type, while the other rules
-// look for any condition of a type, so a second one stood for the first:
-// a second Provisioning=True beside a first, False, under
-// Serving=False/Provisioning passed L5, and a second Serving=True beside a
-// first Serving=False/Infrastructure passed everything while readers see
-// a failure. A write that keeps as many of a type as it found is not
-// refused for them (ratchet, as validation.ValidateServiceStatusUpdate
-// has it), and one without duplicates is not refused at all.
+// write: every reader takes the first of a type. The rules between
+// conditions read the first of each type too, so a second
+// Provisioning=True beside a first, False, under
+// Serving=False/Provisioning does not hide the L5 break, and a second
+// Serving=True beside a first Serving=False/Infrastructure is not read. A
+// write that keeps as many of a type as it found is not refused for them
+// (ratchet, as validation.ValidateServiceStatusUpdate has it), and one
+// without duplicates is not refused at all.
 func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
 	svc, cond := policyService, policyCondition
@@ -166,7 +166,7 @@ func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 	}{
 		{"second Provisioning that hides an L5 break", svc(false),
 			svc(false, cond(serving, "False", "Provisioning"), cond(provisioning, "False", "Complete"), cond(provisioning, "True", "Provisioning")),
-			[]string{"C5"}},
+			[]string{"C5", "L5"}},
 		{"second Serving", svc(true),
 			svc(true, cond(provisioning, "False", "Complete"), cond(serving, "False", "Infrastructure"), cond(serving, "True", "Serving")),
 			[]string{"C5"}},
@@ -189,6 +189,40 @@ func TestConditionsPolicy_DuplicateTypes(t *testing.T) {
 			got := p.refuses(t, c.new, c.old)
 			slices.Sort(got)
 			if !slices.Equal(slices.Compact(got), c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestConditionsPolicy_StoredDuplicatesReadFirst: on a Service stored
+// with a KEP-4631 type twice (before the policies, which C5's ratchet
+// lets stand), the rules between conditions read the first of each type,
+// as readers, validation and the checker do, and judge it only when the
+// write changes it: a write that drops a second Serving, leaving the first
+// as it was, is not refused for an L4 break the first already had, and a
+// second Serving=True behind a first Serving=False is not read when the
+// write changes the ingress; a write that changes the first is judged.
+func TestConditionsPolicy_StoredDuplicatesReadFirst(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc, cond := policyService, policyCondition
+	servingTrue, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	later := cond("LoadBalancerServing", "True", "Serving")
+	later.(map[string]any)["lastTransitionTime"] = "2026-01-01T00:00:01Z"
+	infrastructure := cond("LoadBalancerServing", "False", "Infrastructure")
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"the second of two Serving=True dropped", svc(false, servingTrue, later, complete), svc(false, servingTrue, complete), nil},
+		{"the second of two equal Serving=True dropped", svc(false, servingTrue, servingTrue, complete), svc(false, servingTrue, complete), nil},
+		{"a Serving=True behind a Serving=False, the ingress dropped", svc(true, infrastructure, servingTrue, complete),
+			svc(false, infrastructure, servingTrue, complete), nil},
+		{"the first Serving changed", svc(false, infrastructure, servingTrue, complete), svc(false, later, servingTrue, complete), []string{"L4"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
 				t.Errorf("the policy refuses for %v, want %v", got, c.want)
 			}
 		})

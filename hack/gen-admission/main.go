@@ -241,9 +241,27 @@ func reasonStatusMap() string {
 }
 
 // changed returns a CEL expression that is true when the write changes any
-// condition of the given types (adds, removes or edits one).
+// condition of the given types: leaves one the stored object did not have
+// (added or edited), or drops one that it leaves no equal of. Conditions
+// are matched by content, wherever they sit, as the per-condition ratchet
+// (unchanged) and validation's have it: a write that only drops a second,
+// equal condition of a type, or reorders them, changes none.
 func changed(ts ...v1.LoadBalancerConditionType) string {
-	return quoteList(ts) + `.exists(t, variables.conditions.filter(c, c.type == t) != variables.oldConditions.filter(c, c.type == t))`
+	return quoteList(ts) + `.exists(t, variables.conditions.exists(c, c.type == t && !variables.oldConditions.exists(o, o == c)) || ` +
+		`variables.oldConditions.exists(o, o.type == t && !variables.conditions.exists(c, c == o)))`
+}
+
+// firstOf returns a CEL expression for the first condition of type t that
+// the write leaves, in a list of none or one.
+func firstOf(t v1.LoadBalancerConditionType) string {
+	return `variables.conditions.exists(c, c.type == '` + string(t) + `') ? [variables.conditions.filter(c, c.type == '` + string(t) + `')[0]] : []`
+}
+
+// firstChanged returns a CEL expression that is true when the first
+// condition of a type, the variable v (firstOf), is not one of the stored
+// object's conditions.
+func firstChanged(v string) string {
+	return `variables.` + v + `.exists(c, !` + unchanged + `)`
 }
 
 // ingressOf returns a CEL expression for the status.loadBalancer.ingress of
@@ -274,10 +292,12 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 	}
 
 	// C5: no KEP-4631 type twice. A stock server stores a second condition
-	// of a type, every reader takes the first, and the rules below, which
-	// look for any condition of a type, would let a second one stand for a
-	// first that breaks them. Ratchet: a write may keep as many of a type
-	// as it found.
+	// of a type, and every reader takes the first: a second one is never
+	// read, whatever it says. Ratchet: a write may keep as many of a type
+	// as it found. The rules between conditions below read the first of
+	// each type (variables.serving, ...), as readers, validation and the
+	// checker do, so a second one stored before the policies neither
+	// breaks them nor hides a first that does.
 	add(quoteList(kepTypes)+`.all(t, size(variables.conditions.filter(c, c.type == t)) <= 1 || `+
 		`size(variables.conditions.filter(c, c.type == t)) <= size(variables.oldConditions.filter(c, c.type == t)))`,
 		"C5: status.conditions: a condition type appears more than once; the conditions are a map keyed by type, and readers take only the first")
@@ -289,18 +309,18 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		`!(c.reason in variables.reasonStatus[c.type]) || variables.reasonStatus[c.type][c.reason] == c.status || `+unchanged+`)`,
 		"C3: status.conditions: the reason belongs to the other status of the condition type (specification table: "+reasonTableText()+")")
 
-	add(`!variables.loadBalancer || !variables.pairChanged || variables.conditions.exists(c, c.type == '`+serving+`') == variables.conditions.exists(c, c.type == '`+provisioning+`')`,
+	add(`!variables.loadBalancer || !variables.pairChanged || size(variables.serving) == size(variables.provisioning)`,
 		"L1: status.conditions: "+serving+" and "+provisioning+" are set together, in one write")
 
 	add(`!variables.loadBalancer || !(variables.servingChanged || variables.ingressChanged) || `+
-		`!variables.conditions.exists(c, c.type == '`+serving+`' && c.status == 'True') || `+
+		`!variables.serving.exists(c, c.status == 'True') || `+
 		`variables.ingress.exists(i, (has(i.ip) && i.ip != '') || (has(i.hostname) && i.hostname != ''))`,
 		"L4: status.loadBalancer.ingress: "+serving+"=True requires an entry with an ip or a hostname")
 
 	for _, p := range servingFalsePartner {
-		add(`!variables.loadBalancer || !variables.pairChanged || !variables.conditions.exists(c, c.type == '`+provisioning+`') || `+
-			`!variables.conditions.exists(s, s.type == '`+serving+`' && s.status == 'False' && s.reason == '`+string(p.reason)+`') || `+
-			`variables.conditions.exists(c, c.type == '`+provisioning+`' && c.status == '`+string(p.provisioning)+`')`,
+		add(`!variables.loadBalancer || !(variables.servingChanged || variables.provisioningChanged) || size(variables.provisioning) == 0 || `+
+			`!variables.serving.exists(s, s.status == 'False' && s.reason == '`+string(p.reason)+`') || `+
+			`variables.provisioning.exists(c, c.status == '`+string(p.provisioning)+`')`,
 			fmt.Sprintf("L5: status.conditions: %s=False with reason %s goes with %s=%s", serving, p.reason, provisioning, p.provisioning))
 	}
 
@@ -315,24 +335,30 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		}
 		// names returns the CEL that is true when a condition for which
 		// also holds names r: the Degraded reason, a Multiple's list, or
-		// for Ports the deprecated LoadBalancerPortsError (C4).
-		names := func(also string) string {
-			out := `variables.conditions.exists(c, c.type == '` + degraded + `' && c.status == 'True' && (c.reason == '` + string(r) + `' || ` +
+		// for Ports the deprecated LoadBalancerPortsError (C4). With
+		// first, only the first condition of each type counts.
+		names := func(first bool, also string) string {
+			over := func(typ, v string) string {
+				if first {
+					return `variables.` + v + `.exists(c, `
+				}
+				return `variables.conditions.exists(c, c.type == '` + typ + `' && `
+			}
+			out := over(degraded, "degraded") + `c.status == 'True' && (c.reason == '` + string(r) + `' || ` +
 				`(c.reason == '` + string(v1.LoadBalancerReasonMultiple) + `' && c.message.split(':')[0].split(',').exists(x, x.trim() == '` + string(r) + `')))` + also + `)`
 			if f == v1.LoadBalancerFeaturePorts {
-				out += ` || variables.conditions.exists(c, c.type == '` + portsError + `' && c.status == 'True'` + also + `)`
+				out += ` || ` + over(portsError, "portsError") + `c.status == 'True'` + also + `)`
 			}
 			return out
 		}
-		named := names("")
 		// P5 judges each degradation against the spec on its own, so it
 		// ratchets per condition, as C1 and C3 do: a degradation the
 		// write leaves as it was is not judged again because another
 		// one changed.
-		add(`!variables.loadBalancer || !(`+names(` && !`+unchanged)+`) || (`+asks.expr+`)`,
+		add(`!variables.loadBalancer || !(`+names(false, ` && !`+unchanged)+`) || (`+asks.expr+`)`,
 			fmt.Sprintf("P5: status.conditions: %s names %s, but the Service does not ask for it (it takes %s)", degraded, r, asks.need))
 		add(`!variables.loadBalancer || !(variables.servingChanged || variables.degradedChanged) || `+
-			`!variables.conditions.exists(c, c.type == '`+serving+`' && c.status == 'True') || !(`+named+`) || !('`+string(f)+`' in variables.required)`,
+			`!variables.serving.exists(c, c.status == 'True') || !(`+names(true, "")+`) || !('`+string(f)+`' in variables.required)`,
 			fmt.Sprintf("P6: status.conditions: %s names %s while %s is True, but the Service requires %s (annotation %s): the provider must refuse it instead (R1)",
 				degraded, r, serving, f, v1.RequiredFeaturesAnnotation))
 	}
@@ -360,17 +386,28 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// checker reads it (comma-separated, trimmed).
 				{Name: "required", Expression: `has(object.metadata.annotations) && '` + v1.RequiredFeaturesAnnotation + `' in object.metadata.annotations ? ` +
 					`object.metadata.annotations['` + v1.RequiredFeaturesAnnotation + `'].split(',').map(i, i.trim()) : []`},
+				// The first condition of each type, the one readers
+				// take, as a list of none or one.
+				{Name: "serving", Expression: firstOf(v1.LoadBalancerConditionServing)},
+				{Name: "provisioning", Expression: firstOf(v1.LoadBalancerConditionProvisioning)},
+				{Name: "degraded", Expression: firstOf(v1.LoadBalancerConditionDegraded)},
+				{Name: "portsError", Expression: firstOf(v1.LoadBalancerConditionPortsError)},
 				// Rules between conditions (L1, L5, P6), and between
 				// Serving and the ingress (L4), are judged only when the
-				// write changes one of the fields they read; P5, a rule
-				// of each degradation alone, ratchets per condition.
+				// write changes one of the conditions they read: L1 when
+				// it adds, edits or drops a Serving or Provisioning, the
+				// others when the first of a type they read is not one
+				// the stored object had (the per-condition ratchet). P5,
+				// a rule of each degradation alone, ratchets per
+				// condition.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
-				{Name: "servingChanged", Expression: changed(v1.LoadBalancerConditionServing)},
+				{Name: "servingChanged", Expression: firstChanged("serving")},
+				{Name: "provisioningChanged", Expression: firstChanged("provisioning")},
 				// Both sides spelled out: compared through the variable,
 				// an absent ingress ([]) meets no overload of != on the
 				// apiserver.
 				{Name: "ingressChanged", Expression: `(` + ingressOf("object") + `) != (` + ingressOf("oldObject") + `)`},
-				{Name: "degradedChanged", Expression: changed(v1.LoadBalancerConditionDegraded, v1.LoadBalancerConditionPortsError)},
+				{Name: "degradedChanged", Expression: firstChanged("degraded") + ` || ` + firstChanged("portsError")},
 				// L1, L4, L5, P5 and P6 judge a LoadBalancer Service. On
 				// another type the conditions are L9's to remove, a
 				// warning, as the checker has it; a write that removes
