@@ -98,7 +98,7 @@ func loadPolicy(t *testing.T, name string) policy {
 // validations that fail for an UPDATE of old to obj; none when the match
 // conditions leave the write alone. An expression that cannot be
 // evaluated fails the test.
-func (p policy) refuses(t *testing.T, obj, old map[string]any) []string {
+func (p policy) refuses(t fataler, obj, old map[string]any) []string {
 	t.Helper()
 	variables := map[string]any{}
 	activation := map[string]any{"object": obj, "oldObject": old, "request": map[string]any{"operation": "UPDATE"}, "variables": variables}
@@ -125,6 +125,13 @@ func (p policy) refuses(t *testing.T, obj, old map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// fataler is what refuses needs of a *testing.T, so that a rapid
+// property can call it too.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
 }
 
 // policyService is a one-port LoadBalancer Service as a policy's CEL sees

@@ -23,8 +23,12 @@ limitations under the License.
 // reader of ext/kstatus to map each Service exactly as
 // conditions.Evaluate's verdicts say (see ext/kstatus's package doc). It
 // also evaluates the admission policies of deploy/admission with cel-go,
-// for what their CEL alone decides; integration/admission_test.go runs
-// them on a real apiserver.
+// for what their CEL alone decides, and, with rapid, requires them to
+// refuse random status writes for the rules
+// validation.ValidateServiceStatusUpdate (gate on, cross-condition rules,
+// as a fork's apiserver runs it) reports, but for the differences the
+// documentation states; integration/admission_test.go runs them on a
+// real apiserver.
 //
 // It is a module of its own so that neither interpreter enters the lbstatus
 // module's dependencies.
