@@ -358,11 +358,13 @@ var statusCases = []statusCase{
 	// A Degraded condition written on its own, without touching the pair.
 	{name: "P5/reject-degraded-alone", spec: "basic", new: []metav1.Condition{cond(degraded, "True", "SessionAffinityNotSupported", "")}, want: "P5"},
 	// C4: LoadBalancerPortsError=True reads as PortsNotSupported; a write
-	// that changes Degraded, or the PortsError itself, on a one-port
-	// Service breaks P5. A PortsError that is not True names nothing.
-	{name: "P5/reject-kept-ports-error-one-port", spec: "affinity",
+	// that changes the PortsError on a one-port Service breaks P5. P5
+	// ratchets per degradation, as validation's does: one that a write
+	// adds beside a PortsError left as it was is judged alone. A
+	// PortsError that is not True names nothing.
+	{name: "P5/ratchet-kept-ports-error-one-port", spec: "affinity",
 		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
-		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53"), cond(degraded, "True", "SessionAffinityNotSupported", "")), want: "P5"},
+		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53"), cond(degraded, "True", "SessionAffinityNotSupported", ""))},
 	{name: "P5/reject-changed-ports-error-one-port", spec: "basic",
 		old: with(servingPair, cond(portsError, "True", "PortsError", "udp/53")),
 		new: with(servingPair, cond(portsError, "True", "PortsError", "udp/53 and udp/54")), want: "P5"},
