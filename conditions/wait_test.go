@@ -610,19 +610,29 @@ func TestWait_EmptyName(t *testing.T) {
 	}
 }
 
+// withForeignCondition returns a fake clientset holding the Service web,
+// asking for session affinity, whose status carries a condition that
+// another field manager applied.
+func withForeignCondition(t *testing.T) *fake.Clientset {
+	t.Helper()
+	cs := fake.NewClientset(coreService(clientIP))
+	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+	patch := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
+		"status": map[string]any{"conditions": []any{other}}}
+	if _, err := cs.CoreV1().Services("default").Patch(context.Background(), "web", "application/apply-patch+yaml", mustJSON(t, patch),
+		metav1.PatchOptions{FieldManager: "other"}, "status"); err != nil {
+		t.Fatalf("apply by another manager: %v", err)
+	}
+	return cs
+}
+
 // The apply configurations do what they claim through server-side apply:
 // the provider's field manager owns the KEP conditions and the ingress,
 // another manager's condition stays, and what a later transition leaves
 // out (Degraded, the ingress) is removed (G4, C2, L9).
 func TestApply_G4_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
-	cs := fake.NewClientset(coreService(clientIP))
+	cs := withForeignCondition(t)
 	services := cs.CoreV1().Services("default")
-	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
-	patch := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
-		"status": map[string]any{"conditions": []any{other}}}
-	if _, err := services.Patch(context.Background(), "web", "application/apply-patch+yaml", mustJSON(t, patch), metav1.PatchOptions{FieldManager: "other"}, "status"); err != nil {
-		t.Fatalf("apply by another manager: %v", err)
-	}
 	get := func() *v1.Service {
 		out, err := services.Get(context.Background(), "web", metav1.GetOptions{})
 		if err != nil {
@@ -654,14 +664,8 @@ func TestApply_G4_ServerSideApplyOwnsOnlyKEPStatus(t *testing.T) {
 // removed condition goes, and the read's resourceVersion is the apply's
 // precondition (G4).
 func TestStatusApply_G4_SetAndRemove(t *testing.T) {
-	cs := fake.NewClientset(coreService(clientIP))
+	cs := withForeignCondition(t)
 	services := cs.CoreV1().Services("default")
-	other := map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}
-	patch := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "default"},
-		"status": map[string]any{"conditions": []any{other}}}
-	if _, err := services.Patch(context.Background(), "web", "application/apply-patch+yaml", mustJSON(t, patch), metav1.PatchOptions{FieldManager: "other"}, "status"); err != nil {
-		t.Fatalf("apply by another manager: %v", err)
-	}
 	apply := func(svc *corev1.Service) *corev1.Service {
 		t.Helper()
 		out, err := services.ApplyStatus(context.Background(), StatusApply(svc), metav1.ApplyOptions{FieldManager: "lb-provider", Force: true})
