@@ -379,7 +379,7 @@ func TestReadReport_ReadError(t *testing.T) {
 // key out when no test required one; the value reads back.
 func TestReportWrite_RequiredFeaturesSource(t *testing.T) {
 	for _, source := range []conditions.RequiredFeaturesSource{conditions.RequiredFeaturesSourceSpec, conditions.RequiredFeaturesSourceNone} {
-		r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, SpecVersion: SpecVersion, RequiredFeaturesSource: source}
+		r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, SpecVersion: SpecVersion, Result: ResultSuccess, RequiredFeaturesSource: source}
 		var buf bytes.Buffer
 		if err := r.Write(&buf, FormatJSON); err != nil {
 			t.Fatal(err)
