@@ -19,6 +19,7 @@ package suite
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -114,6 +116,10 @@ type Options struct {
 	// Progress, when not nil, is called after each test with its report,
 	// from the goroutine that ran it.
 	Progress func(TestReport)
+
+	// run labels the namespaces of one Run, so that one whose creation
+	// got no answer can be found and deleted.
+	run string
 }
 
 // request bounds one request by RequestTimeout.
@@ -222,6 +228,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		return nil, errors.New("conformance suite: client is nil")
 	}
 	opts = opts.withDefaults()
+	opts.run = strings.ToLower(rand.Text())
 	if err := CheckRun(opts.Run); err != nil {
 		return nil, fmt.Errorf("conformance suite: %w", err)
 	}
@@ -320,13 +327,19 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	rctx, cancel := opts.request(ctx)
 	ns, err := client.CoreV1().Namespaces().Create(rctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		GenerateName: t.NamespaceGenerateName(opts.NamespacePrefix),
-		Labels:       map[string]string{"lbstatus.github.io/conformance-test": slug(t.Name)},
+		Labels:       map[string]string{testLabel: slug(t.Name), runLabel: opts.run},
 	}}, metav1.CreateOptions{})
 	cancel()
 	if err != nil {
 		rep.Result, rep.Reason = TestFailed, "creating the test namespace: "+err.Error()
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
 			denied = err
+		}
+		if unanswered(err) {
+			// The server may have made it all the same (an interrupt or
+			// a timeout while it answered): its name is not known, its
+			// labels are.
+			rep.Cleanup = cleanupUnanswered(client, t, opts.run)
 		}
 		return rep, outcome{}, denied
 	}
@@ -407,6 +420,39 @@ func cleanup(client kubernetes.Interface, namespace string) string {
 		left += ", " + strings.Join(services, ", ")
 	}
 	return oneLine(left)
+}
+
+// The labels of a test's namespace: the test, and the run.
+const (
+	testLabel = "lbstatus.github.io/conformance-test"
+	runLabel  = "lbstatus.github.io/conformance-run"
+)
+
+// unanswered reports whether err leaves unknown whether a create took
+// effect: no answer came (an interrupt, a timeout, a broken connection),
+// or the server timed out. Any other answer of the server refused it.
+func unanswered(err error) bool {
+	var status apierrors.APIStatus
+	return !errors.As(err, &status) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+}
+
+// cleanupUnanswered deletes the namespace of test t in run, if the server
+// made one, as cleanup does, and returns what it left, "" for nothing.
+func cleanupUnanswered(client kubernetes.Interface, t Test, run string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	selector := labels.SelectorFromSet(labels.Set{testLabel: slug(t.Name), runLabel: run}).String()
+	list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return oneLine(fmt.Sprintf("perhaps left on the cluster: a namespace labelled %s, whose creation got no answer (listing them: %v)", selector, err))
+	}
+	var left []string
+	for _, ns := range list.Items {
+		if l := cleanup(client, ns.Name); l != "" {
+			left = append(left, l)
+		}
+	}
+	return strings.Join(left, "; ")
 }
 
 // slug turns a test name into a piece of a namespace name.
