@@ -1123,6 +1123,7 @@ func TestWait_L8_WatchRefusedIsNotAVerdict(t *testing.T) {
 		"canceled":              {coreService(), 0},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			clk := testingclock.NewFakeClock(t0)
 			cs := fake.NewClientset(tc.svc)
 			var watches atomic.Int32
@@ -1135,9 +1136,11 @@ func TestWait_L8_WatchRefusedIsNotAVerdict(t *testing.T) {
 			done, observed := startWait(t, ctx, cs, "", WithClock(clk))
 			nextObservation(t, observed)
 			waitForTimers(t, clk, 2)
-			for deadline := time.Now().Add(20 * time.Second); watches.Load() == 0; time.Sleep(time.Millisecond) {
+			// A second watch comes only once Wait has taken in the
+			// first one's refusal.
+			for deadline := time.Now().Add(20 * time.Second); watches.Load() < 2; time.Sleep(time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatal("Wait never watched")
+					t.Fatalf("Wait watched %d times, want 2", watches.Load())
 				}
 			}
 			if tc.step == 0 {
