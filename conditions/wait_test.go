@@ -1072,7 +1072,7 @@ func TestWait_L6_SpecChangeAwayFromLoadBalancer(t *testing.T) {
 	clk := testingclock.NewFakeClock(t0)
 	cs := fake.NewClientset(coreService())
 	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
-	served = provide(t, cs)(Succeeded(served, ingress, nil))
+	provide(t, cs)(Succeeded(served, ingress, nil))
 	services := cs.CoreV1().Services("default")
 	current, err := services.Get(context.Background(), "web", metav1.GetOptions{})
 	if err != nil {
