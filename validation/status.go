@@ -146,12 +146,13 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // that appears twice is a Duplicate (C5) unless oldConds held at least as
 // many conditions of it. With the gate on and Options.CrossConditionRules,
 // for a LoadBalancer Service, L5 judges the pair of Serving and
-// Provisioning unless both are unchanged, P5 each changed Degraded=True
-// or LoadBalancerPortsError=True condition, L4 Serving against spec.Ingress when either changed (from
-// spec.OldIngress), and P6 the degradations against spec.Required when
-// Serving or one of them changed. Every error carries its rule ID as
-// origin. nil or empty conds yield no errors; a gate that does not know the
-// feature yields one internal error at fldPath, whatever conds hold.
+// Provisioning unless both are unchanged, P5 each changed Degraded=True or
+// LoadBalancerPortsError=True condition, L4 Serving against spec.Ingress
+// when either changed (from spec.OldIngress), and P6 the degradations
+// against spec.Required when Serving or one of them changed. Every error
+// carries its rule ID as origin. nil or empty conds yield no errors; a gate
+// that does not know the feature yields one internal error at fldPath,
+// whatever conds hold.
 func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, opts Options) field.ErrorList {
 	lbRules, err := opts.enabled()
 	if err != nil {
