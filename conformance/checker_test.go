@@ -167,8 +167,7 @@ func TestCheck_L9_LeftoverConditions(t *testing.T) {
 	noFinding(t, check(clean), "L9")
 
 	left := ready("converted", 10)
-	left.Spec.Type = corev1.ServiceTypeClusterIP
-	left.Spec.Ports[0].NodePort = 0
+	toClusterIP(left)
 	found := check(left)
 	wantFinding(t, found, "L9", SeverityWarning, "status.conditions")
 	// Nothing else is judged on a Service that is no longer a load
@@ -790,8 +789,7 @@ func TestCheck_L6_RelevantAnnotation(t *testing.T) {
 func TestCheck_L6_ConditionsRemoved(t *testing.T) {
 	served := ready("web", 10)
 	converted := next(served)
-	converted.Spec.Type = corev1.ServiceTypeClusterIP
-	converted.Spec.Ports[0].NodePort = 0
+	toClusterIP(converted)
 	cleaned := next(converted)
 	cleaned.Status = v1.ServiceStatus{}
 	found := check(served, converted, cleaned)
@@ -805,8 +803,7 @@ func TestCheck_L6_ConditionsRemoved(t *testing.T) {
 func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 	served := ready("web", 10)
 	converted := next(served) // the user's write: conditions still there
-	converted.Spec.Type = corev1.ServiceTypeClusterIP
-	converted.Spec.Ports[0].NodePort = 0
+	toClusterIP(converted)
 	noFinding(t, observed(served, converted), "L9")
 
 	kept := next(converted) // the provider writes, and leaves them
@@ -828,8 +825,7 @@ func TestCheck_L9_WaitsForTheProvider(t *testing.T) {
 func TestCheck_L9_ApiserverClearsIngressInTheUserWrite(t *testing.T) {
 	served := ready("web", 10)
 	converted := next(served)
-	converted.Spec.Type = corev1.ServiceTypeClusterIP
-	converted.Spec.Ports[0].NodePort = 0
+	toClusterIP(converted)
 	converted.Status.LoadBalancer.Ingress = nil
 	noFinding(t, observed(served, converted), "L9")
 

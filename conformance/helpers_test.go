@@ -114,6 +114,14 @@ func next(svc *v1.Service) *v1.Service {
 	return n
 }
 
+// toClusterIP makes svc a ClusterIP Service, as a user's write does: the
+// type changes, and its port gives up the node port it had as a
+// LoadBalancer. Its status is left as it was.
+func toClusterIP(svc *v1.Service) {
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	svc.Spec.Ports[0].NodePort = 0
+}
+
 // observed feeds a trace to a new Checker and returns the findings of its
 // observations, without what the end of the trace owes (Finish's).
 func observed(trace ...*v1.Service) []Finding {

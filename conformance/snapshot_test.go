@@ -230,8 +230,7 @@ func TestCheck_P5_FieldOfEachReason(t *testing.T) {
 func TestCheck_L9_AnyConditionIsALeftover(t *testing.T) {
 	for _, ct := range []v1.LoadBalancerConditionType{v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning} {
 		left := ready("converted", 10)
-		left.Spec.Type = corev1.ServiceTypeClusterIP
-		left.Spec.Ports[0].NodePort = 0
+		toClusterIP(left)
 		left.Status.LoadBalancer.Ingress = nil
 		left.Status.Conditions = []metav1.Condition{*getCond(t, left, ct)}
 		f := wantFinding(t, check(left), "L9", SeverityWarning, "status.conditions")

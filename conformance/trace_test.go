@@ -115,8 +115,7 @@ func TestCheck_L4_OnlyAKEPAwareLoadBalancer(t *testing.T) {
 	wantFinding(t, found, "R3", SeverityNotice, conditionsField)
 
 	clusterIP := newLB("cluster-ip")
-	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
-	clusterIP.Spec.Ports[0].NodePort = 0
+	toClusterIP(clusterIP)
 	setProvisioning(clusterIP, 5)
 	filled := next(clusterIP)
 	filled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
@@ -197,8 +196,7 @@ func TestCheck_R3_ProvisioningAloneIsAnAnswer(t *testing.T) {
 func TestCheck_T3_ReportedAgainAfterAConversion(t *testing.T) {
 	served := ready("web", 10)
 	clusterIP := next(served)
-	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
-	clusterIP.Spec.Ports[0].NodePort = 0
+	toClusterIP(clusterIP)
 	clusterIP.Status = v1.ServiceStatus{}
 	back := next(clusterIP)
 	back.Spec.Type = corev1.ServiceTypeLoadBalancer
