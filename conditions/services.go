@@ -37,8 +37,8 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
-// RESTServices gets, lists, watches and creates the Services of one
-// namespace, or of all when Namespace is empty, as the project's
+// RESTServices gets, lists, watches, creates and updates the Services of
+// one namespace, or of all when Namespace is empty, as the project's
 // *v1.Service. Client is a REST client of the core API group: client-go's
 // kubernetes.Interface.CoreV1().RESTClient(). client-go's typed client
 // decodes into *corev1.Service, which has no
@@ -130,6 +130,25 @@ func (s RESTServices) Watch(ctx context.Context, opts metav1.ListOptions) (watch
 // field, without it. svc is sent as JSON; its kind and apiVersion need not
 // be set. A nil svc is an error.
 func (s RESTServices) Create(ctx context.Context, svc *v1.Service, opts metav1.CreateOptions) (*v1.Service, error) {
+	return s.send(ctx, http.MethodPost, svc, &opts)
+}
+
+// Update replaces the Service svc names with svc, as Create sends it, and
+// returns what the server made of it. Where the server serves
+// spec.requiredLoadBalancerFeatures, an update through client-go's typed
+// client, which sends a *corev1.Service, clears the field: read the
+// Service with Get, change it, and Update it here. svc's resourceVersion,
+// when set, makes the update a conflict if the Service changed since it
+// was read. A nil svc, or one without a name, is an error.
+func (s RESTServices) Update(ctx context.Context, svc *v1.Service, opts metav1.UpdateOptions) (*v1.Service, error) {
+	if svc != nil && svc.Name == "" {
+		return nil, errors.New("updating a Service without a name")
+	}
+	return s.send(ctx, http.MethodPut, svc, &opts)
+}
+
+// send creates (POST) or updates (PUT) svc, with opts as parameters.
+func (s RESTServices) send(ctx context.Context, verb string, svc *v1.Service, opts runtime.Object) (*v1.Service, error) {
 	if svc == nil {
 		return nil, errNilService
 	}
@@ -143,9 +162,13 @@ func (s RESTServices) Create(ctx context.Context, svc *v1.Service, opts metav1.C
 	if err != nil {
 		return nil, fmt.Errorf("encoding the Service: %w", err)
 	}
-	req := c.Post().Namespace(s.Namespace).Resource("services").VersionedParams(&opts, metav1.ParameterCodec).
+	req := c.Verb(verb).Namespace(s.Namespace).Resource("services").VersionedParams(opts, metav1.ParameterCodec).
 		SetHeader("Accept", runtime.ContentTypeJSON).SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).MaxRetries(0)
-	return decodeResponse[v1.Service](ctx, req, "created Service")
+	what := "created Service"
+	if verb == http.MethodPut {
+		req, what = req.Name(svc.Name), "updated Service"
+	}
+	return decodeResponse[v1.Service](ctx, req, what)
 }
 
 // decodeResponse does req and decodes the body as a T.

@@ -54,7 +54,7 @@ const servedService = `{"kind": "Service", "apiVersion": "v1",
 type restServer struct {
 	mu       sync.Mutex
 	requests []*http.Request
-	created  []map[string]any // the bodies of creates
+	created  []map[string]any // the bodies of creates and updates
 	// watch, when not empty, is the watch stream, in place of the
 	// default's ADDED, ERROR and an event of unknown type.
 	watch string
@@ -66,7 +66,7 @@ func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch {
-	case r.Method == http.MethodPost:
+	case r.Method == http.MethodPost || r.Method == http.MethodPut:
 		// As a server without the field would: the rest comes back.
 		body, _ := io.ReadAll(r.Body)
 		var sent, created map[string]any
@@ -274,6 +274,42 @@ func TestRESTServices_CreateSendsTheField(t *testing.T) {
 	// The clientset prefers protobuf, which Create could not decode.
 	if accept := r.Header.Get("Accept"); accept != "application/json" {
 		t.Errorf("create asked for %q, want application/json", accept)
+	}
+}
+
+// TestRESTServices_UpdateSendsTheField: Update puts the Service, the spec
+// field included, to its own path, passes the options on, and returns what
+// the server made of it; a nil Service, or one without a name, is an error
+// before any request.
+func TestRESTServices_UpdateSendsTheField(t *testing.T) {
+	server := &restServer{}
+	services := restServices(t, server)
+	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", ResourceVersion: "7"}}
+	svc.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}
+	got, err := services.Update(t.Context(), svc, metav1.UpdateOptions{FieldManager: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "web" || got.ResourceVersion != "7" {
+		t.Errorf("updated %+v, want the server's answer", got)
+	}
+	for _, bad := range []*v1.Service{nil, {}} {
+		if _, err := services.Update(t.Context(), bad, metav1.UpdateOptions{}); err == nil {
+			t.Errorf("Update(%v): no error", bad)
+		}
+	}
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	if len(server.requests) != 1 {
+		t.Fatalf("%d requests, want 1: the bad updates send none", len(server.requests))
+	}
+	r, body := server.requests[0], server.created[0]
+	if r.Method != http.MethodPut || r.URL.Path != "/api/v1/namespaces/ns/services/web" || r.URL.Query().Get("fieldManager") != "e2e" {
+		t.Errorf("sent %s %s, want a PUT to the Service's path with fieldManager=e2e", r.Method, r.URL)
+	}
+	if body["kind"] != "Service" || fmt.Sprint(body["spec"].(map[string]any)["requiredLoadBalancerFeatures"]) != "[Ports]" ||
+		body["metadata"].(map[string]any)["resourceVersion"] != "7" {
+		t.Errorf("sent %v, want the Service requiring Ports, at resourceVersion 7", body)
 	}
 }
 
@@ -564,6 +600,10 @@ func TestRESTServices_NoClientIsAnError(t *testing.T) {
 					return err
 				},
 				"Create": func() error { _, err := s.Create(ctx, &v1.Service{}, metav1.CreateOptions{}); return err },
+				"Update": func() error {
+					_, err := s.Update(ctx, &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, metav1.UpdateOptions{})
+					return err
+				},
 			}
 			for call, f := range calls {
 				err := func() (err error) {
