@@ -144,3 +144,16 @@ func TestRules_FindingsNameKnownRules(t *testing.T) {
 		}
 	}
 }
+
+// L6 has two halves in the specification: a relevant spec change moves
+// Provisioning's lastTransitionTime, and a change of what the load balancer
+// serves moves Serving's. The text explains both, and says which one the
+// checker cannot see.
+func TestRules_L6_BothHalves(t *testing.T) {
+	r, _ := LookupRule("L6")
+	for _, want := range []string{"lastTransitionTime of LoadBalancerProvisioning", "lastTransitionTime of LoadBalancerServing", "does not check this half"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("L6's text does not say %q:\n%s", want, r.Text)
+		}
+	}
+}
