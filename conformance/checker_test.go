@@ -1008,7 +1008,7 @@ func TestCheck_L4_EntryWithoutAddressIsNoIngress(t *testing.T) {
 func TestCheck_R2_ServingWithUnknownRequiredFeature(t *testing.T) {
 	field := ready("field", 10)
 	field.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts, "Teleportation"}
-	wantFinding(t, check(field), "R2", SeverityWarning, "spec.requiredLoadBalancerFeatures")
+	wantFinding(t, check(field), "R2", SeverityWarning, "spec.requiredLoadBalancerFeatures[1]")
 
 	annotation := ready("annotation", 10)
 	annotation.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Ports, Teleportation"}

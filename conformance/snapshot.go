@@ -492,11 +492,12 @@ func (c *Checker) checkUnknownRequired(f *findings, svc *v1.Service, v *view) {
 		return
 	}
 	required, source, _ := conditions.RequiredFeatures(svc)
-	for _, feature := range required {
+	for i, feature := range required {
 		if feature.IsKnown() {
 			continue
 		}
-		where := "spec.requiredLoadBalancerFeatures"
+		// The field's entry, as R4 names it; the annotation is one string.
+		where := "spec.requiredLoadBalancerFeatures[" + strconv.Itoa(i) + "]"
 		if source == conditions.RequiredFeaturesSourceAnnotation {
 			where = "metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]"
 		}

@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,4 +336,26 @@ func TestCheck_C5_MemoSeesObservedGeneration(t *testing.T) {
 	c := NewChecker()
 	noFinding(t, c.Observe(clean), "C5")
 	wantFinding(t, c.Observe(negative), "C5", SeverityViolation, "status.conditions[1].observedGeneration")
+}
+
+// R2 names the entry of spec.requiredLoadBalancerFeatures that holds the
+// unknown value, as R4's NotSupported error does, so that two unknown
+// values are two fields, not one.
+func TestCheck_R2_NamesTheEntry(t *testing.T) {
+	svc := ready("web", 10)
+	svc.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{"Teleportation", v1.LoadBalancerFeaturePorts, "Warp"}
+	found := check(svc)
+	var r2, r4 []string
+	for _, f := range found {
+		switch f.Rule {
+		case "R2":
+			r2 = append(r2, f.Field)
+		case "R4":
+			r4 = append(r4, f.Field)
+		}
+	}
+	want := []string{"spec.requiredLoadBalancerFeatures[0]", "spec.requiredLoadBalancerFeatures[2]"}
+	if !slices.Equal(r2, want) || !slices.Equal(r4, want) {
+		t.Errorf("R2 at %v, R4 at %v; want both at %v\n%s", r2, r4, want, dump(found))
+	}
 }
