@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/validation"
 )
 
@@ -156,4 +157,16 @@ func TestRules_L6_BothHalves(t *testing.T) {
 			t.Errorf("L6's text does not say %q:\n%s", want, r.Text)
 		}
 	}
+}
+
+// C5's bound on observedGeneration needs a metadata.generation to compare
+// with; the text says what the checker does without one.
+func TestRules_C5_WithoutGeneration(t *testing.T) {
+	r, _ := LookupRule("C5")
+	if !strings.Contains(r.Text, "without metadata.generation") {
+		t.Errorf("C5's text does not say what happens without metadata.generation:\n%s", r.Text)
+	}
+	manifest := ready("manifest", 10)
+	getCond(t, manifest, v1.LoadBalancerConditionServing).ObservedGeneration = 3
+	noFinding(t, check(manifest), "C5")
 }
