@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/validation"
 )
@@ -169,4 +171,20 @@ func TestRules_C5_WithoutGeneration(t *testing.T) {
 	manifest := ready("manifest", 10)
 	getCond(t, manifest, v1.LoadBalancerConditionServing).ObservedGeneration = 3
 	noFinding(t, check(manifest), "C5")
+}
+
+// L4's trace half judges providers that write the KEP-4631 conditions: an
+// ingress filled on a Service without any is R3's notice, and the text
+// says so.
+func TestRules_L4_WithoutConditions(t *testing.T) {
+	r, _ := LookupRule("L4")
+	if !strings.Contains(r.Text, "none of the KEP-4631 conditions") {
+		t.Errorf("L4's text does not say what happens without the conditions:\n%s", r.Text)
+	}
+	created := newLB("legacy")
+	filled := next(created)
+	filled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	found := check(created, filled)
+	noFinding(t, found, "L4")
+	wantFinding(t, found, "R3", SeverityNotice, "status.conditions")
 }
