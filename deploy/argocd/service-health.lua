@@ -18,9 +18,10 @@
 --                Serving=False/Infrastructure with Provisioning=False (T2)
 --   Progressing: everything else (T4)
 -- Services of other types are Healthy, as Argo CD's own check says. A
--- Service being deleted never reaches this script: Argo CD reports it
--- Progressing ("Pending deletion") first, as the kstatus reader and the
--- Flux expressions keep it from Current too.
+-- Service being deleted is Progressing ("Pending deletion"), whatever its
+-- type and conditions, as the kstatus reader and the Flux expressions keep
+-- it from Current too: Argo CD says so before it runs a health script,
+-- except for a resource with its hook finalizer, which reaches this one.
 --
 -- Reading the required-features annotation and the list of a Multiple
 -- degradation needs Lua's string library, which Argo CD gives a health
@@ -141,6 +142,11 @@ local function degradedReasons(degraded, portsError)
   return out
 end
 
+if obj.metadata ~= nil and obj.metadata.deletionTimestamp ~= nil then
+  hs.status = "Progressing"
+  hs.message = "Pending deletion"
+  return hs
+end
 if obj.spec == nil or obj.spec.type ~= "LoadBalancer" then
   hs.status = "Healthy"
   hs.message = ""

@@ -631,10 +631,15 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 // TestTools_DeletingService: a Service being deleted is in progress for
 // every tool, whatever its type and conditions, as each tool says without
 // lbstatus: kstatus's Terminating (which the kstatus reader keeps and Flux
-// would say without the expressions), Argo CD's Progressing (which it
-// decides before it runs a health script, so the Lua check never sees
-// such a Service).
+// would say without the expressions), Argo CD's Progressing "Pending
+// deletion". Argo CD decides that before it runs a health script, except
+// for a resource that carries its hook finalizer (a Service made a sync
+// hook): that one reaches the Lua check, which must say the same.
 func TestTools_DeletingService(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join(root, "deploy", "argocd", "service-health.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	flux := loadFlux(t)
 	var samples []sample
 	for _, s := range fixtures(t) {
@@ -653,6 +658,12 @@ func TestTools_DeletingService(t *testing.T) {
 		}
 		if got := flux.eval(t, obj); got != inProgress {
 			t.Errorf("%s being deleted: Flux says %s, want %s", s.origin, got, inProgress)
+		}
+		_ = unstructured.SetNestedStringSlice(obj, []string{"argocd.argoproj.io/hook-finalizer"}, "metadata", "finalizers")
+		for _, openLibs := range []bool{true, false} {
+			if argo, msg := runLua(t, string(script), obj, openLibs); argo != "Progressing" || msg != "Pending deletion" {
+				t.Errorf("%s being deleted (useOpenLibs %v): Argo CD health %s (%s), want Progressing (Pending deletion)", s.origin, openLibs, argo, msg)
+			}
 		}
 	}
 }
