@@ -500,11 +500,11 @@ func TestAdmissionPolicies(t *testing.T) {
 		}{
 			{"R4/accept", "Ports, SessionAffinity", corev1.ServiceTypeLoadBalancer, ""},
 			{"R4/accept-empty", "", corev1.ServiceTypeLoadBalancer, ""},
-			{"R4/reject-unknown-value", "Ports,Bogus", corev1.ServiceTypeLoadBalancer, "Unsupported value"},
+			{"R4/reject-unknown-value", "Ports,Bogus", corev1.ServiceTypeLoadBalancer, `Unsupported value: "Bogus"`},
 			{"R4/reject-empty-item", "Ports,,SessionAffinity", corev1.ServiceTypeLoadBalancer, "without empty items"},
-			{"R4/reject-duplicate", "Ports,Ports", corev1.ServiceTypeLoadBalancer, "Duplicate value"},
+			{"R4/reject-duplicate", "Ports,Ports", corev1.ServiceTypeLoadBalancer, `Duplicate value: "Ports"`},
 			// Any feature listed twice, not only the first.
-			{"R4/reject-later-duplicate", "Ports, SessionAffinity, SessionAffinity", corev1.ServiceTypeLoadBalancer, "Duplicate value"},
+			{"R4/reject-later-duplicate", "Ports, SessionAffinity, SessionAffinity", corev1.ServiceTypeLoadBalancer, `Duplicate value: "SessionAffinity"`},
 			{"R4/reject-placement", "Ports", corev1.ServiceTypeClusterIP, "Forbidden"},
 			{"R4/accept-empty-on-ClusterIP", " ", corev1.ServiceTypeClusterIP, ""},
 		} {

@@ -34,6 +34,8 @@ import (
 type policy struct {
 	spec                   admissionregistrationv1.ValidatingAdmissionPolicySpec
 	match, vars, validates []cel.Program
+	// messages holds each validation's messageExpression, nil for none.
+	messages []cel.Program
 }
 
 // loadPolicy compiles the policy name of deploy/admission/policies.yaml
@@ -87,6 +89,11 @@ func loadPolicy(t *testing.T, name string) policy {
 		}
 		for _, v := range p.Spec.Validations {
 			out.validates = append(out.validates, compile(v.Expression))
+			var msg cel.Program
+			if v.MessageExpression != "" {
+				msg = compile(v.MessageExpression)
+			}
+			out.messages = append(out.messages, msg)
 		}
 		return out
 	}
@@ -99,6 +106,21 @@ func loadPolicy(t *testing.T, name string) policy {
 // conditions leave the write alone. An expression that cannot be
 // evaluated fails the test.
 func (p policy) refuses(t fataler, obj, old map[string]any) []string {
+	t.Helper()
+	var out []string
+	for _, msg := range p.denials(t, obj, old) {
+		rule, _, _ := strings.Cut(msg, ":")
+		out = append(out, rule)
+	}
+	return out
+}
+
+// denials returns the message of each validation that fails for an
+// UPDATE of old to obj, from its messageExpression where it has one, as
+// the apiserver reports it; none when the match conditions leave the
+// write alone. An expression that cannot be evaluated, or a
+// messageExpression that gives no one-line string, fails the test.
+func (p policy) denials(t fataler, obj, old map[string]any) []string {
 	t.Helper()
 	variables := map[string]any{}
 	activation := map[string]any{"object": obj, "oldObject": old, "request": map[string]any{"operation": "UPDATE"}, "variables": variables}
@@ -119,10 +141,18 @@ func (p policy) refuses(t fataler, obj, old map[string]any) []string {
 	}
 	var out []string
 	for i, v := range p.validates {
-		if eval(v).(interface{ Value() any }).Value() != true {
-			rule, _, _ := strings.Cut(p.spec.Validations[i].Message, ":")
-			out = append(out, rule)
+		if eval(v).(interface{ Value() any }).Value() == true {
+			continue
 		}
+		msg := p.spec.Validations[i].Message
+		if p.messages[i] != nil {
+			s, ok := eval(p.messages[i]).(interface{ Value() any }).Value().(string)
+			if !ok || strings.TrimSpace(s) == "" || strings.Contains(s, "\n") {
+				t.Fatalf("messageExpression of %q gives %q, which the apiserver would not use", msg, s)
+			}
+			msg = s
+		}
+		out = append(out, msg)
 	}
 	return out
 }
@@ -297,5 +327,27 @@ func TestDeprecatedPolicy_C4Warns(t *testing.T) {
 				t.Errorf("the refusing policy refuses for %v", got)
 			}
 		})
+	}
+}
+
+// TestFeaturesPolicy_R4MessagesNameTheItem: a refused required-features
+// annotation is answered with the item at fault, quoted, as validation's
+// NotSupported and Duplicate errors name it, after the rule ID: in a list
+// of features a misspelt one is hard to find from the list of those
+// allowed alone.
+func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	const prefix = "R4: metadata.annotations[lbstatus.github.io/required-load-balancer-features]: "
+	for _, c := range []struct{ value, want string }{
+		{"Ports, SessionAfinity,Teleport", prefix + `Unsupported value: "SessionAfinity", "Teleport": supported values: IPFamilies, Ports, ` +
+			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
+		{"Ports, SessionAffinity ,SessionAffinity", prefix + `Duplicate value: "SessionAffinity": each feature may be listed once`},
+	} {
+		svc := policyService(false)
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": c.value}
+		got := p.denials(t, svc, policyService(false))
+		if !slices.Contains(got, c.want) {
+			t.Errorf("%q: the policy says %q, want %q among them", c.value, got, c.want)
+		}
 	}
 }

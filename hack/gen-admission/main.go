@@ -444,6 +444,15 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	key := quote(v1.RequiredFeaturesAnnotation)
 	invalid := ptrTo(metav1.StatusReasonInvalid)
 	skip := `variables.unchanged || variables.value.trim() == '' || `
+	field := "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: "
+	supported := "supported values: " + strings.Join(stringsOf(v1.LoadBalancerFeatures()), ", ")
+	// The messages name the items at fault, quoted, as validation's
+	// NotSupported and Duplicate errors do: a typo in a list of features
+	// is hard to spot from the list of what is allowed. Empty items are
+	// the rule of their own, as in v1.ParseRequiredFeatures, so the
+	// duplicate rule has a non-empty item to name.
+	unknown := `variables.items.filter(i, i != '' && !(i in ` + quoteList(v1.LoadBalancerFeatures()) + `))`
+	repeated := `variables.items.filter(i, i != '' && size(variables.items.filter(j, j == i)) > 1)`
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: FeaturesPolicy},
@@ -481,8 +490,9 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 			Validations: []admissionregistrationv1.Validation{
 				{
 					Expression: skip + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures()) + `)`,
-					Message: "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: Unsupported value: supported values: " +
-						strings.Join(stringsOf(v1.LoadBalancerFeatures()), ", "),
+					Message:    field + "Unsupported value: " + supported,
+					MessageExpression: quote(field+"Unsupported value: ") + ` + ` + unknown + `.map(i, '"' + i + '"').join(', ') + ` +
+						quote(": "+supported),
 					Reason: invalid,
 				},
 				{
@@ -491,9 +501,11 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 					Reason:     invalid,
 				},
 				{
-					Expression: skip + `variables.items.all(i, size(variables.items.filter(j, j == i)) == 1)`,
-					Message:    "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: Duplicate value: each feature may be listed once",
-					Reason:     invalid,
+					Expression: skip + `variables.items.all(i, i == '' || size(variables.items.filter(j, j == i)) == 1)`,
+					Message:    field + "Duplicate value: each feature may be listed once",
+					MessageExpression: quote(field+`Duplicate value: "`) + ` + ` + repeated + `[0] + ` +
+						quote(`": each feature may be listed once`),
+					Reason: invalid,
 				},
 				{
 					Expression: `variables.value.trim() == '' || (` + isLoadBalancer("object") + `) || ` +
