@@ -141,7 +141,9 @@ func services(obj map[string]any) []map[string]any {
 // variants returns s and the Services derived from it that the tools must
 // also agree on: without ingress, with an empty ingress list, with an
 // ingress entry that has no address, with a hostname only, without
-// conditions, without status, and of type ClusterIP.
+// conditions, without status, of type ClusterIP, and with conditions of
+// an older generation (G6: Kubernetes does not bump a Service's
+// generation on a spec change, so no verdict reads observedGeneration).
 func variants(s sample) []sample {
 	out := []sample{s}
 	edit := func(name string, f func(obj map[string]any)) {
@@ -162,6 +164,16 @@ func variants(s sample) []sample {
 	edit("no-conditions", func(o map[string]any) { unstructured.RemoveNestedField(o, "status", "conditions") })
 	edit("no-status", func(o map[string]any) { unstructured.RemoveNestedField(o, "status") })
 	edit("cluster-ip", func(o map[string]any) { _ = unstructured.SetNestedField(o, "ClusterIP", "spec", "type") })
+	edit("stale-generation", func(o map[string]any) {
+		_ = unstructured.SetNestedField(o, int64(7), "metadata", "generation")
+		conds, _, _ := unstructured.NestedSlice(o, "status", "conditions")
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok {
+				m["observedGeneration"] = int64(6)
+			}
+		}
+		_ = unstructured.SetNestedSlice(o, conds, "status", "conditions")
+	})
 	return out
 }
 
