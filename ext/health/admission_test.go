@@ -351,3 +351,61 @@ func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicies_StockComponentsWritesGoThrough: the writes a stock cluster
+// makes to a Service that no load-balancer provider makes, on a Service
+// stored before the policies with conditions that break C1, C5, L4 and
+// P5 and a required-features annotation that breaks R4, are neither
+// refused nor warned about: the service controller setting or dropping
+// its finalizer (through services/status), the garbage collector dropping
+// an owner reference, another controller adding its own condition, a
+// user's kubectl apply of a new port, each leaving the KEP-4631
+// conditions and the annotation as they were.
+func TestPolicies_StockComponentsWritesGoThrough(t *testing.T) {
+	var policies []policy
+	for _, name := range []string{"lbstatus-service-conditions.lbstatus.github.io", "lbstatus-required-features.lbstatus.github.io",
+		"lbstatus-conditions-left.lbstatus.github.io", "lbstatus-deprecated-conditions.lbstatus.github.io"} {
+		policies = append(policies, loadPolicy(t, name))
+	}
+	cond := policyCondition
+	stored := func(typ string) map[string]any {
+		svc := policyService(false,
+			cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerServing", "Unknown", "Provisioning"),
+			cond("LoadBalancerProvisioning", "Unknown", "Provisioning"), cond("LoadBalancerDegraded", "True", "PortsNotSupported"),
+			cond("LoadBalancerPortsError", "True", "PortsError"))
+		svc["spec"].(map[string]any)["type"] = typ
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": "Teleport,,Ports,Ports"}
+		svc["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "u"}}
+		return svc
+	}
+	for _, typ := range []string{"LoadBalancer", "ClusterIP"} {
+		for name, edit := range map[string]func(old, svc map[string]any){
+			"finalizer added": func(_, svc map[string]any) {
+				svc["metadata"].(map[string]any)["finalizers"] = []any{"service.kubernetes.io/load-balancer-cleanup"}
+			},
+			"owner reference dropped": func(_, svc map[string]any) { delete(svc["metadata"].(map[string]any), "ownerReferences") },
+			"finalizer dropped while being deleted": func(old, svc map[string]any) {
+				for _, o := range []map[string]any{old, svc} {
+					o["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+				}
+				old["metadata"].(map[string]any)["finalizers"] = []any{"service.kubernetes.io/load-balancer-cleanup"}
+			},
+			"another controller's condition": func(_, svc map[string]any) {
+				st := svc["status"].(map[string]any)
+				st["conditions"] = append(st["conditions"].([]any), cond("example.com/Ready", "True", "Ready"))
+			},
+			"a port added": func(_, svc map[string]any) {
+				spec := svc["spec"].(map[string]any)
+				spec["ports"] = append(spec["ports"].([]any), map[string]any{"port": int64(443)})
+			},
+		} {
+			old, svc := stored(typ), stored(typ)
+			edit(old, svc)
+			for _, p := range policies {
+				if got := p.denials(t, svc, old); len(got) > 0 {
+					t.Errorf("%s, %s: %v", typ, name, got)
+				}
+			}
+		}
+	}
+}
