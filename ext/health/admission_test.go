@@ -150,6 +150,11 @@ func (p policy) denials(t fataler, obj, old map[string]any) []string {
 			if !ok || strings.TrimSpace(s) == "" || strings.Contains(s, "\n") {
 				t.Fatalf("messageExpression of %q gives %q, which the apiserver would not use", msg, s)
 			}
+			// Each names what is at fault, in parentheses or between
+			// colons: an empty list there names nothing.
+			if strings.Contains(s, "()") || strings.Contains(s, ": :") {
+				t.Fatalf("messageExpression of %q gives %q, which names nothing at fault", msg, s)
+			}
 			msg = s
 		}
 		out = append(out, msg)
@@ -407,5 +412,32 @@ func TestPolicies_StockComponentsWritesGoThrough(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestConditionsPolicy_MessagesNameTheCulprit: a C5 refusal names the
+// condition type the write repeats and a C3 refusal the condition whose
+// reason belongs to its other status, so the writer of a long list of
+// conditions need not search it; the rule ID still comes first.
+func TestConditionsPolicy_MessagesNameTheCulprit(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc, cond := policyService, policyCondition
+	complete := cond("LoadBalancerProvisioning", "False", "Complete")
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     string
+	}{
+		{"C5", svc(true), svc(true, cond("LoadBalancerServing", "True", "Serving"), complete, complete),
+			"C5: status.conditions: a condition type appears more than once (LoadBalancerProvisioning); "},
+		{"C3", svc(true), svc(true, cond("LoadBalancerServing", "False", "Serving"), complete),
+			"C3: status.conditions: LoadBalancerServing=False with reason Serving: the reason belongs to the other status"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := p.denials(t, c.new, c.old)
+			if !slices.ContainsFunc(got, func(m string) bool { return strings.HasPrefix(m, c.want) }) {
+				t.Errorf("the policy says %q, want a message starting %q", got, c.want)
+			}
+		})
 	}
 }

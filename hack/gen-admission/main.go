@@ -300,9 +300,18 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 	// each type (variables.serving, ...), as readers, validation and the
 	// checker do, so a second one stored before the policies neither
 	// breaks them nor hides a first that does.
+	// messageExpression names the types, and for C3 the conditions, at
+	// fault: the writer of a long condition list need not search it.
+	named := func(msg, culprits string) {
+		head, tail, _ := strings.Cut(msg, ";")
+		validations[len(validations)-1].MessageExpression = quote(head+" (") + ` + ` + culprits + `.join(', ') + ` + quote(");"+tail)
+	}
 	add(quoteList(kepTypes)+`.all(t, size(variables.conditions.filter(c, c.type == t)) <= 1 || `+
 		`size(variables.conditions.filter(c, c.type == t)) <= size(variables.oldConditions.filter(c, c.type == t)))`,
 		"C5: status.conditions: a condition type appears more than once; the conditions are a map keyed by type, and readers take only the first")
+	named("C5: status.conditions: a condition type appears more than once; the conditions are a map keyed by type, and readers take only the first",
+		quoteList(kepTypes)+`.filter(t, size(variables.conditions.filter(c, c.type == t)) > 1 && `+
+			`size(variables.conditions.filter(c, c.type == t)) > size(variables.oldConditions.filter(c, c.type == t)))`)
 
 	add(`variables.conditions.all(c, !(c.type in `+quoteList([]string{serving, provisioning})+`) || c.status != 'Unknown' || `+unchanged+`)`,
 		"C1: status.conditions: "+serving+" and "+provisioning+" must be True or False, not Unknown")
@@ -310,6 +319,10 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 	add(`variables.conditions.all(c, !(c.type in variables.reasonStatus) || !(c.status in ['True', 'False']) || `+
 		`!(c.reason in variables.reasonStatus[c.type]) || variables.reasonStatus[c.type][c.reason] == c.status || `+unchanged+`)`,
 		"C3: status.conditions: the reason belongs to the other status of the condition type (specification table: "+reasonTableText()+")")
+	validations[len(validations)-1].MessageExpression = `'C3: status.conditions: ' + variables.conditions.filter(c, c.type in variables.reasonStatus && ` +
+		`c.status in ['True', 'False'] && c.reason in variables.reasonStatus[c.type] && variables.reasonStatus[c.type][c.reason] != c.status && !` +
+		unchanged + `).map(c, c.type + '=' + c.status + ' with reason ' + c.reason).join(', ') + ` +
+		quote(": the reason belongs to the other status of the condition type (specification table: "+reasonTableText()+")")
 
 	add(`!variables.loadBalancer || !variables.pairChanged || size(variables.serving) == size(variables.provisioning)`,
 		"L1: status.conditions: "+serving+" and "+provisioning+" are set together, in one write")
