@@ -297,7 +297,9 @@ var statusCases = []statusCase{
 		new: []metav1.Condition{cond(serving, "Unknown", "Provisioning", "still waiting"), cond(provisioning, "True", "Provisioning", "")}, want: "C1"},
 	{name: "C3/accept", spec: "basic", new: servingPair},
 	{name: "C3/accept-provider-reason", spec: "basic", new: []metav1.Condition{cond(serving, "False", "QuotaExceeded", ""), cond(provisioning, "False", "Complete", "")}},
-	{name: "C3/reject-serving-reason-on-false", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")}, want: "C3"},
+	// The refusal names the condition at fault (its messageExpression).
+	{name: "C3/reject-serving-reason-on-false", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
+		want: "C3: status.conditions: LoadBalancerServing=False with reason Serving: "},
 	{name: "C3/reject-complete-on-true", spec: "basic", new: []metav1.Condition{cond(serving, "False", "Provisioning", ""), cond(provisioning, "True", "Complete", "")}, want: "C3"},
 	{name: "C3/ratchet-unchanged", spec: "basic",
 		old: []metav1.Condition{cond(serving, "False", "Serving", ""), cond(provisioning, "False", "Complete", "")},
