@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -77,13 +78,14 @@ type Decoder struct {
 
 	readBuffer int // see readBuffer; zero is open's buffer
 
-	start   sync.Once
-	stop    chan struct{}
-	stopped sync.Once
-	pending chan chan []result // each batch's results, in chunks, in input order
-	next    chan []result      // the batch being handed out; closed after its last chunk
-	cur     []result           // the chunk being handed out
-	dropped int                // the cut YAML document whose later parts are dropped
+	start    sync.Once
+	stop     chan struct{}
+	stopped  sync.Once
+	pending  chan chan []result // each batch's results, in chunks, in input order
+	next     chan []result      // the batch being handed out; closed after its last chunk
+	cur      []result           // the chunk being handed out
+	dropped  int                // the cut YAML document whose later parts are dropped
+	kindless Position           // the last result.kindless
 }
 
 // NewDecoder returns a Decoder reading r (nil is an empty input); source
@@ -148,6 +150,11 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 		switch {
 		case r.part != 0 && r.part == d.dropped:
 			continue // a YAML List cut in the wrong place: see result.bad
+		case r.err != nil && errors.Is(r.err, errKindless) && (d.kindless.Document != r.err.Position.Document ||
+			!strings.HasPrefix(d.kindless.Item, nest(r.err.Position, "items[").Item)):
+			continue // no item of this List was read without a kind of its own
+		case r.kindless != nil:
+			d.kindless = *r.kindless
 		case r.bad:
 			d.dropped = r.part
 		}

@@ -18,6 +18,7 @@ package input
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -188,6 +189,35 @@ func TestRead_ListKindAfterItemsReadOneByOne(t *testing.T) {
 			}
 			if len(errs) != 1 || errs[0].Field != "kind" || !strings.Contains(errs[0].Error(), `"EndpointsList" follows its items`) {
 				t.Errorf("%s: errors %v; want one at the kind, saying it follows the items", name, errs)
+			}
+		}
+	}
+}
+
+// Items that carry their own kind are read the same whatever the List's
+// kind: a sorted List of them (jq -S puts "items" before "kind") is no
+// input error. A kindless item, read as a Service or as a watch event,
+// still makes the kind that follows one.
+func TestRead_ListKindAfterSelfDescribingItems(t *testing.T) {
+	own := []string{`{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}`, `{"kind":"Service","metadata":{"name":"b"}}`}
+	for _, tc := range []struct {
+		items []string
+		want  string // the objects read
+		err   bool   // the kind is an input error
+	}{
+		{own, "a,b", false},
+		{[]string{own[0], `{"metadata":{"name":"b"}}`}, "a,b", true},
+		{[]string{own[0], `{"type":"ADDED","object":` + own[1] + `}`}, "a,b", true},
+		{[]string{own[0], `{"type":"Opaque","metadata":{"name":"s"}}`}, "a", true}, // a Secret, read as an event of no known type
+	} {
+		for name, in := range map[string]string{
+			"JSON": `{"apiVersion":"v1","items":[` + strings.Join(tc.items, ",") + `],"kind":"EndpointsList","metadata":{}}`,
+			"YAML": "apiVersion: v1\nitems:\n- " + strings.Join(tc.items, "\n- ") + "\nkind: EndpointsList\nmetadata: {}\n",
+		} {
+			objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(100))
+			kindErr := slices.ContainsFunc(errs, func(e *DecodeError) bool { return e.Field == "kind" })
+			if names(objs) != tc.want || kindErr != tc.err {
+				t.Errorf("%s %v: objects %q, errors %v; want %s, and an error at the kind: %t", name, tc.items, names(objs), errs, tc.want, tc.err)
 			}
 		}
 	}

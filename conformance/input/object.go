@@ -62,6 +62,9 @@ type result struct {
 	// may be wrong: its later parts are dropped.
 	part int
 	bad  bool
+	// kindless is where the item is, of a List of kind List or of one yet
+	// to come, without a kind of its own, that the result was read from.
+	kindless *Position
 }
 
 // resultChunk is how many results a batch hands on at a time: a document
@@ -77,8 +80,9 @@ type results struct {
 	// Of the job being decoded: its results' part (see result.part), and
 	// whether it is YAML, where a value of the wrong type may be a scalar
 	// left unquoted.
-	part int
-	yaml bool
+	part     int
+	yaml     bool
+	kindless *Position // see result.kindless
 }
 
 // add adds a result of the job being decoded, with the hint a wrong type
@@ -91,7 +95,7 @@ func (r *results) add(x result) {
 			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
 		}
 	}
-	x.part = r.part
+	x.part, x.kindless = r.part, r.kindless
 	if r.chunk = append(r.chunk, x); len(r.chunk) >= resultChunk {
 		r.flush()
 	}
@@ -579,6 +583,11 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 		w = wire{Kind: ownKind, APIVersion: ownAPIVersion}
 		w.Metadata.Name, w.Metadata.Namespace, w.Metadata.ResourceVersion = de.Object.Name, de.Object.Namespace, de.Object.ResourceVersion
 	}
+	if w.Kind == "" && containerKind == "List" && w.Items.v == nil {
+		item := pos // not pos itself, which would escape on every call
+		r.kindless = &item
+		defer func() { r.kindless = nil }()
+	}
 	switch {
 	case w.Items.v != nil: // a List; a ServiceList's items carry no kind
 		decodeElements(w.Items.v, at(pos, raw, w.Items.off), listKind(w.Kind), limit, depth+1, r)
@@ -719,10 +728,14 @@ func checkMembers(raw []byte, pos Position, itemsKind string) *DecodeError {
 		return &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}
 	}
 	if k, _ := resolveKind("", "", listKind(w.Kind)); k != "Service" && itemsKind == "" { // as in a sorted List (jq -S)
-		return &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind %q follows its items, which were read before it: those without a kind of their own were read as Services", w.Kind)}
+		return &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind %q follows its items, which were read before it: %w", w.Kind, errKindless)}
 	}
 	return nil
 }
+
+// errKindless is a problem only after an item without a kind of its own
+// (see Decoder.NextContext): items that carry theirs mean the same either way.
+var errKindless = errors.New("those without a kind of their own were read as Services")
 
 // objectError turns an error decoding raw into a DecodeError naming the
 // object, the member and the byte; it also returns the object's metadata.
