@@ -397,11 +397,8 @@ func decodeOnly(ctx context.Context, dec source, stderr io.Writer) (_ conformanc
 	defer dec.Close()
 	for {
 		obj, err := dec.NextContext(ctx)
-		if err == io.EOF {
-			return s, false
-		}
-		if ctx.Err() != nil {
-			return s, true
+		if err == io.EOF || ctx.Err() != nil {
+			return s, err != io.EOF // stopped by ctx before the end
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "lbstatus: %v\n", err)

@@ -229,10 +229,7 @@ func (d *Decoder) run() {
 			s.split(func(j job) bool {
 				j.raw = bytes.Clone(j.raw) // the splitter reuses its buffer
 				jobs, size = append(jobs, j), size+len(j.raw)
-				if len(jobs) < batchJobs && size < batchBytes {
-					return true
-				}
-				return send()
+				return len(jobs) < batchJobs && size < batchBytes || send()
 			})
 		}
 		if len(jobs) > 0 {
