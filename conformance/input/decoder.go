@@ -212,7 +212,7 @@ func (d *Decoder) run() {
 					}
 				}}
 				for _, j := range jobs {
-					if !decodeJob(j, d.limit, r) {
+					if decodeJob(j, d.limit, r); r.stopped {
 						return
 					}
 				}

@@ -189,17 +189,12 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 }
 
 // decodeJob turns one job into its objects and problems, in input order,
-// and adds them to r; it reports whether more are wanted.
-func decodeJob(j job, limit int, r *results) bool {
+// and adds them to r; r.stopped reports that no more are wanted.
+func decodeJob(j job, limit int, r *results) {
 	r.part, r.yaml = 0, j.yaml
 	if j.cut {
 		r.part = j.pos.Document
 	}
-	decodeJobValue(j, limit, r)
-	return !r.stopped
-}
-
-func decodeJobValue(j job, limit int, r *results) {
 	if j.err != nil {
 		r.add(result{err: j.err})
 		return

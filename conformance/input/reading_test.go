@@ -891,7 +891,7 @@ func TestRead_ListReadWholeHandsItsResultsOnInChunks(t *testing.T) {
 	list := `{"kind":"List","items":[` + strings.Repeat(`0,`, n-1) + svcJSON("last") + `]}`
 	var chunks []int
 	r := &results{send: func(rs []result) bool { chunks = append(chunks, len(rs)); return true }}
-	if !decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r) {
+	if decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r); r.stopped {
 		t.Fatal("decodeJob stopped, with a send that wants more")
 	}
 	r.flush()
@@ -909,7 +909,7 @@ func TestRead_ListReadWholeHandsItsResultsOnInChunks(t *testing.T) {
 	// A send that wants no more stops the decoding.
 	chunks = nil
 	r = &results{send: func(rs []result) bool { chunks = append(chunks, len(rs)); return false }}
-	if decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r) {
+	if decodeJob(job{raw: []byte(list), pos: Position{Source: "in", Document: 1, Line: 1}}, DefaultMaxObjectBytes, r); !r.stopped {
 		t.Error("decodeJob goes on after its send wanted no more")
 	}
 	r.flush()

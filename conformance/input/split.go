@@ -91,7 +91,8 @@ func (d *Decoder) open(flush func() bool) (splitter, *DecodeError) {
 		br = bufio.NewReaderSize(struct{ io.Reader }{br}, d.readBuffer)
 	}
 	if isJSON {
-		return newJSONSplitter(br, d.source, d.limit, base), nil
+		g := &guard{r: br, limit: base + int64(d.limit), read: base}
+		return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: d.source, limit: d.limit, base: base, line: 1}, nil
 	}
 	kept := &separators{at: map[int64]string{}}
 	in := bufio.NewReaderSize(transform.NewReader(br, lineBreaks{kept: kept}), min(br.Size(), lineBytes))
@@ -232,11 +233,6 @@ type jsonSplitter struct {
 	line   int   // line of the tokenizer's offset
 	doc    int
 	last   jsontext.Kind // kind of what read read last
-}
-
-func newJSONSplitter(r io.Reader, source string, limit int, base int64) *jsonSplitter {
-	g := &guard{r: r, limit: base + int64(limit), read: base}
-	return &jsonSplitter{dec: jsontext.NewDecoder(g, jsonOptions...), g: g, source: source, limit: limit, base: base, line: 1}
 }
 
 func (s *jsonSplitter) split(yield func(job) bool) {
