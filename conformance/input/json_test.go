@@ -222,3 +222,24 @@ func TestRead_ListKindAfterSelfDescribingItems(t *testing.T) {
 		}
 	}
 }
+
+// Member order never changes the meaning (section 8). A kindless item
+// with a type and an object, in a ServiceList whose kind follows its items
+// (jq -S), was read as a watch event item by item, before the kind, and as
+// a Service without a name read whole: two objects. A ServiceList's kindless
+// items are now read as a List's, whatever the order.
+func TestRead_ServiceListOfEventsReadsTheSameInAnyOrder(t *testing.T) {
+	item := `{"type":"ADDED","object":{"kind":"Service","metadata":{"name":"a"}}}`
+	for name, in := range map[string]string{
+		"sorted JSON": `{"apiVersion":"v1","items":[` + item + `],"kind":"ServiceList"}`,
+		"JSON":        `{"kind":"ServiceList","apiVersion":"v1","items":[` + item + `]}`,
+		"sorted YAML": "apiVersion: v1\nitems:\n- " + item + "\nkind: ServiceList\n",
+		"YAML":        "kind: ServiceList\napiVersion: v1\nitems:\n- " + item + "\n",
+	} {
+		for _, limit := range []int{DefaultMaxObjectBytes, 80} {
+			if objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit)); names(objs) != "a" || len(errs) != 0 {
+				t.Errorf("%s, limit %d: objects %q, errors %v; want a and none", name, limit, names(objs), errs)
+			}
+		}
+	}
+}

@@ -672,9 +672,11 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, r *results
 // isEvent reports whether an object is a watch event: one of kind
 // WatchEvent, or one with a type or an object member and no kind. Objects
 // of other kinds have a type of their own (a Secret's, an Event's), and so
-// do the kindless items of their Lists (a SecretList's).
+// do the kindless items of their Lists (a SecretList's). A Service has
+// none: the kindless items of a ServiceList are read as those of a List,
+// whose kind, read item by item, may come after them.
 func isEvent(kind string, typeOrObject bool, containerKind string) bool {
-	typedList := containerKind != "" && containerKind != "List" && containerKind != "WatchEvent"
+	typedList := !slices.Contains([]string{"", "List", "ServiceList", "WatchEvent"}, containerKind)
 	return kind == "WatchEvent" || typeOrObject && kind == "" && !typedList
 }
 
