@@ -243,3 +243,20 @@ func TestRead_ServiceListOfEventsReadsTheSameInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// A List's kind that follows its items is an input error whenever, read
+// before it, a kindless item was read other than that kind reads it: not
+// only when that kind names its items' kind other than Service. Read whole,
+// a "List" of kind Service holds a Service without a name, not an event.
+func TestRead_ListKindAfterItemsReadAsEvents(t *testing.T) {
+	item := `{"type":"ADDED","object":{"kind":"Service","metadata":{"name":"a"}}}`
+	for name, in := range map[string]string{
+		"JSON": `{"apiVersion":"v1","items":[` + item + `],"kind":"Service"}`,
+		"YAML": "apiVersion: v1\nitems:\n- " + item + "\nkind: Service\n",
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(80))
+		if len(errs) != 1 || errs[0].Field != "kind" {
+			t.Errorf("%s: errors %v; want one at the kind", name, errs)
+		}
+	}
+}

@@ -672,12 +672,17 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, r *results
 // isEvent reports whether an object is a watch event: one of kind
 // WatchEvent, or one with a type or an object member and no kind. Objects
 // of other kinds have a type of their own (a Secret's, an Event's), and so
-// do the kindless items of their Lists (a SecretList's). A Service has
-// none: the kindless items of a ServiceList are read as those of a List,
-// whose kind, read item by item, may come after them.
+// do the kindless items of their Lists (a SecretList's).
 func isEvent(kind string, typeOrObject bool, containerKind string) bool {
-	typedList := !slices.Contains([]string{"", "List", "ServiceList", "WatchEvent"}, containerKind)
-	return kind == "WatchEvent" || typeOrObject && kind == "" && !typedList
+	return kind == "WatchEvent" || typeOrObject && kind == "" && untyped(containerKind)
+}
+
+// untyped reports whether the kindless items of a List of this kind are
+// read as those of a List: Services, or watch events. A Service has no type
+// or object member, so a ServiceList's are; and a List read item by item,
+// whose kind may follow its items, reads them so before it (checkMembers).
+func untyped(containerKind string) bool {
+	return slices.Contains([]string{"", "List", "ServiceList", "WatchEvent"}, containerKind)
 }
 
 // decodeElements decodes the elements of an array at pos, in an object
@@ -724,7 +729,7 @@ func checkMembers(raw []byte, pos Position, itemsKind string) *DecodeError {
 	if k := kindOf(w.Items.v); k != '[' && k != 'n' && k != 0 { // a YAML "items:" whose value is on the next line
 		return &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}
 	}
-	if k, _ := resolveKind("", "", listKind(w.Kind)); k != "Service" && itemsKind == "" { // as in a sorted List (jq -S)
+	if !untyped(w.Kind) && itemsKind == "" { // as in a sorted List (jq -S)
 		return &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind %q follows its items, which were read before it: %w", w.Kind, errKindless)}
 	}
 	return nil
@@ -732,7 +737,7 @@ func checkMembers(raw []byte, pos Position, itemsKind string) *DecodeError {
 
 // errKindless is a problem only after an item without a kind of its own
 // (see Decoder.NextContext): items that carry theirs mean the same either way.
-var errKindless = errors.New("those without a kind of their own were read as Services")
+var errKindless = errors.New("those without a kind of their own were read as a List's, as Services or watch events")
 
 // objectError turns an error decoding raw into a DecodeError naming the
 // object, the member and the byte; it also returns the object's metadata.
