@@ -211,12 +211,10 @@ func (d *Decoder) run() {
 						return false
 					}
 				}}
-				for _, j := range jobs {
-					if decodeJob(j, d.limit, r); r.stopped {
-						return
-					}
+				for i := 0; i < len(jobs) && !r.stopped; i++ {
+					decodeJob(jobs[i], d.limit, r)
 				}
-				r.flush()
+				r.flush() // nothing, once stopped
 			}(jobs)
 			jobs, size = nil, 0
 			return true
