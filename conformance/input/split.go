@@ -898,6 +898,11 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 		s.fail(de)
 		s.drop, s.early = true, true
 	}
+	// A kind merged in ("<<: *base") yields to one given after the items:
+	// they are read as a List's, and end checks the kind that comes.
+	if bytes.Contains(s.members.Bytes(), []byte("<<")) {
+		s.kind = ""
+	}
 	return true
 }
 

@@ -359,6 +359,21 @@ func TestRead_YAMLMergeKeys(t *testing.T) {
 	}
 }
 
+// A List's kind merged in before its items ("<<:") yields to a kind given
+// after them, as kubectl reads the List whole: its kindless items were read
+// as Endpoints, and the Service the List holds was dropped in silence. They
+// are now read as a List's; a merged kind that stands is then an input
+// error, as a sorted List's kind after its items is.
+func TestRead_YAMLListKindMergedBeforeItsItems(t *testing.T) {
+	const list = "<<: {kind: EndpointsList}\napiVersion: v1\nitems:\n- metadata: {name: a}\n"
+	if objs, errs := decodeAll(t, strings.NewReader(list+"kind: List\n")); names(objs) != "a" || len(errs) != 0 {
+		t.Errorf("kind List after the items: objects %q, errors %v; want a and none", names(objs), errs)
+	}
+	if _, errs := decodeAll(t, strings.NewReader(list)); len(errs) != 1 || errs[0].Field != "kind" {
+		t.Errorf("merged kind alone: errors %v; want one at the kind", errs)
+	}
+}
+
 // indent makes text an entry of a YAML sequence: first before its first
 // line, as many spaces before the others.
 func indent(first, text string) string {
