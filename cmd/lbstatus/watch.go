@@ -433,6 +433,11 @@ const (
 	// healthyWatch is how long a watch that delivered nothing must have
 	// stayed open to count as working, which resets the retry delay.
 	healthyWatch = time.Second
+	// closedAtOnceLost is how many watches in a row the server may end at
+	// once, with no error and nothing delivered, before the watch counts
+	// as lost: one is a server restarting, several a server (or a proxy
+	// before it) that watches nothing.
+	closedAtOnceLost = 3
 )
 
 // listWatchSource lists Services, then watches them from the list's
@@ -527,6 +532,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 	}
 	relisted := false // the last thing done was a list after a gap
 	watched := false  // a watch request was accepted
+	closedAtOnce := 0 // watches in a row ended at once without an error
 	for ctx.Err() == nil {
 		w, err := s.api.watch(ctx, rv)
 		if err != nil && !watched && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
@@ -549,6 +555,14 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		if healthy {
 			retry = s.newRetry()
 			relisted = false
+			closedAtOnce = 0
+		}
+		if err == nil && !healthy {
+			// Ended at once, and nothing said why: as lost as an
+			// error says, once it keeps happening.
+			if closedAtOnce++; closedAtOnce >= closedAtOnceLost {
+				err = fmt.Errorf("the server ended %d watches in a row at once, without an event", closedAtOnce)
+			}
 		}
 		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 			if relisted {

@@ -432,6 +432,36 @@ func TestWatchRetry_QuietWatchThatStayedOpenWorked(t *testing.T) {
 	}
 }
 
+// A server that ends every watch at once, with no error and nothing
+// delivered, watches nothing: after closedAtOnceLost of them in a row the
+// watch is lost, said once, and it is back when a watch works again. Fewer
+// in a row, as when a server restarts, are no loss.
+func TestWatchRetry_WatchesEndedAtOnceAreLost(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	for range closedAtOnceLost - 1 {
+		cluster.nextWatcher(t).Stop()
+	}
+	w := cluster.nextWatcher(t)
+	w.Add(pending("api", "11")) // works: the count starts again
+	w.Stop()
+	for range closedAtOnceLost + 2 {
+		cluster.nextWatcher(t).Stop()
+	}
+	w = cluster.nextWatcher(t)
+	w.Add(pending("db", "12"))
+	w.Stop()
+	cluster.nextWatcher(t)
+	stop()
+	if got, want := events.String(), "web@5, api@11, lost, back, db@12"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	lost := fmt.Sprintf("lost the watch on https://fake.example (the server ended %d watches in a row at once, without an event)", closedAtOnceLost)
+	if l := log.String(); strings.Count(l, lost) != 1 || strings.Count(l, "watching again from resourceVersion 11") != 1 {
+		t.Errorf("log:\n%s\nwant the loss said once, as %q, and the watch back once", l, lost)
+	}
+}
+
 // noList is a fake cluster whose lists answer without error and without a
 // list.
 type noList struct{ *fakeCluster }
