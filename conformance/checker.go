@@ -236,8 +236,10 @@ func (c *Checker) Forget(namespace, name string) []Finding {
 // observation is still compared with the last as the next step of its
 // trace (C6, C7, L6), but the provider's writes in between are not judged:
 // that observation cannot show a first write of the conditions or a first
-// provisioning, so L1's and L4's trace halves leave it alone. An unknown
-// Service is ignored.
+// provisioning, so L1's and L4's trace halves leave it alone. When it
+// shows the provider's conditions or an ingress, the Service may have
+// served in the gap, so no later write is a first provisioning either
+// (L4). An unknown Service is ignored.
 func (c *Checker) Gap(namespace, name string) {
 	if i, ok := c.services[serviceKey{namespace, name}]; ok {
 		c.states.at(i).gap = true

@@ -633,6 +633,41 @@ func TestCheck_Gap_FirstWriteNotJudged(t *testing.T) {
 	wantFinding(t, c.Observe(next(next(reprovisioning))), "L1", SeverityViolation, "")
 }
 
+// TestCheck_Gap_L4_RefillAfterTheGap: a Service last seen provisioning
+// may have served inside a gap, then been reprovisioned with its ingress
+// cleared: the ingress it fills again after the gap, Serving still False,
+// is no first provisioning, and L4 does not judge it. A Service the gap
+// shows without conditions or ingress is still to be provisioned for the
+// first time: that provisioning, seen from its start, is judged.
+func TestCheck_Gap_L4_RefillAfterTheGap(t *testing.T) {
+	created := newLB("web")
+	provisioning := next(created)
+	setProvisioning(provisioning, 10)
+	reprovisioning := next(provisioning) // after serving, unseen
+	setProvisioning(reprovisioning, 30)
+	refilled := next(reprovisioning)
+	refilled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.9"}}
+	c := NewChecker()
+	c.Observe(created)
+	c.Observe(provisioning)
+	c.Gap("test", "web")
+	c.Observe(reprovisioning)
+	if found := c.Observe(refilled); len(withRule(found, "L4")) > 0 {
+		t.Errorf("a refill after the gap judged as a first provisioning:\n%s", dump(found))
+	}
+
+	relabeled := next(created)
+	relabeled.Labels = map[string]string{"app": "web"}
+	early := next(next(relabeled))
+	setProvisioning(early, 10)
+	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	c = NewChecker()
+	c.Observe(created)
+	c.Gap("test", "web")
+	c.Observe(relabeled)
+	wantFinding(t, c.Observe(early), "L4", SeverityViolation, "status.loadBalancer.ingress")
+}
+
 // TestCheck_L4_AfterConversionBack: a Service converted to ClusterIP, its
 // conditions removed (L9), and converted back is provisioned for the first
 // time again (L1: created or converted), so filling the ingress before

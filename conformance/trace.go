@@ -109,8 +109,10 @@ type serviceState struct {
 	lb         bool
 	spec       string // the G3 fields, encoded by encodeG3
 	// seenServing: Serving=True was observed since the Service last became
-	// a LoadBalancer (L4): a conversion back is a first provisioning again,
-	// as L1 and L9 have it.
+	// a LoadBalancer (L4), or may have been, unseen in a gap after which
+	// the provider's conditions or ingress were there: a refill of the
+	// ingress is then no first provisioning. A conversion back is a first
+	// provisioning again, as L1 and L9 have it.
 	seenServing bool
 	// specAhead: the spec changed since the provider last wrote status
 	// (see observation.specAhead).
@@ -145,9 +147,10 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	ingressSum, hasIngress := o.ingressSum, o.hasIngress
 	lb := isLoadBalancer(svc)
 
+	gap := st.gap
 	if seen {
 		c.checkTransitions(f, st, cur, v)
-		if !st.gap {
+		if !gap {
 			c.checkFirstWrite(f, st, cur, v, svc, hasIngress)
 		}
 		c.checkAcknowledgement(f, st, svc, cur, v, o)
@@ -162,7 +165,8 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	st.conds = *cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
-	st.seenServing = lb && (st.seenServing || cur[slotServing].present && cur[slotServing].status == statusTrue)
+	st.seenServing = lb && (st.seenServing || cur[slotServing].present && cur[slotServing].status == statusTrue ||
+		gap && (v.hasKEP() || hasIngress))
 	st.noConditions = lb && v.serving < 0 && v.provisioning < 0
 	st.noCondPos = nil
 	if st.noConditions {
