@@ -668,6 +668,25 @@ func TestCheck_Gap_L4_RefillAfterTheGap(t *testing.T) {
 	wantFinding(t, c.Observe(early), "L4", SeverityViolation, "status.loadBalancer.ingress")
 }
 
+// TestCheck_L4_FirstSeenAtWork: a trace that starts with the provider's
+// conditions already there (a watch started, or a kubectl get -w
+// restarted, while the Service was being reprovisioned, its ingress
+// cleared) does not show whether the Service served before: the ingress
+// filled again while Serving is False is no first provisioning. A trace
+// that starts before the provider's first write still judges it.
+func TestCheck_L4_FirstSeenAtWork(t *testing.T) {
+	reprovisioning := newLB("web")
+	setProvisioning(reprovisioning, 30)
+	refilled := next(reprovisioning)
+	refilled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.9"}}
+	noFinding(t, check(reprovisioning, refilled), "L4")
+
+	early := next(newLB("web"))
+	setProvisioning(early, 10)
+	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	wantFinding(t, check(newLB("web"), early), "L4", SeverityViolation, "status.loadBalancer.ingress")
+}
+
 // TestCheck_L4_AfterConversionBack: a Service converted to ClusterIP, its
 // conditions removed (L9), and converted back is provisioned for the first
 // time again (L1: created or converted), so filling the ingress before

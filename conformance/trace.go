@@ -109,10 +109,11 @@ type serviceState struct {
 	lb         bool
 	spec       string // the G3 fields, encoded by encodeG3
 	// seenServing: Serving=True was observed since the Service last became
-	// a LoadBalancer (L4), or may have been, unseen in a gap after which
-	// the provider's conditions or ingress were there: a refill of the
-	// ingress is then no first provisioning. A conversion back is a first
-	// provisioning again, as L1 and L9 have it.
+	// a LoadBalancer (L4), or may have been, before the trace's first
+	// observation or unseen in a gap, after which the provider's
+	// conditions or ingress were there: a refill of the ingress is then no
+	// first provisioning. A conversion back is a first provisioning again,
+	// as L1 and L9 have it.
 	seenServing bool
 	// specAhead: the spec changed since the provider last wrote status
 	// (see observation.specAhead).
@@ -166,7 +167,7 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
 	st.seenServing = lb && (st.seenServing || cur[slotServing].present && cur[slotServing].status == statusTrue ||
-		gap && (v.hasKEP() || hasIngress))
+		(gap || !seen) && (v.hasKEP() || hasIngress))
 	st.noConditions = lb && v.serving < 0 && v.provisioning < 0
 	st.noCondPos = nil
 	if st.noConditions {
