@@ -757,6 +757,37 @@ func TestCheck_L6_StatusWrittenWithoutBump(t *testing.T) {
 	noFinding(t, check(served, changed, bumped, done), "L6")
 }
 
+// TestCheck_RepeatedObservationCheckedOnce: the same observation (uid,
+// resourceVersion and content) written again in the input, as a restarted
+// kubectl get -w writes the current state again, is checked once (spec
+// section 8): its findings are not reported twice, and the trace goes on
+// from it as before (here L6, owed since the spec change, is met by the
+// next write). The same resourceVersion with another content, as
+// hand-written examples reuse them, is another observation.
+func TestCheck_RepeatedObservationCheckedOnce(t *testing.T) {
+	served := ready("web", 10)
+	getCond(t, served, v1.LoadBalancerConditionServing).Reason = "Fine" // C3 warning
+	changed := specChange(served)
+	acked := next(changed)
+	getCond(t, acked, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(11)
+	found := check(served, served.DeepCopy(), changed, changed.DeepCopy(), acked, acked.DeepCopy())
+	if got := withRule(found, "C3"); len(got) != 3 {
+		t.Errorf("want C3 once per observation, 3 in all, got:\n%s", dump(found))
+	}
+	noFinding(t, found, "L6")
+
+	other := served.DeepCopy()
+	getCond(t, other, v1.LoadBalancerConditionServing).Message = "edited by hand"
+	if got := withRule(check(served, other), "C3"); len(got) != 2 {
+		t.Errorf("another content under the same resourceVersion was not checked:\n%s", dump(got))
+	}
+	noUID := served.DeepCopy()
+	noUID.UID = ""
+	if got := withRule(check(noUID, noUID.DeepCopy()), "C3"); len(got) != 2 {
+		t.Errorf("an observation without a uid was taken for a repeat:\n%s", dump(got))
+	}
+}
+
 func TestCheck_L6_BumpWithoutStatusChange(t *testing.T) {
 	// The helpers' way (L6): Provisioning stays False, only its
 	// lastTransitionTime moves.
