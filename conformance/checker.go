@@ -162,7 +162,7 @@ func (c *Checker) Seen() int { return c.seen }
 // same uid, resourceVersion and content, as a restarted watch delivers
 // it): each observation is checked once. svc is only read, and not kept.
 func (c *Checker) Observe(svc *v1.Service) []Finding {
-	return c.observe(svc, Position{})
+	return c.observe(svc, Position{}, false)
 }
 
 // ObserveCore is Observe for client-go's core/v1 Service, as an informer
@@ -172,7 +172,7 @@ func (c *Checker) Observe(svc *v1.Service) []Finding {
 // annotation (v1.RequiredFeaturesAnnotation). A nil svc gives nil. svc is
 // only read, and not kept.
 func (c *Checker) ObserveCore(svc *corev1.Service) []Finding {
-	return c.observe(v1.FromCoreShallow(svc), Position{})
+	return c.observe(v1.FromCoreShallow(svc), Position{}, false)
 }
 
 // ObserveObject checks an object read by a Decoder. A Service is checked as
@@ -180,7 +180,9 @@ func (c *Checker) ObserveCore(svc *corev1.Service) []Finding {
 // gives one notice (RuleInput) saying it was skipped. A Service of a
 // DELETED watch event ends that Service's trace: the findings owed at its
 // end (see Finish) are returned, and a later Service of the same name starts
-// a new trace.
+// a new trace. A Service of an ADDED watch event whose trace goes on (the
+// same uid, not deleted) was listed again, as by a restarted kubectl get
+// -w: unless it is the last observation again, it ends a gap (see Gap).
 func (c *Checker) ObserveObject(obj Object) []Finding {
 	if obj.Service == nil {
 		var pos *Position
@@ -222,7 +224,7 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 		}
 		return c.forget(serviceKey{obj.Service.Namespace, obj.Service.Name}, pos, endDeleted)
 	}
-	return c.observe(obj.Service, obj.Position)
+	return c.observe(obj.Service, obj.Position, obj.Added)
 }
 
 // Forget ends the trace of the Service namespace/name, as its deletion
@@ -303,8 +305,8 @@ func (c *Checker) drop(k serviceKey, i int32) {
 }
 
 // observe is Observe with the observation's position, the zero Position
-// when unknown.
-func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
+// when unknown. relisted says a watch listed svc again (see ObserveObject).
+func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding {
 	if svc == nil {
 		return nil
 	}
@@ -373,6 +375,9 @@ func (c *Checker) observe(svc *v1.Service, at Position) []Finding {
 		// The last observation delivered again (a restarted kubectl get
 		// -w writes the current state again): checked once (section 8).
 		return nil
+	}
+	if relisted && seen && st.uid != 0 && st.uid == c.uidSum(svc) {
+		st.gap = true
 	}
 	c.validate(&f, st, svc, &v, &o)
 	c.snapshot(&f, svc, &v, o.specAhead)

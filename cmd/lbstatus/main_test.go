@@ -260,6 +260,34 @@ func TestCheck_DeletedServiceIsMarked(t *testing.T) {
 	}
 }
 
+// A restarted kubectl get -w --output-watch-events lists again: an ADDED
+// event of a Service already watched, not deleted since, ends a stretch
+// that was not seen, and the provider's writes in it are not judged as a
+// first write (L1) or a first provisioning (L4). The same state after a
+// MODIFIED event was seen from its start, and is judged.
+func TestCheck_AddedAgainIsARelist(t *testing.T) {
+	meta := `"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop","uid":"u1","resourceVersion":"%s"},` +
+		`"spec":{"type":"LoadBalancer","ports":[{"port":80,"protocol":"TCP","nodePort":30080}]}`
+	created := fmt.Sprintf("{"+meta+"}", "1")
+	// Provisioned, served, then reprovisioned while serving: all unseen.
+	reprovisioning := fmt.Sprintf("{"+meta+`,"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.1"}]},"conditions":[`+
+		`{"type":"LoadBalancerProvisioning","status":"True","reason":"Provisioning","message":"","lastTransitionTime":"2026-01-01T00:00:09Z"},`+
+		`{"type":"LoadBalancerServing","status":"True","reason":"Serving","message":"","lastTransitionTime":"2026-01-01T00:00:05Z"}]}}`, "9")
+	for typ, want := range map[string]int{"ADDED": exitOK, "MODIFIED": exitViolation} {
+		trace := `{"type":"ADDED","object":` + created + "}\n" + `{"type":"` + typ + `","object":` + reprovisioning + "}\n"
+		if code, stdout, _ := runCmd(t, trace, "check"); code != want || (want == exitOK) == strings.Contains(stdout, "L1 ") {
+			t.Errorf("then %s: exit %d, want %d:\n%s", typ, code, want, stdout)
+		}
+	}
+	// Listed again unchanged: nothing was missed, and the next write is
+	// judged.
+	trace := `{"type":"ADDED","object":` + created + "}\n" + `{"type":"ADDED","object":` + created + "}\n" +
+		`{"type":"MODIFIED","object":` + reprovisioning + "}\n"
+	if code, stdout, _ := runCmd(t, trace, "check"); code != exitViolation || !strings.Contains(stdout, "L1 ") {
+		t.Errorf("listed again unchanged: exit %d, want an L1 violation:\n%s", code, stdout)
+	}
+}
+
 // -f names inputs as kubectl's does, before the PATH arguments, and a
 // comma in it is part of the path.
 func TestCheck_Filename(t *testing.T) {

@@ -137,6 +137,9 @@ func TestDecode_WatchEventDeleted(t *testing.T) {
 	if objs[0].Deleted || !objs[1].Deleted {
 		t.Errorf("Deleted = %v, %v; want false, true", objs[0].Deleted, objs[1].Deleted)
 	}
+	if !objs[0].Added || objs[1].Added {
+		t.Errorf("Added = %v, %v; want true, false", objs[0].Added, objs[1].Added)
+	}
 	if objs[1].Position.Item != "object" || objs[1].Position.Document != 2 {
 		t.Errorf("position %+v", objs[1].Position)
 	}

@@ -249,6 +249,11 @@ type Object struct {
 	// Deleted marks the object of a DELETED watch event: a later Service
 	// of the same name is a new one.
 	Deleted bool
+	// Added marks the object of an ADDED watch event. Of a Service already
+	// observed, and not deleted since, it says the watch listed again (a
+	// restarted kubectl get -w): what happened since the Service's last
+	// observation was not seen.
+	Added bool
 }
 
 // Position says where an object, or a problem, is in the input.

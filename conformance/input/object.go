@@ -259,7 +259,7 @@ func decodeJob(j job, limit int, r *results) {
 		}
 	}
 	// An item a splitter handed out is as deep as in its List read whole.
-	decodeValue(raw, j.pos, j.containerKind, false, limit, j.depth, r)
+	decodeValue(raw, j.pos, j.containerKind, "", limit, j.depth, r)
 }
 
 // wrongType is a value whose JSON kind does not fit its field.
@@ -538,9 +538,9 @@ func yamlError(err error, text []byte, item bool, inputLine func(int) int) error
 }
 
 // decodeValue decodes an object (a Service, another kind, a List, a watch
-// event) or, nested in a document, an array of them. deleted marks the
-// object of a DELETED event.
-func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, limit, depth int, r *results) {
+// event) or, nested in a document, an array of them. event is the type of
+// the watch event the object is of; "" for none.
+func decodeValue(raw []byte, pos Position, containerKind, event string, limit, depth int, r *results) {
 	fail := func(format string, args ...any) {
 		r.add(result{err: &DecodeError{Position: pos, Err: fmt.Errorf(format, args...)}})
 	}
@@ -596,7 +596,7 @@ func decodeValue(raw []byte, pos Position, containerKind string, deleted bool, l
 	}
 	kind, apiVersion := resolveKind(w.Kind, w.APIVersion, containerKind)
 	m := &w.Metadata
-	obj := Object{Position: pos, Kind: kind, APIVersion: apiVersion, Deleted: deleted,
+	obj := Object{Position: pos, Kind: kind, APIVersion: apiVersion, Deleted: event == "DELETED", Added: event == "ADDED",
 		Ref: ObjectRef{Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}}
 	if isCoreService(kind, apiVersion) {
 		obj.Service = &v1.Service{TypeMeta: metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},
@@ -645,7 +645,7 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, r *results
 		objPos := nest(at(pos, raw, w.Object.off), "object")
 		switch kindOf(w.Object.v) {
 		case '{':
-			decodeValue(w.Object.v, objPos, "WatchEvent", w.Type == "DELETED", limit, depth+1, r)
+			decodeValue(w.Object.v, objPos, "WatchEvent", w.Type, limit, depth+1, r)
 			return
 		case 0:
 			de.Err = fmt.Errorf("watch event %s without an object", w.Type)
@@ -712,7 +712,7 @@ func decodeElements(raw []byte, pos Position, containerKind string, limit, depth
 			return
 		}
 		pos, prev = at(pos, raw[prev:], start-prev), start
-		decodeValue(v, nest(pos, "items["+strconv.Itoa(i)+"]"), containerKind, false, limit, depth, r)
+		decodeValue(v, nest(pos, "items["+strconv.Itoa(i)+"]"), containerKind, "", limit, depth, r)
 	}
 }
 
