@@ -115,6 +115,8 @@ type Checker struct {
 	g3   g3Old
 	hash hasher
 	seen int
+	// repeated: the last observation was the one before it again.
+	repeated bool
 }
 
 // NewChecker returns a Checker with the given options. A nil option is
@@ -146,6 +148,11 @@ var gateOn = sync.OnceValue(func() featuregate.FeatureGate {
 	}
 	return gate
 })
+
+// Repeated reports whether the last observation given was its Service's
+// previous one again, which was not checked (see Observe): an object read,
+// not another observation.
+func (c *Checker) Repeated() bool { return c.repeated }
 
 // Services returns how many Services the Checker holds state for: those
 // observed and not yet forgotten (by Forget, a deletion or Finish).
@@ -307,6 +314,7 @@ func (c *Checker) drop(k serviceKey, i int32) {
 // observe is Observe with the observation's position, the zero Position
 // when unknown. relisted says a watch listed svc again (see ObserveObject).
 func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding {
+	c.repeated = false
 	if svc == nil {
 		return nil
 	}
@@ -374,6 +382,7 @@ func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding
 	if again && !o.written && c.validationSum(svc, &v, &o) == st.validSum {
 		// The last observation delivered again (a restarted kubectl get
 		// -w writes the current state again): checked once (section 8).
+		c.repeated = true
 		return nil
 	}
 	if relisted && seen && st.uid != 0 && st.uid == c.uidSum(svc) {

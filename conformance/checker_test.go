@@ -775,6 +775,14 @@ func TestCheck_RepeatedObservationCheckedOnce(t *testing.T) {
 		t.Errorf("want C3 once per observation, 3 in all, got:\n%s", dump(found))
 	}
 	noFinding(t, found, "L6")
+	c := NewChecker()
+	c.Observe(served)
+	first := c.Repeated()
+	again := c.Observe(served.DeepCopy()) == nil && c.Repeated()
+	c.Observe(changed)
+	if first || !again || c.Repeated() {
+		t.Errorf("Repeated: %v, %v, %v; want false, true, false", first, again, c.Repeated())
+	}
 
 	other := served.DeepCopy()
 	getCond(t, other, v1.LoadBalancerConditionServing).Message = "edited by hand"

@@ -228,6 +228,10 @@ func NewCollector(opts ...CollectorOption) *Collector {
 	return c
 }
 
+// Repeated records an object that gave the previous observation of its
+// Service again (Checker.Repeated): an object read, not an observation.
+func (c *Collector) Repeated() { c.report.Summary.Objects++ }
+
 // Observe records an object and the findings the Checker returned for it.
 func (c *Collector) Observe(obj Object, found []Finding) {
 	c.report.Summary.Objects++

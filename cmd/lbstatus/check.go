@@ -377,6 +377,12 @@ func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out
 			continue
 		}
 		found := checker.ObserveObject(obj)
+		if checker.Repeated() {
+			// Read, and checked once before (section 8).
+			col.Repeated()
+			f.hooks.repeated()
+			continue
+		}
 		f.hooks.observe(obj, found)
 		col.Observe(obj, found)
 		out.findings(found)

@@ -260,6 +260,22 @@ func TestCheck_DeletedServiceIsMarked(t *testing.T) {
 	}
 }
 
+// A restarted kubectl get -w writes the current state again: the same
+// observation, read twice, is one observation, and its findings are
+// reported once (spec section 8), in the summary as on the timeline.
+func TestCheck_RepeatedObservationCountsOnce(t *testing.T) {
+	svc := strings.ReplaceAll(noIngressJSON, "\n", "")
+	svc = strings.Replace(svc, `"metadata":{`, `"metadata":{"uid":"u1","resourceVersion":"5",`, 1)
+	code, stdout, _ := runCmd(t, svc+"\n"+svc+"\n", "check", "--timeline")
+	if code != exitViolation || !strings.Contains(stdout, "Checked 1 input: 1 observation of 1 Service.") ||
+		!strings.Contains(stdout, "no-ingress: 1 observation") || !strings.Contains(stdout, "FAIL: 1 violation,") {
+		t.Errorf("exit %d, want one observation and one violation:\n%s", code, stdout)
+	}
+	if _, stdout, _ := runCmd(t, svc+"\n"+svc+"\n", "check", "-o", "json"); !strings.Contains(stdout, `"objects":2,"observations":1,`) {
+		t.Errorf("-o json: want 2 objects read, 1 observation:\n%s", stdout)
+	}
+}
+
 // A restarted kubectl get -w --output-watch-events lists again: an ADDED
 // event of a Service already watched, not deleted since, ends a stretch
 // that was not seen, and the provider's writes in it are not judged as a

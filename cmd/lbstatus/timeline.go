@@ -128,6 +128,14 @@ func (h *checkHooks) observe(obj conformance.Object, found []conformance.Finding
 	}
 }
 
+// repeated counts an object that gave the previous observation of its
+// Service again: read, but no new point of a timeline.
+func (h *checkHooks) repeated() {
+	if h != nil {
+		h.progress.object()
+	}
+}
+
 // endInput records the findings owed at the end of the input name, and
 // prints its timeline (--timeline) or keeps it for the page (-o html).
 func (h *checkHooks) endInput(name string, end []conformance.Finding) {
