@@ -353,3 +353,30 @@ func TestWatchAPI_InterruptWhileWatchWaits(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 0 and no lost watch", code, stderr)
 	}
 }
+
+// A server that answers every watch and ends it at once, with no event
+// and no error (as a proxy before the apiserver may), is watching
+// nothing: the watch is said lost, and the summary says it was lost at
+// the end, rather than a clean result covering what was never watched.
+func TestWatchAPI_WatchesEndedAtOnce(t *testing.T) {
+	var watches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		watches.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stderr, fmt.Sprintf("(the server ended %d watches in a row at once, without an event); trying again", closedAtOnceLost))
+	if code := stop(); code != exitOK || !strings.Contains(stdout.String(), "not back at the end") {
+		t.Errorf("exit %d, want 0 and the summary to say the watch was lost:\n%s", code, stdout)
+	}
+	if n := watches.Load(); n < closedAtOnceLost {
+		t.Errorf("%d watches, want at least %d", n, closedAtOnceLost)
+	}
+}
