@@ -32,8 +32,11 @@ limitations under the License.
 //     first write and first provisioning, L6); a Service without a name
 //     (a manifest with generateName) is one of its own, its trace ended
 //     at once; Gap marks a Service whose writes since its last
-//     observation were not seen (a watch that listed again): its next
-//     observation is no first write or first provisioning;
+//     observation were not seen (a watch that listed again, or an ADDED
+//     event of a Service whose trace goes on): its next observation is no
+//     first write or first provisioning, and if it shows the provider at
+//     work, no later one is a first provisioning either; the same
+//     observation given again is checked once;
 //   - Finish ends the input and returns what is still owed: a
 //     load-balancer-relevant spec change never acknowledged (L6, warning)
 //     and a LoadBalancer Service without KEP-4631 conditions (R3, notice,
