@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -54,6 +56,13 @@ type tracker struct {
 	last    map[string]ObservedService
 	// changed is closed and replaced on every observation, waking waits.
 	changed chan struct{}
+	// lists counts the informer's lists; relisted holds the
+	// resourceVersion of each Service in the latest list after the first.
+	// A list follows a watch that failed (410 Gone, an apiserver restart):
+	// what the provider wrote in between was not seen (section 8, "Live
+	// watches"), and the observation the list brings is marked as a gap.
+	lists    int
+	relisted map[string]string
 }
 
 func newTracker(opts ...conformance.Option) *tracker {
@@ -68,7 +77,16 @@ func newTracker(opts ...conformance.Option) *tracker {
 // start watches namespace's Services until ctx ends, and returns once the
 // first list is in.
 func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string) error {
-	lw := cache.ToListWatcherWithWatchListSemantics(conditions.ServiceListWatch(client.CoreV1(), namespace), client)
+	source := conditions.ServiceListWatch(client.CoreV1(), namespace)
+	list := source.ListWithContextFunc
+	source.ListWithContextFunc = func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		obj, err := list(ctx, opts)
+		if l, ok := obj.(*v1.ServiceList); ok && err == nil {
+			t.listed(l)
+		}
+		return obj, err
+	}
+	lw := cache.ToListWatcherWithWatchListSemantics(source, client)
 	informer := cache.NewSharedInformer(lw, &v1.Service{}, 0)
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { t.observe(obj, false) },
@@ -89,6 +107,20 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 	return nil
 }
 
+// listed records a list of the informer: after the first, the state each
+// Service is in.
+func (t *tracker) listed(l *v1.ServiceList) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lists++; t.lists == 1 {
+		return
+	}
+	t.relisted = make(map[string]string, len(l.Items))
+	for i := range l.Items {
+		t.relisted[l.Items[i].Name] = l.Items[i].ResourceVersion
+	}
+}
+
 func (t *tracker) observe(obj any, deleted bool) {
 	svc, ok := obj.(*v1.Service)
 	if !ok {
@@ -101,6 +133,13 @@ func (t *tracker) observe(obj any, deleted bool) {
 		t.history[svc.Name] = append(t.history[svc.Name], nil)
 		found = t.checker.Forget(svc.Namespace, svc.Name)
 	} else {
+		if rv, ok := t.relisted[svc.Name]; ok && rv == svc.ResourceVersion {
+			// Listed again unchanged, nothing was missed.
+			delete(t.relisted, svc.Name)
+			if rv != t.last[svc.Name].ResourceVersion {
+				t.checker.Gap(svc.Namespace, svc.Name)
+			}
+		}
 		t.history[svc.Name] = append(t.history[svc.Name], svc)
 		found = t.checker.Observe(svc)
 	}

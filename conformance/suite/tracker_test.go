@@ -28,7 +28,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -245,5 +247,60 @@ func TestTracker_WatchesItsNamespaceAlone(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"last", "web"}) {
 		t.Errorf("observed %v, want last and web alone", names)
+	}
+}
+
+// TestTracker_RelistIsAGap: a list after a watch that failed (410 Gone, an
+// apiserver restart) shows what the provider wrote while nobody watched;
+// the state it brings is compared as after a gap (section 8, "Live
+// watches"), not judged as the provider's first write (L1). The same state
+// delivered by the watch was seen from its start, and is judged.
+func TestTracker_RelistIsAGap(t *testing.T) {
+	created := observed("web", "1", false, "")
+	// Provisioned, served, then reprovisioned while serving: the provider's
+	// writes before this were not seen.
+	reprovisioning := observed("web", "9", true, "192.0.2.1")
+	conds := reprovisioning.Status.Conditions
+	conds[0].Status, conds[0].Reason = metav1.ConditionTrue, "Provisioning"
+	for _, relist := range []bool{true, false} {
+		cs := fake.NewClientset(v1.ToCore(created))
+		watchers := make(chan *watch.FakeWatcher, 2)
+		first := watch.NewFake()
+		watchers <- first
+		watchers <- watch.NewFake()
+		cs.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) {
+			select {
+			case w := <-watchers:
+				return true, w, nil
+			default:
+				return true, watch.NewFake(), nil
+			}
+		})
+		tr := newTracker()
+		ctx, cancel := context.WithCancel(t.Context())
+		if err := tr.start(ctx, cs, "t"); err != nil {
+			t.Fatal(err)
+		}
+		if relist {
+			if err := cs.Tracker().Update(corev1.SchemeGroupVersion.WithResource("services"), v1.ToCore(reprovisioning), "t"); err != nil {
+				t.Fatal(err)
+			}
+			first.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired})
+		} else {
+			first.Modify(v1.ToCore(reprovisioning))
+		}
+		seen := func(s *v1.Service) bool { return s != nil && s.ResourceVersion == "9" }
+		waitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+		_, err := tr.wait(waitCtx, "web", time.Minute, seen)
+		stop()
+		cancel()
+		if err != nil && !errors.Is(err, errViolation) {
+			t.Fatalf("relist %v: %v", relist, err)
+		}
+		findings, _ := tr.finish()
+		l1 := slices.ContainsFunc(findings, func(f conformance.Finding) bool { return f.Rule == "L1" })
+		if l1 == relist {
+			t.Errorf("relist %v: findings %+v; want an L1 violation only when the watch delivered the write", relist, findings)
+		}
 	}
 }
