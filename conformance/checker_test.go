@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -794,6 +795,25 @@ func TestCheck_RepeatedObservationCheckedOnce(t *testing.T) {
 	if got := withRule(check(noUID, noUID.DeepCopy()), "C3"); len(got) != 2 {
 		t.Errorf("an observation without a uid was taken for a repeat:\n%s", dump(got))
 	}
+}
+
+// TestCheck_L6_ChangedBack: a change undone before the provider wrote is
+// none to a provider that saw only the latest spec, as an informer that
+// coalesced the two updates does; a change to a third spec is owed.
+func TestCheck_L6_ChangedBack(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	back := next(changed)
+	back.Spec.Ports = served.Spec.Ports
+	written := next(back)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	noFinding(t, check(served, changed, back, written), "L6")
+
+	other := next(changed)
+	other.Spec.Ports = append(slices.Clone(served.Spec.Ports), corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, NodePort: 30053})
+	written = next(other)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	wantFinding(t, check(served, changed, other, written), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime")
 }
 
 func TestCheck_L6_BumpWithoutStatusChange(t *testing.T) {

@@ -94,6 +94,7 @@ func (c statusCode) String() string {
 // acknowledged yet (L6).
 type obligation struct {
 	pre     int64  // Provisioning's lastTransitionTime before the change
+	spec    string // the G3 fields before the change, encoded by encodeG3
 	rv      string // resourceVersion of the observation that showed the change
 	changed string // the fields that changed, comma-separated
 	pos     *Position
@@ -186,8 +187,9 @@ type observation struct {
 	ingressSum uint64
 	hasIngress bool
 	// changed lists the load-balancer-relevant fields that changed since
-	// the previous observation (G3).
-	changed []string
+	// the previous observation (G3), and prevSpec is their encoding there.
+	changed  []string
+	prevSpec string
 	// written reports that the provider wrote status since the previous
 	// observation: a KEP-4631 condition or the ingress changed.
 	written bool
@@ -206,6 +208,7 @@ func (c *Checker) derive(st *serviceState, seen bool, svc *v1.Service, v *view) 
 	if !seen {
 		return o
 	}
+	o.prevSpec = st.spec
 	o.changed = c.specChanges(st, svc)
 	// A write that changed the spec is not the provider's status write,
 	// whatever changed in status with it: a /status write cannot change the
@@ -357,9 +360,14 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 	prov := &cur[slotProvisioning]
 	written := o.written
 	if changed := o.changed; len(changed) > 0 {
-		if st.owed == nil && st.conds[slotProvisioning].present {
-			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
+		switch {
+		case st.owed == nil && st.conds[slotProvisioning].present:
+			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, spec: o.prevSpec, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
 			st.owed.pos = f.position()
+		case st.owed != nil && st.spec == st.owed.spec:
+			// Changed back before the provider wrote: one that saw only
+			// the latest spec saw no change.
+			st.owed = nil
 		}
 		if st.owed != nil && prov.present && prov.ltt != st.owed.pre {
 			st.owed = nil // acknowledged in the same observation
