@@ -37,6 +37,7 @@ TARGETS=(
   "./fuzz FuzzConditionsDifferential"
   "./conditions FuzzConditionsSequence"
   "./conditions FuzzConditionsStateMachine"
+  "./conditions FuzzConditionsReadService"
   "./conformance FuzzConformanceStream"
   "./conformance/input FuzzDecode"
   "./conformance/input FuzzReaderDifferential"
