@@ -39,6 +39,7 @@ TARGETS=(
   "./conditions FuzzConditionsStateMachine"
   "./conditions FuzzConditionsReadService"
   "./conformance FuzzConformanceStream"
+  "./conformance FuzzCheckerGap"
   "./conformance/timeline FuzzTimelineRender"
   "./conformance/input FuzzDecode"
   "./conformance/input FuzzReaderDifferential"
