@@ -46,6 +46,7 @@ TARGETS=(
   "./conformance/input FuzzYAMLListDifferential"
   "./conformance/input FuzzJSONListDifferential"
   "./cmd/lbstatus FuzzCheckCommand"
+  "./cmd/lbstatus FuzzJSONEscaper"
 )
 
 FUZZTIME=${FUZZTIME:-15s}
