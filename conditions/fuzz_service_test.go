@@ -121,6 +121,8 @@ func readServiceSeeds() map[string][]*v1.Service {
 	return map[string][]*v1.Service{
 		"none-then-ready":        {svc(nil), svc(ip, servingT, provF)},
 		"ready-hostname-foreign": {svc(host, foreign, servingT, cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, "Multiple", 10), provF)},
+		"degraded-multiple": {svc(ip, servingT, provF, metav1.Condition{Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionTrue,
+			Reason: "Multiple", Message: "PortsNotSupported, SessionAffinityNotSupported: two", LastTransitionTime: at(10)})},
 		"unsupported": {svc(nil, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Unsupported", 5),
 			cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, "Unsupported", 5))},
 		"infrastructure-then-retry": {svc(nil, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Infrastructure", 5), provF),
@@ -178,6 +180,11 @@ func checkReadService(t *testing.T, svc *v1.Service) {
 				t.Fatalf("Fail (T2) with Serving %+v, Provisioning %+v", serving, provisioning)
 			}
 		}
+		if r, ok := v1.DegradedReason(feature); ok && base.Result != ResultSkip {
+			if named := degradedNames(conds, r); named != (v.Result == ResultSkip) {
+				t.Fatalf("Evaluate(%q) = %+v, but the conditions name its degradation: %v (T1, G2, C4)", feature, v, named)
+			}
+		}
 		want := base
 		want.Feature = feature
 		if v != want && (feature == "" || !feature.IsKnown() || v.Result != ResultSkip) {
@@ -206,6 +213,29 @@ func checkReadService(t *testing.T, svc *v1.Service) {
 	if !apiequality.Semantic.DeepEqual(svc, orig) || !apiequality.Semantic.DeepEqual(core, coreOrig) {
 		t.Fatalf("reading the Service changed it:\n%+v\n%+v", orig, svc)
 	}
+}
+
+// degradedNames reports whether conds say the load balancer is degraded
+// with reason r, read as section 6 and G2 say: Degraded=True with reason
+// r, or with reason Multiple and r among the comma-separated reasons
+// before the first colon of its message; or, for PortsNotSupported, the
+// deprecated LoadBalancerPortsError=True (C4).
+func degradedNames(conds []metav1.Condition, r v1.LoadBalancerConditionReason) bool {
+	if d := Get(conds, v1.LoadBalancerConditionDegraded); d != nil && d.Status == metav1.ConditionTrue {
+		if d.Reason == string(r) {
+			return true
+		}
+		if d.Reason == string(v1.LoadBalancerReasonMultiple) {
+			list, _, _ := strings.Cut(d.Message, ":")
+			for _, item := range strings.Split(list, ",") {
+				if strings.TrimSpace(item) == string(r) {
+					return true
+				}
+			}
+		}
+	}
+	p := Get(conds, v1.LoadBalancerConditionPortsError)
+	return r == v1.LoadBalancerReasonPortsNotSupported && p != nil && p.Status == metav1.ConditionTrue
 }
 
 // checkStatusApply checks that StatusApply(svc) carries svc's name,
