@@ -19,6 +19,7 @@ package timeline
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/fuzz/seed"
 )
 
@@ -43,7 +45,9 @@ import (
 //   - every lane, spec-change, finding, deletion and gap list keeps at most
 //     MaxPoints entries, in step order within the Service's observations,
 //     and the findings counted are those kept plus those dropped;
-//   - the text holds no control or format character but its line breaks;
+//   - the text holds no control or format character but its line breaks,
+//     and a cell cut to MaxTextCell (ClipCell) is a prefix of the escaped
+//     text that ends between two escapes, never inside one;
 //   - the page holds no such character either, is valid UTF-8, and has
 //     only the elements and attributes of its template: a name, reason,
 //     message or input problem cannot add a <script> or an onload, and no
@@ -74,6 +78,16 @@ func FuzzTimelineRender(f *testing.F) {
 		`"spec":{"type":"LoadBalancer","ports":[{"port":81}],"requiredLoadBalancerFeatures":["<script>"]},`+
 		`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"Unsupported","message":"<img src=x onerror=y>","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`+"\n"+
 		`{"kind":"<script>","metadata":{"name":"<script>"}}`+"\n{\"kind\":\"Service\",\"metadata\":{\"name\":\"\\u003cscript\\u003e\"}"), 2, 1)
+
+	// Reasons and messages whose escapes fall about where a cell is cut.
+	var long bytes.Buffer
+	for i, esc := range []string{`\u202e`, `\n`, `\u001b`, `\"\u0000`, `\udbff\udfff`, `\\x41\u0007`} {
+		pad := strings.Repeat("a", 36+i*2)
+		fmt.Fprintf(&long, `{"kind":"Service","apiVersion":"v1","metadata":{"name":"web","uid":"1","resourceVersion":"%d"},"spec":{"type":"LoadBalancer"},`+
+			`"status":{"conditions":[{"type":"LoadBalancerServing","status":"False","reason":"%s%s%s","message":"%s%s","lastTransitionTime":"2026-01-01T00:00:%02dZ"}]}}`+"\n",
+			i+1, pad, esc, pad, pad, esc, i)
+	}
+	add("escapes-at-the-cut", long.Bytes(), 0, 7)
 
 	f.Fuzz(func(t *testing.T, data []byte, gaps uint64, options uint8) {
 		if len(data) > 32<<10 {
@@ -183,6 +197,9 @@ func checkTimelineService(t *testing.T, s *Service, maxPoints int) {
 		var steps []int
 		for _, p := range l.Points {
 			steps = append(steps, p.Step)
+			for _, text := range []string{p.Status, p.Reason, p.Message, p.Status + "/" + p.Reason + "*"} {
+				checkClipped(t, text)
+			}
 		}
 		inSteps("lane "+l.Name, steps, 1)
 	}
@@ -205,6 +222,30 @@ func checkTimelineService(t *testing.T, s *Service, maxPoints int) {
 	inSteps("the gaps", gaps, 1)
 	if n := s.Counts.Violations + s.Counts.Warnings + s.Counts.Notices; n != len(s.Findings)+s.DroppedFindings {
 		t.Fatalf("%s: %d findings counted, %d kept and %d dropped", s.Ref(), n, len(s.Findings), s.DroppedFindings)
+	}
+}
+
+// checkClipped checks ClipCell(text): at most MaxTextCell characters and,
+// when cut, a prefix of the escaped text, before a "…" and the "*" of a
+// bump, that does not end inside an escape.
+func checkClipped(t *testing.T, text string) {
+	t.Helper()
+	clipped, cut := ClipCell(text)
+	escaped := input.Escape(text)
+	if n := utf8.RuneCountInString(clipped); n > MaxTextCell || (!cut && clipped != escaped) {
+		t.Fatalf("ClipCell(%q) = %q (%d characters), %v", text, clipped, n, cut)
+	}
+	if !cut {
+		return
+	}
+	kept, ok := strings.CutSuffix(strings.TrimSuffix(clipped, "*"), "…")
+	if !ok || !strings.HasPrefix(escaped, kept) {
+		t.Fatalf("ClipCell(%q) = %q, not a cut of %q", text, clipped, escaped)
+	}
+	if escaped != text {
+		if _, err := strconv.Unquote(`"` + kept + `"`); err != nil {
+			t.Fatalf("ClipCell(%q) = %q cuts inside an escape of %q", text, clipped, escaped)
+		}
 	}
 }
 
