@@ -816,6 +816,34 @@ func TestCheck_L6_ChangedBack(t *testing.T) {
 	wantFinding(t, check(served, changed, other, written), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime")
 }
 
+// TestCheck_L6_ChangedBackToAnEqualSpec: a change undone to a spec that
+// equals the first one as a provider compares them (its ports in another
+// order, a field given its default) is none either: Reconcile and
+// conditions.ChangedFields see no change and owe no bump.
+func TestCheck_L6_ChangedBackToAnEqualSpec(t *testing.T) {
+	served := ready("web", 10)
+	served.Spec.Ports = append(served.Spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, NodePort: 30053})
+	changed := next(served)
+	changed.Spec.Ports = changed.Spec.Ports[:1]
+	back := next(changed)
+	back.Spec.Ports = []corev1.ServicePort{served.Spec.Ports[1], served.Spec.Ports[0]}
+	written := next(back)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	noFinding(t, check(served, changed, back, written), "L6")
+
+	served = ready("web", 10)
+	changed = next(served)
+	changed.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	back = next(changed)
+	back.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	if served.Spec.SessionAffinity != "" {
+		t.Fatalf("the fixture sets sessionAffinity %q", served.Spec.SessionAffinity)
+	}
+	written = next(back)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	noFinding(t, check(served, changed, back, written), "L6")
+}
+
 func TestCheck_L6_BumpWithoutStatusChange(t *testing.T) {
 	// The helpers' way (L6): Provisioning stays False, only its
 	// lastTransitionTime moves.

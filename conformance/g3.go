@@ -309,3 +309,15 @@ func (c *Checker) specChanges(st *serviceState, svc *v1.Service) []string {
 	}
 	return conditions.ChangedFields(old, svc, conditions.WithRelevantAnnotations(c.opts.relevantAnnotations...))
 }
+
+// sameG3 reports whether svc's load-balancer-relevant fields are those
+// encoded in enc as conditions.ChangedFields compares them: with defaults
+// filled in and sets in any order, as a provider sees no change between
+// the two.
+func (c *Checker) sameG3(enc string, svc *v1.Service) bool {
+	if string(c.encodeG3(svc)) == enc {
+		return true
+	}
+	old, err := c.decodeG3(enc)
+	return err == nil && len(conditions.ChangedFields(old, svc, conditions.WithRelevantAnnotations(c.opts.relevantAnnotations...))) == 0
+}

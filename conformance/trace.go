@@ -364,7 +364,7 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 		case st.owed == nil && st.conds[slotProvisioning].present:
 			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, spec: o.prevSpec, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
 			st.owed.pos = f.position()
-		case st.owed != nil && st.spec == st.owed.spec:
+		case st.owed != nil && c.sameG3(st.owed.spec, svc):
 			// Changed back before the provider wrote: one that saw only
 			// the latest spec saw no change.
 			st.owed = nil
