@@ -490,6 +490,12 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 //     Provisioning True and Degraded is removed: the provider has to decide
 //     again, and will normally refuse (R1).
 //
+// Whether or not a relevant field changed, a Serving=True without an
+// address left in the ingress (L4: the apiserver clears it when the type
+// leaves LoadBalancer, and a Service converted back keeps its conditions)
+// goes False/Provisioning the same way, with Provisioning True: the
+// provider provisions again, as on a first sight.
+//
 // A new spec that is no longer of type LoadBalancer is NotLoadBalancer
 // (L9). Without relevant changes only observedGeneration follows
 // metadata.generation (G6: on clusters that bump it for any spec change,
@@ -518,6 +524,11 @@ func SpecUpdated[S Object](old, new S, opts ...TransitionOption) (Transition[S],
 	dr := newDraft(n, o)
 	if len(changedFields(view(old), n, o.annotations)) > 0 {
 		dr.specUpdated()
+	}
+	// Serving=True needs an address (L4). One the apiserver cleared, the
+	// type having left LoadBalancer and come back, is served no more.
+	if IsTrue(dr.status.Conditions, v1.LoadBalancerConditionServing) && !HasAddress(dr.status.LoadBalancer.Ingress) {
+		dr.provisioning(StopServing)
 	}
 	return transitionOf(new, dr.result(), nil)
 }

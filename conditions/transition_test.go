@@ -290,6 +290,28 @@ func TestProvisioningStarted_L4_KeepServingNeedsAnAddress(t *testing.T) {
 	}
 }
 
+// TestSpecUpdated_L4_ConvertedBackWithoutIngress: a Service converted to
+// ClusterIP and back before the provider looked has lost its ingress (the
+// apiserver clears it) but still says Serving=True; SpecUpdated's write,
+// with a relevant change or with only a new generation, must not keep
+// Serving True without an address (L4).
+func TestSpecUpdated_L4_ConvertedBackWithoutIngress(t *testing.T) {
+	served := lbService()
+	served = then(t, served)(Succeeded(served, ingress, nil))
+	for name, mutate := range map[string]func(*v1.Service){
+		"class set":      func(s *v1.Service) { s.Spec.LoadBalancerClass = ptr.To("example.com/lb") },
+		"new generation": func(s *v1.Service) { s.Generation++ },
+	} {
+		back := served.DeepCopy()
+		back.Status.LoadBalancer.Ingress = nil
+		mutate(back)
+		got := then(t, back)(SpecUpdated(served, back))
+		if c, want := combination(got.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; c != want {
+			t.Errorf("%s: got %s, want %s: Serving=True without an address breaks L4", name, c, want)
+		}
+	}
+}
+
 func TestSucceeded_L6_ReprovisionedBumpsServing(t *testing.T) {
 	clk := testingclock.NewFakePassiveClock(t0)
 	svc := lbService()
