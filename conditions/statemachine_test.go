@@ -386,7 +386,10 @@ func checkStep(t *rapid.T, prev, next *v1.Service, what string) {
 // It returns the provider's decision for the current spec.
 func (m *machine) observe(t *rapid.T) Decision {
 	d := Decide(m.svc, m.caps)
-	if m.seen != nil || HasKEPConditions(m.svc.Status.Conditions) {
+	// SpecUpdated on a Service of a class that is not the provider's would
+	// write to it (P1): it gets NotLoadBalancer alone.
+	foreign := d.Ignored == IgnoreForeignClass
+	if !foreign && (m.seen != nil || HasKEPConditions(m.svc.Status.Conditions)) {
 		changed := SpecChanged(m.seen, m.svc) || len(ChangedFields(m.seen, m.svc, WithRelevantAnnotations(vendorSKU))) > 0
 		prev := m.svc.DeepCopy()
 		before := Get(prev.Status.Conditions, v1.LoadBalancerConditionProvisioning)

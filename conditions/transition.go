@@ -503,6 +503,11 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 // the provider has written any condition (Seen comes first) nothing
 // changes. A nil old counts as a change.
 //
+// SpecUpdated does not know the provider's classes: a Service that moved
+// to a class that is not the provider's (Decide ignores it,
+// IgnoreForeignClass) gets NotLoadBalancer instead, since a bump written
+// there is a write to a Service that is not the provider's (P1).
+//
 // A spec change that ends in an outcome (served, refused, failed) is one
 // call of Reconcile, which writes the bump and the outcome together.
 //
