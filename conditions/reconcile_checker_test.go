@@ -19,6 +19,7 @@ package conditions_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -152,7 +153,11 @@ func (p *life) store(t *rapid.T, what string) {
 func (p *life) userChangesSpec(t *rapid.T) {
 	s := &p.svc.Spec
 	before := p.svc.DeepCopy()
-	switch rapid.IntRange(0, 11).Draw(t, "field") {
+	switch rapid.IntRange(0, 13).Draw(t, "field") {
+	case 12:
+		slices.Reverse(s.Ports)
+	case 13:
+		s.TrafficDistribution = rapid.SampledFrom([]*string{nil, ptr.To("PreferClose")}).Draw(t, "distribution")
 	case 10:
 		s.AllocateLoadBalancerNodePorts = rapid.SampledFrom([]*bool{nil, ptr.To(false)}).Draw(t, "node ports")
 	case 11:
