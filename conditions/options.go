@@ -206,7 +206,9 @@ func makeTransitionOptions(opts []TransitionOption) transitionOptions {
 		case AnnotationsOption:
 			o.annotations = opt.keys
 		case FieldManagerOption:
-			o.manager = opt.manager
+			if opt.manager != "" { // an empty one is no option
+				o.manager = opt.manager
+			}
 		}
 	}
 	return o

@@ -327,6 +327,10 @@ func TestReconcile_P1_CleanupOnlyWhereManagerApplied(t *testing.T) {
 	if r.Apply != nil || !HasKEPConditions(after.Status.Conditions) {
 		t.Errorf("another manager's status: write %v, %s; want none, the status kept", r.Apply != nil, combination(after.Status.Conditions))
 	}
+	// An empty manager is no option: the one before it stays.
+	if _, r := reconciled(t, foreign, caps, nil, LoadBalancer{}, WithFieldManager("mine"), WithFieldManager("")); r.Apply != nil {
+		t.Error("WithFieldManager(\"mine\") then WithFieldManager(\"\"): a cleanup of another manager's status; want none")
+	}
 	after, r = reconciled(t, mine, caps, nil, LoadBalancer{}, WithFieldManager("mine"))
 	if r.Apply == nil || HasKEPConditions(after.Status.Conditions) {
 		t.Errorf("its own status: write %v, %s; want the cleanup", r.Apply != nil, combination(after.Status.Conditions))
