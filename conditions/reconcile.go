@@ -128,9 +128,9 @@ type Reconciliation[S Object] struct {
 // Errors, with no write: nil svc; lb in an unknown state; for a Ready lb,
 // an ingress without an address (L4) or a degradation Succeeded would
 // refuse (C3, P5, R1). caps may differ from one Service to the next: a
-// provider that finds out while provisioning that it cannot give a
-// Service what it asks for (its loadBalancerIP is taken, say) passes caps
-// without that capability, and Reconcile refuses the Service where the
+// provider that finds out while provisioning that it cannot give a Service
+// what it asks for (its loadBalancerIP is in none of its pools, say) passes
+// caps without that capability, and Reconcile refuses the Service where the
 // feature is required (R1) and degrades it where not (P3).
 func Reconcile[S Object](svc S, caps Capabilities, acted S, lb LoadBalancer, opts ...TransitionOption) (Reconciliation[S], error) {
 	v := view(svc)
