@@ -26,6 +26,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lbstatus/lbstatus/cmd/internal/kubeconfig"
 )
@@ -72,6 +73,11 @@ func (f *clusterFlags) addSelector(fs *pflag.FlagSet) {
 func (f *clusterFlags) validate() error {
 	if f.allNamespaces && f.config.Namespace != nil && *f.config.Namespace != "" {
 		return errors.New("--namespace and --all-namespaces exclude each other")
+	}
+	// clientcmd takes a negative timeout and then sets no limit at all:
+	// the user asked for a bound and would get none.
+	if timeout, err := clientcmd.ParseTimeout(*f.config.Timeout); err != nil || timeout < 0 {
+		return fmt.Errorf("--request-timeout %q: want a duration of zero (no limit) or more, such as 30s", *f.config.Timeout)
 	}
 	sel, err := labels.Parse(f.selector)
 	if err != nil {

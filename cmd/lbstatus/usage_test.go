@@ -1,0 +1,43 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// wantUsageError runs lbstatus with args and requires bad usage: exit
+// status 2, nothing on stdout, and one line on stderr that says want.
+func wantUsageError(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runCmd(t, "", args...)
+	if code != exitInput || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("lbstatus %q: exit %d, stdout %q, stderr %q; want 2 and one line saying %q", args, code, stdout, stderr, want)
+	}
+}
+
+// A negative --request-timeout is one the user cannot have meant: clientcmd
+// would take it as no limit at all. Every cluster command refuses it
+// before talking to the cluster.
+func TestClusterFlags_NegativeRequestTimeout(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	for _, cmd := range []string{"watch", "describe", "conformance"} {
+		wantUsageError(t, `--request-timeout "-5s": want a duration of zero`, cmd, "--kubeconfig", kubeconfig, "--request-timeout", "-5s")
+		wantUsageError(t, `--request-timeout "soon"`, cmd, "--kubeconfig", kubeconfig, "--request-timeout", "soon")
+	}
+}
