@@ -88,7 +88,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
 	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	f.cluster = addClusterFlags(fs, false)
-	fs.StringVar(&f.opts.LoadBalancerClass, "class", "", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
+	fs.Var(&singleClass{v: &f.opts.LoadBalancerClass}, "class", "loadBalancerClass of the provider under test; empty: the provider of Services without a class")
 	fs.StringSliceVar(&f.run, "run", nil, `tests to run, by name (Basic, SpecChange, ...) or prefix ending in "/" (Feature/); default all`)
 	list := fs.Bool("list", false, "list the tests (those --run selects) and their rules, and exit; no cluster is needed")
 	render := fs.String("render", "", "write the HTML form of this report file (YAML or JSON, as --report wrote it) beside it, and exit; no cluster is needed")
@@ -233,6 +233,30 @@ func suiteExit(result suite.Result, interrupted bool, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// singleClass is the value of conformance's --class: the suite tests one
+// provider, so a second --class is refused rather than replacing the first.
+type singleClass struct {
+	v   *string
+	set bool
+}
+
+func (c *singleClass) Set(v string) error {
+	if c.set {
+		return fmt.Errorf("the suite tests one provider, and --class %q was given already", *c.v)
+	}
+	*c.v, c.set = v, true
+	return nil
+}
+
+func (c *singleClass) String() string {
+	if c.v == nil {
+		return ""
+	}
+	return *c.v
+}
+
+func (c *singleClass) Type() string { return "string" }
 
 // check reports a flag value the run could only fail on, every test
 // alike, naming the flag: a deadline that is not positive (zero is not

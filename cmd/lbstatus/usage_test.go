@@ -41,3 +41,12 @@ func TestClusterFlags_NegativeRequestTimeout(t *testing.T) {
 		wantUsageError(t, `--request-timeout "soon"`, cmd, "--kubeconfig", kubeconfig, "--request-timeout", "soon")
 	}
 }
+
+// conformance tests one provider: a second --class used to replace the
+// first without a word, and the run tested a provider the user had not
+// meant last.
+func TestConformance_ClassGivenTwice(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	wantUsageError(t, `--class "example.com/a" was given already`, "conformance", "--kubeconfig", kubeconfig, "--class", "example.com/a", "--class", "example.com/b")
+	wantUsageError(t, `--class "" was given already`, "conformance", "--kubeconfig", kubeconfig, "--class", "", "--class", "example.com/b")
+}
