@@ -136,13 +136,19 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitInput
 	}
 	if *render != "" {
-		if *list || f.report != "" {
-			fmt.Fprintln(stderr, "lbstatus: --render takes neither --list nor --report")
+		if *list || f.report != "" || fs.Changed("output") {
+			fmt.Fprintln(stderr, "lbstatus: --render takes neither --list, --report nor -o")
 			return exitInput
 		}
 		return renderSuiteHTML(*render, stderr)
 	}
 	if *list {
+		// The list is a table on stdout: a report file or format asked
+		// for with it would be dropped.
+		if f.report != "" || fs.Changed("output") {
+			fmt.Fprintln(stderr, "lbstatus: --list prints a table of the tests: it takes neither --report nor -o")
+			return exitInput
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "TEST\tRULES")
 		for _, t := range suite.Tests() {

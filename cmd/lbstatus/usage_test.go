@@ -50,3 +50,17 @@ func TestConformance_ClassGivenTwice(t *testing.T) {
 	wantUsageError(t, `--class "example.com/a" was given already`, "conformance", "--kubeconfig", kubeconfig, "--class", "example.com/a", "--class", "example.com/b")
 	wantUsageError(t, `--class "" was given already`, "conformance", "--kubeconfig", kubeconfig, "--class", "", "--class", "example.com/b")
 }
+
+// --list and --render write what they always write: a report file or
+// format asked for with them would be dropped without a word, and a CI
+// job would then look for a report that was never written.
+func TestConformance_ListAndRenderTakeNoReportFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--list", "--report", "report.yaml"},
+		{"--list", "-o", "json"},
+		{"--list", "-o", "yaml"},
+	} {
+		wantUsageError(t, "--list prints a table of the tests: it takes neither --report nor -o", append([]string{"conformance"}, args...)...)
+	}
+	wantUsageError(t, "--render takes neither --list, --report nor -o", "conformance", "--render", "report.yaml", "-o", "json")
+}
