@@ -85,6 +85,26 @@ func (c *classList) String() string { return strings.Join(*c, ",") }
 
 func (c *classList) Type() string { return "strings" }
 
+// validateChecker reports a --class or --relevant-annotation that no
+// Service can have, as conformance does: the check would pass, judging no
+// Service by it. An empty --class names the Services without one.
+func (f *checkFlags) validateChecker() error {
+	for _, class := range f.classes {
+		if class == "" {
+			continue
+		}
+		if err := checkClass(class); err != nil {
+			return err
+		}
+	}
+	for _, key := range f.annotations {
+		if err := checkAnnotationKey(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkerOptions returns the checker options the flags ask for.
 func (f *checkFlags) checkerOptions() []conformance.Option {
 	return []conformance.Option{
@@ -170,6 +190,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// Bad usage is found before a reporter starts its output: -o json
 	// writes its first bytes at once, and half a document is worse than
 	// none.
+	if err := f.validateChecker(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 	if f.maxObjectBytes <= 0 {
 		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
 		return exitInput

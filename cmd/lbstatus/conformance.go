@@ -282,8 +282,8 @@ func (f *conformanceFlags) check() error {
 		}
 	}
 	if class := f.opts.LoadBalancerClass; class != "" {
-		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
-			return fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts: %s", class, strings.Join(errs, "; "))
+		if err := checkClass(class); err != nil {
+			return err
 		}
 		if class == suite.ForeignClass && (suite.Options{Run: f.run}).Selects("ForeignClass") {
 			return fmt.Errorf("--class %q: ForeignClass uses that class as one no provider handles; give the provider another", class)
@@ -303,9 +303,27 @@ func (f *conformanceFlags) check() error {
 		return fmt.Errorf("--load-balancer-ip %q: want an IPv4 or IPv6 address that has a next one (the second Service of Feature/LoadBalancerIP asks for it)", f.opts.LoadBalancerIP)
 	}
 	for _, key := range f.opts.RelevantAnnotations {
-		if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
-			return fmt.Errorf("--relevant-annotation %q: not an annotation key: %s", key, strings.Join(errs, "; "))
+		if err := checkAnnotationKey(key); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkClass reports a --class value the apiserver would refuse as a
+// loadBalancerClass: no Service can have it.
+func checkClass(class string) error {
+	if errs := validation.IsQualifiedName(class); len(errs) > 0 {
+		return fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts: %s", class, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkAnnotationKey reports a --relevant-annotation value that is not an
+// annotation key: no Service can have it.
+func checkAnnotationKey(key string) error {
+	if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
+		return fmt.Errorf("--relevant-annotation %q: not an annotation key: %s", key, strings.Join(errs, "; "))
 	}
 	return nil
 }

@@ -117,11 +117,13 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	if err == nil && len(names) > 0 && cluster.selector != "" {
 		err = errors.New("name Services or select them with --selector, not both")
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
-		return exitInput
+	if err == nil {
+		err = cf.validateChecker()
 	}
-	if err := cluster.validate(); err != nil {
+	if err == nil {
+		err = cluster.validate()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}

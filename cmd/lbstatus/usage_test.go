@@ -64,3 +64,19 @@ func TestConformance_ListAndRenderTakeNoReportFlags(t *testing.T) {
 	}
 	wantUsageError(t, "--render takes neither --list, --report nor -o", "conformance", "--render", "report.yaml", "-o", "json")
 }
+
+// A --class or --relevant-annotation that no Service can have judged no
+// Service by it: check passed, as if the provider had been checked. check,
+// watch and describe refuse it as conformance does; an empty --class stays
+// the class of Services without one.
+func TestCheckerFlags_ValuesNoServiceCanHave(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	for _, cmd := range [][]string{{"check", "../../examples"}, {"watch", "--kubeconfig", kubeconfig}, {"describe", "--kubeconfig", kubeconfig}} {
+		wantUsageError(t, `lbstatus: --class "example.com/my lb": not a loadBalancerClass the apiserver accepts`, append(cmd, "--class", "example.com/my lb")...)
+		wantUsageError(t, `lbstatus: --class "b/"`, append(cmd, "--class", "", "--class", "a,b/")...)
+		wantUsageError(t, `lbstatus: --relevant-annotation "example.com/a b": not an annotation key`, append(cmd, "--relevant-annotation", "example.com/a b")...)
+	}
+	if code, _, stderr := runCmd(t, "", "check", "--class", "", "--class", "example.com/lb", "../../examples"); code != exitOK {
+		t.Errorf("check --class '' --class example.com/lb: exit %d, stderr %q", code, stderr)
+	}
+}

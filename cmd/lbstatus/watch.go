@@ -193,6 +193,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use text or json\n", f.output)
 		return exitInput
 	}
+	if err := f.validateChecker(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
+		return exitInput
+	}
 	if err := f.cluster.validate(); err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
