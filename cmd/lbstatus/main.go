@@ -118,7 +118,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lbstatus: unknown command %q\n\n%s", args[0], usage)
+	// One line, as for any bad usage: the usage would bury it.
+	fmt.Fprintf(stderr, "lbstatus: unknown command %q: the commands are check, watch, describe, explain, conformance and version (run \"lbstatus --help\")\n", args[0])
 	return exitInput
 }
 

@@ -80,3 +80,10 @@ func TestCheckerFlags_ValuesNoServiceCanHave(t *testing.T) {
 		t.Errorf("check --class '' --class example.com/lb: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A misspelt command is bad usage like any other: one line naming it and
+// the commands there are, not the whole usage on standard error.
+func TestRun_UnknownCommandIsOneLine(t *testing.T) {
+	wantUsageError(t, `lbstatus: unknown command "chek": the commands are check, watch,`, "chek", "./examples")
+	wantUsageError(t, `lbstatus: unknown command "chek"`, "help", "chek")
+}
