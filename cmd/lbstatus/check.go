@@ -198,6 +198,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "lbstatus: --max-object-bytes must be positive")
 		return exitInput
 	}
+	if fs.Changed("max-findings") && (f.output == "json" || f.output == "html") {
+		// -o json and -o html keep every finding: the limit would be
+		// dropped without a word.
+		fmt.Fprintf(stderr, "lbstatus: --max-findings goes with -o text; -o %s keeps every finding\n", f.output)
+		return exitInput
+	}
 	if f.maxFindings < 0 {
 		// The Collector would keep every finding: memory would grow with
 		// the input, not with the Services.

@@ -87,3 +87,15 @@ func TestRun_UnknownCommandIsOneLine(t *testing.T) {
 	wantUsageError(t, `lbstatus: unknown command "chek": the commands are check, watch,`, "chek", "./examples")
 	wantUsageError(t, `lbstatus: unknown command "chek"`, "help", "chek")
 }
+
+// --max-findings limits the text table; -o json and -o html keep every
+// finding, so the limit was dropped without a word, as --timeline and
+// --html-services with the wrong output are not.
+func TestCheck_MaxFindingsGoesWithText(t *testing.T) {
+	for _, format := range []string{"json", "html"} {
+		wantUsageError(t, "lbstatus: --max-findings goes with -o text; -o "+format+" keeps every finding", "check", "-o", format, "--max-findings", "3", "../../examples")
+	}
+	if code, _, stderr := runCmd(t, "", "check", "-o", "text", "--max-findings", "3", "../../examples"); code != exitOK {
+		t.Errorf("-o text --max-findings 3: exit %d, stderr %q", code, stderr)
+	}
+}
