@@ -348,6 +348,11 @@ func (f *flags) options() (provider.Options, error) {
 			return provider.Options{}, fmt.Errorf("--unknown-features: %q is not a feature", s)
 		}
 	}
+	if !f.leaderElect && (f.leaseName != "" || f.leaseNamespace != "") {
+		// Without it no Lease is held: replicas meant to take turns
+		// would all write.
+		return provider.Options{}, errors.New("--leader-election-id and --leader-election-namespace name the Lease of --leader-elect: give --leader-elect too")
+	}
 	if f.leaseName == "" {
 		f.leaseName = leaseNameFor(caps)
 	} else if errs := validation.IsDNS1123Subdomain(f.leaseName); len(errs) > 0 {

@@ -59,6 +59,10 @@ func TestRun_Usage(t *testing.T) {
 		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
 		{"unknown metrics port", []string{"--class", "c", "--metrics-addr", ":nope"}, 2, `--metrics-addr ":nope"`},
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
+		// Without --leader-elect no Lease is held: two replicas given a
+		// Lease's name would both write, each believing the other waits.
+		{"lease name without leader election", []string{"--class", "c", "--leader-election-id", "lb"}, 2, "give --leader-elect too"},
+		{"lease namespace without leader election", []string{"--class", "c", "--leader-election-namespace", "kube-system"}, 2, "give --leader-elect too"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -206,11 +210,11 @@ func TestLeaseName(t *testing.T) {
 	if got := lease("--class", "a.b/c.-d"); len(validation.IsDNS1123Subdomain(got)) > 0 || !strings.HasPrefix(got, "lbstatus-provider-") {
 		t.Errorf("class a.b/c.-d: Lease %q, want a valid name", got)
 	}
-	if got := lease("--class", "example.com/lb", "--leader-election-id", "mine"); got != "mine" {
+	if got := lease("--class", "example.com/lb", "--leader-elect", "--leader-election-id", "mine"); got != "mine" {
 		t.Errorf("--leader-election-id mine: %q", got)
 	}
 	var stderr bytes.Buffer
-	if _, _, code, _ := parse([]string{"--class", "example.com/lb", "--leader-election-id", "Not_A_Name"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "--leader-election-id") {
+	if _, _, code, _ := parse([]string{"--class", "example.com/lb", "--leader-elect", "--leader-election-id", "Not_A_Name"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), `--leader-election-id "Not_A_Name": not a name a Lease can have`) {
 		t.Errorf("an invalid Lease name: exit %d, %q; want 2 naming the flag", code, stderr.String())
 	}
 }
