@@ -46,6 +46,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
@@ -194,6 +195,10 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 		return f, opts, 2, true
 	}
 	opts, err := f.options()
+	if timeout, terr := clientcmd.ParseTimeout(*f.cluster.Timeout); err == nil && (terr != nil || timeout < 0) {
+		// clientcmd takes a negative timeout as no limit at all.
+		err = fmt.Errorf("--request-timeout %q: want a duration of zero (no limit) or more, such as 30s", *f.cluster.Timeout)
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("no arguments expected, got %q", fs.Args())
 	}

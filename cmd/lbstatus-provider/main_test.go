@@ -61,6 +61,9 @@ func TestRun_Usage(t *testing.T) {
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
 		// Without --leader-elect no Lease is held: two replicas given a
 		// Lease's name would both write, each believing the other waits.
+		// clientcmd would take it as no limit at all.
+		{"negative request timeout", []string{"--class", "c", "--request-timeout", "-5s"}, 2, `--request-timeout "-5s": want a duration of zero`},
+		{"request timeout that is no duration", []string{"--class", "c", "--request-timeout", "soon"}, 2, `--request-timeout "soon"`},
 		{"lease name without leader election", []string{"--class", "c", "--leader-election-id", "lb"}, 2, "give --leader-elect too"},
 		{"lease namespace without leader election", []string{"--class", "c", "--leader-election-namespace", "kube-system"}, 2, "give --leader-elect too"},
 	} {
