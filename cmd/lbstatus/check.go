@@ -323,9 +323,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			file.Close()
 		}
 		total.Merge(s)
-		if len(ins) > 1 && !stopped && s.Observations == 0 && s.InputErrors == 0 && !f.scanOnly {
-			// Among several inputs, the one that holds nothing to check
-			// is named: the summary's counts would hide it.
+		if !stopped && s.Observations == 0 && s.InputErrors == 0 && !f.scanOnly {
+			// The input that holds nothing to check is named: among
+			// several, the summary's counts would hide it, and alone,
+			// the line is what a CI log shows of a wrong path.
 			fmt.Fprintf(stderr, "lbstatus: %s: no Service in this input\n", displayName(in.name))
 		}
 		if stopped {
@@ -343,7 +344,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	} else {
 		out.finish(total, inputs, interrupted, noServices && f.requireServices)
 	}
-	if noServices {
+	if noServices && len(ins) != 1 {
 		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
 	}
 	return resultStatus[checkResult(&total, interrupted, noServices && f.requireServices)]

@@ -214,7 +214,7 @@ func stderrLines(t *testing.T, r checkRun) (problems int, noService bool) {
 	for _, line := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
 		switch {
 		case line == "":
-		case line == "lbstatus: no Service in 1 input":
+		case line == "lbstatus: "+r.shown()+": no Service in this input":
 			noService = true
 		case strings.HasPrefix(line, "lbstatus: "+r.shown()+":"), strings.HasPrefix(line, "lbstatus: "+r.shown()+" ("):
 			problems++
