@@ -214,7 +214,7 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr io.Writer) int {
 	cfg, err := f.cluster.ToRESTConfig()
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus-provider: loading kubeconfig: %v\n", err)
+		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", kubeconfig.LoadError(f.cluster, err))
 		return 2
 	}
 	if err := kubeconfig.Missing(f.cluster, cfg.Host); err != nil {

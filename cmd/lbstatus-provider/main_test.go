@@ -98,6 +98,21 @@ func TestRun_NoKubeconfig(t *testing.T) {
 	}
 }
 
+// A context the kubeconfig does not have is one line naming the kubeconfig.
+func TestRun_MissingContextNamesTheKubeconfig(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\"}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"--kubeconfig", kubeconfig, "--class", "c", "--context", "nope"}, io.Discard, &stderr)
+	if want := "lbstatus-provider: loading kubeconfig " + kubeconfig + ": context \"nope\" does not exist\n"; code != 2 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
+	}
+}
+
 // An address already taken, as by a second provider on the same machine,
 // stops the provider with a line naming the flag and what to do.
 func TestRun_AddressInUse(t *testing.T) {

@@ -111,7 +111,7 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	}
 	cfg, err := f.config.ToRESTConfig()
 	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+		return nil, kubeconfig.LoadError(f.config, err)
 	}
 	if err := kubeconfig.Missing(f.config, cfg.Host); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	namespace := ""
 	if !f.allNamespaces {
 		if namespace, _, err = f.config.ToRawKubeConfigLoader().Namespace(); err != nil {
-			return nil, fmt.Errorf("loading kubeconfig: %w", err)
+			return nil, kubeconfig.LoadError(f.config, err)
 		}
 	}
 	cfg = rest.CopyConfig(cfg)

@@ -99,3 +99,16 @@ func TestCheck_MaxFindingsGoesWithText(t *testing.T) {
 		t.Errorf("-o text --max-findings 3: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A context, cluster or user the kubeconfig does not have is one line that
+// names the kubeconfig: clientcmd's message names none, and with several
+// files on KUBECONFIG the user could not tell where to look.
+func TestClusterFlags_MissingContextNamesTheKubeconfig(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	for _, cmd := range []string{"watch", "describe", "conformance"} {
+		wantUsageError(t, "lbstatus: loading kubeconfig "+kubeconfig+`: context "nope" does not exist`, cmd, "--kubeconfig", kubeconfig, "--context", "nope")
+		wantUsageError(t, "lbstatus: loading kubeconfig "+kubeconfig+`: cluster "nope" does not exist`, cmd, "--kubeconfig", kubeconfig, "--cluster", "nope")
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	wantUsageError(t, "lbstatus: loading kubeconfig "+kubeconfig+`: context "nope" does not exist`, "watch", "--context", "nope")
+}

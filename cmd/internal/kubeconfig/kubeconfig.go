@@ -47,3 +47,28 @@ func Missing(flags *genericclioptions.ConfigFlags, host string) error {
 	}
 	return fmt.Errorf("no cluster to talk to: no kubeconfig names one (looked in %s); give --kubeconfig PATH, or --server URL", strings.Join(read, ", "))
 }
+
+// LoadError is err, an error from loading the kubeconfig the flags select,
+// as one line that names the files read: clientcmd's own message for a
+// context, cluster or user that is not there names none, and with several
+// files on KUBECONFIG the user cannot tell which one was meant. A message
+// that names the file already is kept as it is.
+func LoadError(flags *genericclioptions.ConfigFlags, err error) error {
+	read := clientcmd.NewDefaultClientConfigLoadingRules().GetLoadingPrecedence()
+	if *flags.KubeConfig != "" {
+		read = []string{*flags.KubeConfig}
+	}
+	var files []string
+	for _, path := range read {
+		if strings.Contains(err.Error(), path) {
+			return fmt.Errorf("loading kubeconfig: %w", err)
+		}
+		if _, serr := os.Stat(path); serr == nil {
+			files = append(files, path)
+		}
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	return fmt.Errorf("loading kubeconfig %s: %w", strings.Join(files, ", "), err)
+}
