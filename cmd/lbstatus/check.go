@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -491,6 +492,12 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
 		return nil, fmt.Errorf("%s: no answer within %s", url, fetchTimeout)
+	}
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		// As a file's problem is told: the input first, then what is
+		// wrong, not Go's "Get "URL": ...".
+		return nil, fmt.Errorf("%s: %w", url, ue.Err)
 	}
 	if err != nil {
 		return nil, err

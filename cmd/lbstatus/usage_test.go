@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -111,4 +113,16 @@ func TestClusterFlags_MissingContextNamesTheKubeconfig(t *testing.T) {
 	}
 	t.Setenv("KUBECONFIG", kubeconfig)
 	wantUsageError(t, "lbstatus: loading kubeconfig "+kubeconfig+`: context "nope" does not exist`, "watch", "--context", "nope")
+}
+
+// A URL that cannot be fetched is told as a file that cannot be read is:
+// the input first, then the problem, not Go's "Get "URL": ...".
+func TestCheck_URLNotReachedNamesTheInputFirst(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/svc.yaml"
+	srv.Close() // nothing listens there now
+	code, _, stderr := runCmd(t, "", "check", url)
+	if want := "lbstatus: " + url + ": dial tcp "; code != exitInput || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and one line starting %q", code, stderr, want)
+	}
 }
