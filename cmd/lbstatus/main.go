@@ -49,8 +49,9 @@ Usage:
   lbstatus conformance [flags]         run the conformance suite against a cluster's provider
   lbstatus version                     print the version, commit and rules version
 
-Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
-read or parsed, or bad usage.
+Exit status: 0 no violation, 1 at least one violation (conformance: a failed
+test), 2 input that cannot be read or parsed, a cluster that cannot be
+reached, or bad usage; a command's --help says which outcome is which.
 
 Examples:
   lbstatus check ./examples                        # the shipped examples: PASS
