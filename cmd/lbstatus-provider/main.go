@@ -224,6 +224,14 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "lbstatus-provider"
 	}
+	if cfg.Timeout > 0 {
+		// client-go makes the request timeout the HTTP client's, which
+		// also cuts every watch after that long; it bounds the requests
+		// that end instead.
+		timeout := cfg.Timeout
+		cfg.Timeout = 0
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &boundedTransport{rt: rt, timeout: timeout} })
+	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
@@ -234,6 +242,39 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 		return 1
 	}
 	return 0
+}
+
+// boundedTransport bounds each request but a watch to timeout, the body
+// read included.
+type boundedTransport struct {
+	rt      http.RoundTripper
+	timeout time.Duration
+}
+
+func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
+		return b.rt.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), b.timeout)
+	resp, err := b.rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends a request's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 // defaultLease is the Lease of a provider of Services without a class.

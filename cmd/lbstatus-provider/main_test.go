@@ -26,7 +26,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -261,5 +263,54 @@ func TestLeaseName_Stable(t *testing.T) {
 		if f.leaseName != tc.want {
 			t.Errorf("%q: Lease %q, want %q", tc.args, f.leaseName, tc.want)
 		}
+	}
+}
+
+// --request-timeout bounds a request that ends, as kubectl's does; it must
+// not cut the provider's watch of Services, which is meant to stay open:
+// cut every few seconds, the provider would list and watch again and
+// again, and miss nothing only by luck.
+func TestRun_RequestTimeoutLeavesTheWatchOpen(t *testing.T) {
+	var watches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
+			watches.Add(1)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		_, _ = io.WriteString(w, `{"kind":"ServiceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`)
+	}))
+	defer srv.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	code := run(ctx, []string{"--kubeconfig", kubeconfig, "--class", "c", "--metrics-addr", "", "--health-addr", "", "--request-timeout", "500ms"}, io.Discard, &stderr)
+	if code != 0 || watches.Load() != 1 {
+		t.Errorf("exit %d, %d watches in 3s with --request-timeout 500ms, want one that stays open; stderr:\n%s", code, watches.Load(), stderr.String())
+	}
+}
+
+// boundedTransport still bounds a request that should end: a list the
+// server does not answer fails after the timeout.
+func TestBoundedTransport_BoundsAList(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	client := &http.Client{Transport: &boundedTransport{rt: http.DefaultTransport, timeout: 200 * time.Millisecond}}
+	start := time.Now()
+	resp, err := client.Get(srv.URL + "/api/v1/services")
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Errorf("a list without an answer: error %v after %v, want one after about 200ms", err, time.Since(start))
 	}
 }
