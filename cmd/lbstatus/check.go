@@ -140,7 +140,8 @@ reports what was read until then, marked as interrupted.
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed (one line per problem on standard error), no Service with
---require-services, an interrupted check without a violation, or bad usage.
+--require-services, an interrupted check without a violation, a report that
+cannot be written, or bad usage.
 
 Examples:
   lbstatus check ./manifests                       # every .json, .yaml, .yml below
@@ -154,7 +155,7 @@ Flags:
 
 // runCheck is the check command. It stops early, with a partial report,
 // when ctx is done.
-func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var f checkFlags
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
@@ -227,7 +228,15 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitInput
 	}
 	buffered := bufio.NewWriterSize(stdout, 64<<10)
-	defer buffered.Flush()
+	defer func() {
+		// A report that could not be written (a full disk, a closed
+		// pipe) is no report: a CI job must not pass on it. The
+		// buffer keeps the first write error.
+		if err := buffered.Flush(); err != nil {
+			fmt.Fprintf(stderr, "lbstatus: writing the report: %s\n", pathMessage(err))
+			code = exitInput
+		}
+	}()
 	stdout = buffered
 	f.hooks.stdout = stdout
 

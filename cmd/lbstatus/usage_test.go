@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -124,5 +125,25 @@ func TestCheck_URLNotReachedNamesTheInputFirst(t *testing.T) {
 	code, _, stderr := runCmd(t, "", "check", url)
 	if want := "lbstatus: " + url + ": dial tcp "; code != exitInput || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 2 and one line starting %q", code, stderr, want)
+	}
+}
+
+// fullDisk fails every write, as standard output on a full disk does.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) {
+	return 0, errors.New("write /dev/stdout: no space left on device")
+}
+
+// A report that cannot be written is no report: "lbstatus check -o json
+// ./manifests > report.json" on a full disk exited 0 with nothing in the
+// file, and the CI job passed on it.
+func TestCheck_ReportNotWrittenIsAnError(t *testing.T) {
+	for _, format := range []string{"text", "json", "html"} {
+		var stderr strings.Builder
+		code := run([]string{"check", "-o", format, "../../examples"}, strings.NewReader(""), fullDisk{}, &stderr)
+		if want := "lbstatus: writing the report: write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
+			t.Errorf("-o %s: exit %d, stderr %q; want 2 and %q", format, code, stderr.String(), want)
+		}
 	}
 }
