@@ -97,7 +97,7 @@ func defaultDescribeEnv() describeEnv {
 const maxDescribeEvents = 10
 
 // runDescribe is the describe command.
-func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e describeEnv) int {
+func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e describeEnv) (code int) {
 	var cf checkFlags
 	fs := pflag.NewFlagSet("describe", pflag.ContinueOnError)
 	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
@@ -135,7 +135,14 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	d := &describer{conn: conn, services: e.services(conn), now: e.now(), flags: &cf}
 
 	buffered := bufio.NewWriter(stdout)
-	defer buffered.Flush()
+	defer func() {
+		// What could not be written was not described: said, as for
+		// check, rather than exit 0. The buffer keeps the first error.
+		if err := buffered.Flush(); err != nil {
+			fmt.Fprintf(stderr, "lbstatus: writing the description: %s\n", pathMessage(err))
+			code = exitInput
+		}
+	}()
 	services, failed := d.fetch(ctx, names, stderr)
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "lbstatus: interrupted while reading the Services on %s\n", input.Escape(conn.host))

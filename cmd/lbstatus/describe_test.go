@@ -701,3 +701,22 @@ func TestDescribe_EventTimes(t *testing.T) {
 		t.Errorf("Event ages:\n%s", out)
 	}
 }
+
+// TestDescribe_NotWritten: a description that cannot be written (a full
+// disk) is exit status 2 with one line, not 0 as if every Service had
+// been described.
+func TestDescribe_NotWritten(t *testing.T) {
+	client := fake.NewClientset(describeObjects()...)
+	e := describeEnv{
+		now:      func() time.Time { return describeNow },
+		services: func(conn *clusterConn) serviceReader { return typedServices{conn} },
+		connect: func(f *clusterFlags) (*clusterConn, error) {
+			return &clusterConn{client: client, host: "https://cluster.test", namespace: "shop", requestTimeout: time.Second}, nil
+		},
+	}
+	var stderr bytes.Buffer
+	code := runDescribe(context.Background(), []string{"svc/web"}, fullDisk{}, &stderr, e)
+	if want := "lbstatus: writing the description: write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
+	}
+}
