@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -121,6 +122,14 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	format := suite.Format(f.output)
 	if format != suite.FormatYAML && format != suite.FormatJSON {
 		fmt.Fprintf(stderr, "lbstatus: unknown output format %q: use yaml or json\n", f.output)
+		return exitInput
+	}
+	// A report file named for the other format would hold what its name
+	// says it does not: jq on report.json fails on YAML, after the run.
+	named := map[string]suite.Format{".json": suite.FormatJSON, ".yaml": suite.FormatYAML, ".yml": suite.FormatYAML}[strings.ToLower(filepath.Ext(f.report))]
+	if named != "" && named != format {
+		fmt.Fprintf(stderr, "lbstatus: --report %s: the report would be %s (-o %s); give -o %s, or name the file for the format\n",
+			input.Escape(f.report), strings.ToUpper(string(format)), format, named)
 		return exitInput
 	}
 	if f.opts.Parallelism < 1 {

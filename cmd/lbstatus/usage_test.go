@@ -20,6 +20,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -144,6 +145,32 @@ func TestCheck_ReportNotWrittenIsAnError(t *testing.T) {
 		code := run([]string{"check", "-o", format, "../../examples"}, strings.NewReader(""), fullDisk{}, &stderr)
 		if want := "lbstatus: writing the report: write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
 			t.Errorf("-o %s: exit %d, stderr %q; want 2 and %q", format, code, stderr.String(), want)
+		}
+	}
+}
+
+// A report file named for one format and written in the other was found
+// wrong only after the run: "--report report.json" wrote YAML, -o's
+// default, and jq failed on it. The mismatch is bad usage before any
+// request; a name of neither format takes either.
+func TestConformance_ReportNamedForTheOtherFormat(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	dir := t.TempDir()
+	for _, tc := range []struct{ report, output, want string }{
+		{"report.json", "", "the report would be YAML (-o yaml); give -o json"},
+		{"report.yaml", "json", "the report would be JSON (-o json); give -o yaml"},
+		{"report.yml", "json", "the report would be JSON (-o json); give -o yaml"},
+	} {
+		args := []string{"conformance", "--kubeconfig", kubeconfig, "--report", filepath.Join(dir, tc.report)}
+		if tc.output != "" {
+			args = append(args, "-o", tc.output)
+		}
+		wantUsageError(t, tc.want, args...)
+	}
+	for _, args := range [][]string{{"--report", filepath.Join(dir, "report.json"), "-o", "json"}, {"--report", filepath.Join(dir, "report.txt")}} {
+		code, _, stderr := runCmd(t, "", append([]string{"conformance", "--kubeconfig", kubeconfig}, args...)...)
+		if code != exitInput || !strings.Contains(stderr, "https://127.0.0.1:1") {
+			t.Errorf("%q: exit %d, stderr %q; want the run to go on to the unreachable server", args, code, stderr)
 		}
 	}
 }
