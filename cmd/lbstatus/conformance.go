@@ -126,6 +126,12 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// A report file named for the other format would hold what its name
 	// says it does not: jq on report.json fails on YAML, after the run.
+	if f.report == "-" {
+		// Read as standard output, as kubectl reads "-", it would
+		// have made a file of that name.
+		fmt.Fprintln(stderr, `lbstatus: --report -: the report goes to standard output without --report; give a file name`)
+		return exitInput
+	}
 	named := map[string]suite.Format{".json": suite.FormatJSON, ".yaml": suite.FormatYAML, ".yml": suite.FormatYAML}[strings.ToLower(filepath.Ext(f.report))]
 	if named != "" && named != format {
 		fmt.Fprintf(stderr, "lbstatus: --report %s: the report would be %s (-o %s); give -o %s, or name the file for the format\n",

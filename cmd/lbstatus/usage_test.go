@@ -20,6 +20,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,5 +173,16 @@ func TestConformance_ReportNamedForTheOtherFormat(t *testing.T) {
 		if code != exitInput || !strings.Contains(stderr, "https://127.0.0.1:1") {
 			t.Errorf("%q: exit %d, stderr %q; want the run to go on to the unreachable server", args, code, stderr)
 		}
+	}
+}
+
+// "--report -" made a file named "-" (and "-.html") where the user meant
+// standard output, as "-" is elsewhere.
+func TestConformance_ReportDash(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
+	t.Chdir(t.TempDir())
+	wantUsageError(t, "lbstatus: --report -: the report goes to standard output without --report", "conformance", "--kubeconfig", kubeconfig, "--report", "-")
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-" was made`)
 	}
 }
