@@ -75,7 +75,8 @@ more than 30s after its creation, or after a conversion to LoadBalancer the
 watch saw, or else after the last write that may have set the type, as in
 describe (no KEP-aware provider handles it; time after the watch was lost
 does not count), and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
-cluster cannot be reached, refuses the first list or watch, or bad usage.
+cluster cannot be reached, refuses the first list or watch, findings that
+cannot be written (the watch stops at once), or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
 
@@ -210,6 +211,12 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
+	// Findings that cannot be written (a full disk) are lost: the watch
+	// stops at the first write error rather than run on unheard.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &stopOnError{w: stdout, stop: cancel}
+	stdout = out
 
 	// JSON lines go through the escaper check -o json uses: a name or a
 	// message may hold what a terminal interprets (section 8).
@@ -306,6 +313,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		col.Observe(obj, found)
 		emit(found)
 	})
+	if out.err != nil {
+		fmt.Fprintf(stderr, "lbstatus: writing the findings: %s; the watch stopped\n", pathMessage(out.err))
+		return exitInput
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: %s\n", input.Escape(err.Error())) // the server's words
 		return exitInput
@@ -339,10 +350,34 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		}
 		printTotals(stdout, &summary)
 	}
+	if out.err != nil {
+		fmt.Fprintf(stderr, "lbstatus: writing the findings: %s\n", pathMessage(out.err))
+		return exitInput
+	}
 	if summary.Failed() {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// stopOnError writes to w until a write fails, then calls stop once and
+// fails every later write with that error.
+type stopOnError struct {
+	w    io.Writer
+	stop func()
+	err  error
+}
+
+func (s *stopOnError) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+		s.stop()
+	}
+	return n, err
 }
 
 // unhandledService is what L8 needs of a LoadBalancer Service without

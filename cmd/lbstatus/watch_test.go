@@ -1094,3 +1094,28 @@ func TestWatch_JSONEscapesFormatCharacters(t *testing.T) {
 		t.Errorf("watch -o json wrote the message's format and control characters raw:\n%s", out)
 	}
 }
+
+// TestWatch_StopsWhenFindingsCannotBeWritten: "lbstatus watch -o json >
+// findings.jsonl" on a full disk ran on with every finding lost, and
+// exited 0 when stopped. It stops at the first write error, with one
+// line, and exit status 2.
+func TestWatch_StopsWhenFindingsCannotBeWritten(t *testing.T) {
+	cluster := newFakeCluster(service("web", "10", nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- runContext(ctx, []string{"watch", "-o", "json"}, strings.NewReader(""), fullDisk{}, stderr, fakeEnv(cluster))
+	}()
+	select {
+	case code := <-done:
+		if want := "lbstatus: writing the findings: write /dev/stdout: no space left on device; the watch stopped\n"; code != exitInput || !strings.HasSuffix(stderr.String(), "\n"+want) {
+			t.Errorf("exit %d, stderr %q; want 2 and, last, %q", code, stderr.String(), want)
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		<-done
+		t.Fatalf("the watch still ran 10s after its first finding could not be written; stderr %q", stderr.String())
+	}
+}
