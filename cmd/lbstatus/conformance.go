@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -164,7 +165,8 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			fmt.Fprintln(stderr, "lbstatus: --list prints a table of the tests: it takes neither --report nor -o")
 			return exitInput
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+		out := bufio.NewWriter(stdout)
+		tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "TEST\tRULES")
 		for _, t := range suite.Tests() {
 			if (suite.Options{Run: f.run}).Selects(t.Name) {
@@ -172,7 +174,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 		tw.Flush()
-		return exitOK
+		return flushOutput(out, stderr, "the list")
 	}
 	// The report's files are tried before the run, which may take many
 	// minutes: a path that cannot be written would lose them all.

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -36,11 +37,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
 	}
+	out := bufio.NewWriter(stdout)
 	if fs.NArg() == 0 {
 		for _, r := range conformance.Rules() {
-			fmt.Fprintf(stdout, "%-6s %-22s %s\n", r.ID, severities(r), r.Title)
+			fmt.Fprintf(out, "%-6s %-22s %s\n", r.ID, severities(r), r.Title)
 		}
-		return exitOK
+		return flushOutput(out, stderr, "the rules")
 	}
 	// Every ID is looked up before anything is printed: a typo among them
 	// is one line, not a page and then an error.
@@ -55,11 +57,11 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	for i, r := range rules {
 		if i > 0 {
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(out)
 		}
-		fmt.Fprintf(stdout, "%s: %s\nChecked as: %s\n\n%s\n", r.ID, r.Title, severities(r), wrap(r.Text, 76))
+		fmt.Fprintf(out, "%s: %s\nChecked as: %s\n\n%s\n", r.ID, r.Title, severities(r), wrap(r.Text, 76))
 	}
-	return exitOK
+	return flushOutput(out, stderr, "the rules")
 }
 
 // severities says how the checker reports a rule.

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -150,7 +151,19 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lbstatus: version takes no arguments, got %q\n", fs.Arg(0))
 		return exitInput
 	}
-	fmt.Fprint(stdout, versionText(debug.ReadBuildInfo()))
+	out := bufio.NewWriter(stdout)
+	fmt.Fprint(out, versionText(debug.ReadBuildInfo()))
+	return flushOutput(out, stderr, "the version")
+}
+
+// flushOutput flushes a command's output. What could not be written (a
+// full disk, a closed file) was not printed: exit status 2 with one line,
+// as for check, not 0. The buffer keeps the first write error.
+func flushOutput(out *bufio.Writer, stderr io.Writer, what string) int {
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "lbstatus: writing %s: %s\n", what, pathMessage(err))
+		return exitInput
+	}
 	return exitOK
 }
 

@@ -186,3 +186,24 @@ func TestConformance_ReportDash(t *testing.T) {
 		t.Error(`a file named "-" was made`)
 	}
 }
+
+// What explain, version and conformance --list print is all they do:
+// "lbstatus explain L4 > /dev/full" exited 0 with nothing written. A
+// write error is exit status 2 with one line, as for check.
+func TestPrintingCommands_OutputNotWrittenIsAnError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		what string
+	}{
+		{[]string{"explain"}, "the rules"},
+		{[]string{"explain", "L4"}, "the rules"},
+		{[]string{"version"}, "the version"},
+		{[]string{"conformance", "--list"}, "the list"},
+	} {
+		var stderr strings.Builder
+		code := run(tc.args, strings.NewReader(""), fullDisk{}, &stderr)
+		if want := "lbstatus: writing " + tc.what + ": write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), want)
+		}
+	}
+}
