@@ -206,6 +206,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "lbstatus: --max-findings goes with -o text; -o %s keeps every finding\n", f.output)
 		return exitInput
 	}
+	if fs.Changed("verbose") && (f.output == "json" || f.output == "html") {
+		// What -v adds to the text, -o json and -o html have already.
+		fmt.Fprintf(stderr, "lbstatus: -v goes with -o text; -o %s keeps every finding\n", f.output)
+		return exitInput
+	}
 	if f.maxFindings < 0 {
 		// The Collector would keep every finding: memory would grow with
 		// the input, not with the Services.

@@ -149,7 +149,7 @@ func (r checkRun) shown() string { return displayName(r.input) }
 
 // The other bits of FuzzCheckCommand's options.
 const (
-	optionVerbose         = 1 << 2 // -v
+	optionVerbose         = 1 << 2 // -v, with text output
 	optionSmallLimit      = 1 << 3 // --max-object-bytes 1024
 	optionRequireServices = 1 << 4 // --require-services
 )
@@ -157,8 +157,8 @@ const (
 // checkArgs turns options into check's flags.
 func checkArgs(options uint8) []string {
 	args := append([]string{"check"}, checkFormats[options&3]...)
-	if options&optionVerbose != 0 {
-		args = append(args, "-v")
+	if options&optionVerbose != 0 && checkFormats[options&3][1] == "text" {
+		args = append(args, "-v") // -o json and -o html refuse it
 	}
 	if options&optionSmallLimit != 0 {
 		args = append(args, "--max-object-bytes", "1024")

@@ -105,6 +105,19 @@ func TestCheck_MaxFindingsGoesWithText(t *testing.T) {
 	}
 }
 
+// -v lists more in the text table; -o json and -o html keep every finding
+// already, so "-o json -v" was accepted and did nothing.
+func TestCheck_VerboseGoesWithText(t *testing.T) {
+	for _, format := range []string{"json", "html"} {
+		for _, v := range []string{"-v", "--verbose"} {
+			wantUsageError(t, "lbstatus: -v goes with -o text; -o "+format+" keeps every finding", "check", "-o", format, v, "../../examples")
+		}
+	}
+	if code, _, stderr := runCmd(t, "", "check", "-o", "text", "-v", "../../examples"); code != exitOK {
+		t.Errorf("-o text -v: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // A context, cluster or user the kubeconfig does not have is one line that
 // names the kubeconfig: clientcmd's message names none, and with several
 // files on KUBECONFIG the user could not tell where to look.
