@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sync/atomic"
 	"time"
 )
@@ -48,9 +49,10 @@ type progress struct {
 }
 
 // newProgress returns a progress that draws on w, or nil when w is not a
-// terminal or quiet is set.
+// terminal, quiet is set, or TERM=dumb: the status line is redrawn with
+// escape sequences such a terminal (an editor's shell buffer) shows raw.
 func newProgress(w io.Writer, quiet bool) *progress {
-	if quiet || !isTerminal(w) {
+	if quiet || !isTerminal(w) || os.Getenv("TERM") == "dumb" {
 		return nil
 	}
 	return newProgressAt(w, time.Now)

@@ -22,10 +22,25 @@ import "testing"
 // none.
 func TestProgress_OnATerminalUnlessQuiet(t *testing.T) {
 	tty, _ := openPTY(t)
+	t.Setenv("TERM", "xterm") // whatever the terminal running the tests
 	if newProgress(tty, false) == nil {
 		t.Error("no progress on a terminal")
 	}
 	if newProgress(tty, true) != nil {
 		t.Error("progress on a terminal though quiet")
+	}
+}
+
+// A dumb terminal (TERM=dumb: an editor's shell buffer) shows the status
+// line's escape sequences raw, one more "\x1b[K" per redraw: it gets none.
+func TestProgress_NoneOnADumbTerminal(t *testing.T) {
+	tty, _ := openPTY(t)
+	t.Setenv("TERM", "dumb")
+	if newProgress(tty, false) != nil {
+		t.Error("progress with TERM=dumb")
+	}
+	t.Setenv("TERM", "xterm-256color")
+	if newProgress(tty, false) == nil {
+		t.Error("no progress with TERM=xterm-256color")
 	}
 }
