@@ -305,6 +305,32 @@ func TestJSONEscaper(t *testing.T) {
 	}
 }
 
+// An output that ends inside a character lost the character's first bytes:
+// the escaper held them for a next write that never came. Flush writes
+// them as \ufffd, which keeps the output UTF-8 and the string valid JSON.
+func TestJSONEscaper_FlushWritesAHeldPartialRune(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`"a` + "\u202e"[:2], `"a\ufffd`},
+		{`"` + "é"[:1], `"\ufffd`},
+		{`"a` + "\U0001f600"[:3], `"a\ufffd`},
+		{`"a` + "\u202e", `"a\u202e`}, // nothing held: nothing more
+	} {
+		var b bytes.Buffer
+		e := &jsonEscaper{w: &b}
+		e.Write([]byte(tc.in))
+		if err := e.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		e.Flush() // a second Flush has nothing left to write
+		if got := b.String(); got != tc.want {
+			t.Errorf("%q: wrote %q, want %q", tc.in, got, tc.want)
+		}
+		if s := b.String() + `"`; !json.Valid([]byte(s)) {
+			t.Errorf("%q: %s is not a JSON string", tc.in, s)
+		}
+	}
+}
+
 // TestCheck_TableCutsLongCells: a provider's own Degraded reason may be a
 // valid 1,024 characters; one such reason pushed the INGRESS, VERDICT and
 // CHECK columns of every row off the screen. The table cuts a condition,

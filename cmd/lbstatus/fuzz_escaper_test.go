@@ -101,5 +101,8 @@ func escapeJSON(t *testing.T, p []byte, size func(k int) int) []byte {
 		}
 		p = p[len(chunk):]
 	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	return out.Bytes()
 }

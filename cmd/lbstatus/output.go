@@ -421,7 +421,7 @@ func plural(n int, what string) string {
 // then the input errors and the summary. It keeps nothing per Service, so
 // its memory does not grow with the input.
 type jsonReporter struct {
-	w       io.Writer
+	w       *jsonEscaper
 	enc     *json.Encoder
 	first   bool
 	errors  []string
@@ -433,9 +433,9 @@ type jsonReporter struct {
 const maxJSONErrors = 1000
 
 func newJSONReporter(w io.Writer) *jsonReporter {
-	w = &jsonEscaper{w: w}
-	io.WriteString(w, "{\"findings\": [\n")
-	return &jsonReporter{w: w, enc: json.NewEncoder(w), first: true}
+	e := &jsonEscaper{w: w}
+	io.WriteString(e, "{\"findings\": [\n")
+	return &jsonReporter{w: e, enc: json.NewEncoder(e), first: true}
 }
 
 // The findings are written as they come; the report keeps only counts.
@@ -485,6 +485,7 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted
 	}{checkResult(&total, interrupted, missing), inputs, j.omitted, interrupted, missing, total})
 	j.w.Write(b)
 	io.WriteString(j.w, "\n}\n")
+	j.w.Flush()
 }
 
 // jsonEscaper writes JSON with what a terminal would interpret escaped:
@@ -492,7 +493,7 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted
 // Unicode format characters (bidirectional overrides) raw. Outside of
 // strings, JSON is ASCII, so every such rune is inside a string, where
 // \uXXXX means the same. Writes may split a rune: the partial rune is
-// held until the next write.
+// held until the next write, or Flush at the end of the output.
 type jsonEscaper struct {
 	w       io.Writer
 	pending []byte
@@ -533,4 +534,17 @@ func (e *jsonEscaper) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// Flush ends the output: a rune held by the last Write, whose end never
+// came, is written as \ufffd, as encoding/json writes bytes that are not
+// UTF-8. Its bytes raw would make the output invalid UTF-8, and so
+// invalid JSON; dropped, the loss would not show.
+func (e *jsonEscaper) Flush() error {
+	if len(e.pending) == 0 {
+		return nil
+	}
+	e.pending = nil
+	_, err := io.WriteString(e.w, `\ufffd`)
+	return err
 }

@@ -338,6 +338,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 			Summary watchSummary `json:"summary"`
 		}{ws})
 		fmt.Fprintf(jsonOut, "%s\n", b)
+		jsonOut.Flush()
 	} else {
 		fmt.Fprintf(stdout, "Watched %s of %s.\n", plural(summary.Observations, "observation"), plural(summary.Services, "Service"))
 		if gaps > 0 {
