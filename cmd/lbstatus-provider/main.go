@@ -232,6 +232,8 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 		cfg.Timeout = 0
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &boundedTransport{rt: rt, timeout: timeout} })
 	}
+	reach := &reachTransport{host: cfg.Host, stderr: stderr}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { reach.rt = rt; return reach })
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
@@ -263,6 +265,35 @@ func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
+}
+
+// reachTransport says on stderr, once per outage, that the apiserver
+// cannot be reached, and once it answers again. client-go retries a
+// refused connection quietly (the informer logs it only at -v=2), so the
+// provider printed nothing while it could do nothing.
+type reachTransport struct {
+	rt     http.RoundTripper
+	host   string
+	stderr io.Writer
+	mu     sync.Mutex
+	down   bool
+}
+
+func (r *reachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.rt.RoundTrip(req)
+	if err != nil && req.Context().Err() != nil {
+		return nil, err // the caller gave up: the provider is stopping
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil && !r.down:
+		fmt.Fprintf(r.stderr, "lbstatus-provider: cannot reach the apiserver %s: %v; retrying\n", r.host, err)
+	case err == nil && r.down:
+		fmt.Fprintf(r.stderr, "lbstatus-provider: the apiserver %s answers again\n", r.host)
+	}
+	r.down = err != nil
+	return resp, err
 }
 
 // cancelOnClose ends a request's context when its body is closed.

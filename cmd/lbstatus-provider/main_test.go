@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -312,5 +313,90 @@ func TestBoundedTransport_BoundsAList(t *testing.T) {
 	}
 	if err == nil || time.Since(start) > 10*time.Second {
 		t.Errorf("a list without an answer: error %v after %v, want one after about 200ms", err, time.Since(start))
+	}
+}
+
+// lockedBuffer is a bytes.Buffer written by the provider's goroutines and
+// read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An apiserver that refuses connections was retried without a word: the
+// operator saw nothing for as long as it was down. The provider says so at
+// once, one line for the outage however many retries, and one line when
+// the apiserver answers again.
+func TestRun_SaysWhenTheAPIServerCannotBeReached(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // refused until the server below starts
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"http://" + addr + "\"}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--class", "c", "--metrics-addr", "", "--health-addr", ""}, io.Discard, stderr)
+	}()
+	waitFor := func(what string, within time.Duration) {
+		t.Helper()
+		for deadline := time.Now().Add(within); !strings.Contains(stderr.String(), what); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cancel()
+				<-done
+				t.Fatalf("no %q in %v; stderr %q", what, within, stderr.String())
+			}
+		}
+	}
+	down := "lbstatus-provider: cannot reach the apiserver http://" + addr + ": dial tcp " + addr + ": connect: connection refused; retrying\n"
+	waitFor(down, 2*time.Second)
+	time.Sleep(3 * time.Second) // retries
+	if n := strings.Count(stderr.String(), "cannot reach"); n != 1 {
+		t.Errorf("%d lines for one outage, want 1; stderr %q", n, stderr.String())
+	}
+
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		_, _ = io.WriteString(w, `{"kind":"ServiceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`)
+	}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	waitFor("lbstatus-provider: the apiserver http://"+addr+" answers again\n", 30*time.Second)
+	cancel()
+	if code := <-done; code != 0 || strings.Count(stderr.String(), "\n") != 2 {
+		t.Errorf("exit %d, stderr %q; want 0 and the two lines alone", code, stderr.String())
 	}
 }
