@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -86,6 +87,8 @@ type Decoder struct {
 	cur      []result           // the chunk being handed out
 	dropped  int                // the cut YAML document whose later parts are dropped
 	kindless Position           // the last result.kindless
+
+	unfinished atomic.Pointer[Position] // see Unfinished
 }
 
 // NewDecoder returns a Decoder reading r (nil is an empty input); source
@@ -165,6 +168,20 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 	}
 }
 
+// Unfinished returns where the document the input is in the middle of
+// starts: a YAML document or List item that no "---", "..." or end of
+// input has ended, or a JSON value not yet closed (a top-level array or
+// List as a whole), which may yet mean something else and so is not handed
+// out. It is nil when only white space, comments or a "---" came since the
+// last object, at the end of the input, and while objects read before are
+// yet to be handed out. Call it after NextContext returned ctx.Err().
+func (d *Decoder) Unfinished() *Position {
+	if len(d.cur) > 0 || d.next != nil || len(d.pending) > 0 {
+		return nil
+	}
+	return d.unfinished.Load()
+}
+
 // Close stops the goroutines of a Decoder not read to its end: no read of
 // the input starts after it, and one under way finishes first. Next must
 // not be called after it.
@@ -219,7 +236,15 @@ func (d *Decoder) run() {
 			jobs, size = nil, 0
 			return true
 		}
-		s, err := d.open(func() bool { return len(jobs) == 0 || send() })
+		// Before each read: what the splitter is in the middle of, stored
+		// ahead of the objects it has split, so as never to name one of them.
+		var s splitter
+		s, err := d.open(func() bool {
+			if s != nil {
+				d.unfinished.Store(s.unfinished())
+			}
+			return len(jobs) == 0 || send()
+		})
 		if err != nil {
 			jobs = append(jobs, job{err: err})
 		}
@@ -230,6 +255,7 @@ func (d *Decoder) run() {
 				return len(jobs) < batchJobs && size < batchBytes || send()
 			})
 		}
+		d.unfinished.Store(nil) // the input has ended, and so has every document
 		if len(jobs) > 0 {
 			send()
 		}

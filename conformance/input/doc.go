@@ -41,6 +41,9 @@ limitations under the License.
 // read on. Batches of values are decoded in parallel while the caller
 // consumes the objects, and their results handed on in chunks as they are
 // decoded, so that a List read whole is not held as all its items' results.
+// A read that is interrupted, as a watch is, does not hand out the document
+// it was in the middle of, which what was to come might change: Unfinished
+// says where that document starts.
 //
 // Every string from the input may reach a terminal: Escape, and the String
 // and Error methods of this package, escape what a terminal would act on;

@@ -1055,3 +1055,124 @@ func TestRead_FileGrownSinceItsSize(t *testing.T) {
 		}
 	}
 }
+
+// stalling hands out data, then waits for more, as a watch does, until
+// release is closed: waiting is closed once the Decoder asks for more.
+type stalling struct {
+	data             string
+	waiting, release chan struct{}
+}
+
+func (s *stalling) Read(p []byte) (int, error) {
+	if s.data == "" {
+		select {
+		case <-s.waiting:
+		default:
+			close(s.waiting)
+		}
+		<-s.release
+		return 0, io.EOF
+	}
+	n := copy(p, s.data)
+	s.data = s.data[n:]
+	return n, nil
+}
+
+// readInterrupted reads in, which then waits for more, as an interrupted
+// check does: it takes the objects handed out until the Decoder waits for
+// the input with nothing left to hand out, and returns their names and what
+// Unfinished says then.
+func readInterrupted(t *testing.T, in string) (string, *Position) {
+	t.Helper()
+	r := &stalling{data: in, waiting: make(chan struct{}), release: make(chan struct{})}
+	d := NewDecoder(r, "-", MaxObjectBytes(150)) // a List of JSON read item by item
+	defer func() { close(r.release); d.Close() }()
+	var objs []Object
+	for range 1000 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		obj, err := d.NextContext(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			objs = append(objs, obj)
+		case !errors.Is(err, context.DeadlineExceeded):
+			t.Fatalf("%q: %v", in, err)
+		}
+		select {
+		case <-r.waiting:
+			if err != nil && d.next == nil && len(d.pending) == 0 {
+				return names(objs), d.Unfinished()
+			}
+		default:
+		}
+	}
+	t.Fatalf("%q: the Decoder never waited for more", in)
+	return "", nil
+}
+
+// An interrupt ends a read with a document begun and not ended (section 8:
+// an interrupted check reports what was read): Unfinished says where it
+// starts, so that the check can say it did not check it. A YAML document
+// is ended only by the next "---" (or "...", or the end of the input): so
+// is the last of "kubectl get -w -o yaml". White space, comments and a
+// "---" alone begin nothing. Objects not yet handed out come first.
+func TestRead_InterruptedDocumentIsNamed(t *testing.T) {
+	json := svcJSON("b")
+	list := "apiVersion: v1\nkind: List\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata:\n    name: a\n- kind: Service\n"
+	for _, tc := range []struct {
+		name, in, objs string
+		want           *Position
+	}{
+		{"YAML, the first", svcYAML("a"), "", &Position{Source: "-", Document: 1, Line: 1, Offset: -1}},
+		{"YAML, the next", svcYAML("a") + "---\n" + svcYAML("b"), "a", &Position{Source: "-", Document: 2, Line: 9, Offset: -1}},
+		{"YAML, the next after comments", svcYAML("a") + "---\n# b\n\n" + svcYAML("b"), "a", &Position{Source: "-", Document: 2, Line: 11, Offset: -1}},
+		{"YAML, a List's item", list, "a", &Position{Source: "-", Document: 1, Item: "items[1]", Line: 8, Offset: -1}},
+		{"YAML, none after ---", svcYAML("a") + "---\n", "a", nil},
+		{"YAML, none after --- and a comment", svcYAML("a") + "---\n# next\n\n", "a", nil},
+		{"YAML, none after ...", svcYAML("a") + "...\n", "a", nil},
+		{"JSON, the next", svcJSON("a") + "\n\n" + json[:30], "a", &Position{Source: "-", Document: 2, Line: 3, Offset: int64(len(json) + 2)}},
+		{"JSON, one brace", svcJSON("a") + " {", "a", &Position{Source: "-", Document: 2, Line: 1, Offset: int64(len(json) + 1)}},
+		{"JSON, a List", `{"kind":"List","items":[` + svcJSON("a") + "," + json[:30], "a", &Position{Source: "-", Document: 1, Line: 1, Offset: 0}},
+		{"JSON, none after the last", svcJSON("a") + "\n \n", "a", nil},
+		{"white space", "\n \n", "", nil},
+	} {
+		objs, got := readInterrupted(t, tc.in)
+		if objs != tc.objs || positionOf(got) != positionOf(tc.want) {
+			t.Errorf("%s: objects %q, Unfinished %s; want %q, %s", tc.name, objs, positionOf(got), tc.objs, positionOf(tc.want))
+		}
+	}
+}
+
+func positionOf(p *Position) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%+v", *p)
+}
+
+// The objects read before an unfinished document are handed out first:
+// until they are, Unfinished says nothing, since it would not name the
+// first object that an interrupted check did not check. Once the input
+// has ended, nothing is unfinished.
+func TestRead_UnfinishedAfterTheObjectsBefore(t *testing.T) {
+	r := &stalling{data: svcYAML("a") + "---\n" + svcYAML("b"), waiting: make(chan struct{}), release: make(chan struct{})}
+	d := NewDecoder(r, "-")
+	defer d.Close()
+	d.start.Do(d.run)
+	<-r.waiting
+	if p := d.Unfinished(); p != nil {
+		t.Errorf("with a not handed out: Unfinished %s, want none", positionOf(p))
+	}
+	close(r.release) // the end of the input ends b
+	for _, want := range []string{"a", "b"} {
+		if obj, err := d.Next(); err != nil || obj.Ref.Name != want {
+			t.Fatalf("%+v, %v; want %s", obj.Ref, err, want)
+		}
+	}
+	if _, err := d.Next(); err != io.EOF {
+		t.Fatalf("%v, want io.EOF", err)
+	}
+	if p := d.Unfinished(); p != nil {
+		t.Errorf("at the end of the input: Unfinished %s, want none", positionOf(p))
+	}
+}

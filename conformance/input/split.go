@@ -38,6 +38,9 @@ import (
 type splitter interface {
 	// split hands the jobs to yield, in order, until yield returns false.
 	split(yield func(job) bool)
+	// unfinished is where the document being read starts; nil between
+	// documents.
+	unfinished() *Position
 }
 
 // readSize is how much of the input is asked for at a time: the objects
@@ -233,12 +236,16 @@ type jsonSplitter struct {
 	line   int   // line of the tokenizer's offset
 	doc    int
 	last   jsontext.Kind // kind of what read read last
+	open   *Position     // where the top-level value being read starts
 }
+
+func (s *jsonSplitter) unfinished() *Position { return s.open }
 
 func (s *jsonSplitter) split(yield func(job) bool) {
 	var pos Position
 	var err error
 	for err == nil {
+		s.open = nil
 		pos, err = s.document(yield)
 	}
 	if err != io.EOF && err != errStop {
@@ -474,6 +481,10 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
 	pos = Position{Source: s.source, Document: s.doc, Line: s.line + newlines(ub[:n]), Offset: start}
+	if s.last != 0 && s.dec.StackDepth() == 0 {
+		p := pos
+		s.open = &p
+	}
 	end := start + int64(s.limit)
 	if token {
 		end++ // a number ends only at the byte after it, which jsontext must see
@@ -771,6 +782,17 @@ func (s *yamlSplitter) afterEnd(line []byte, lineNo int) {
 		s.endReported = true
 		s.send(job{err: &DecodeError{Position: s.at(lineNo), Err: errors.New(`content after "...", which ends the document, and before the next "---": not read`)}})
 	}
+}
+
+// unfinished is the item being read, or else the document.
+func (s *yamlSplitter) unfinished() *Position {
+	p := s.at(s.start)
+	if s.cur != nil {
+		p = s.cur.pos
+	} else if !s.list {
+		return nil
+	}
+	return &p
 }
 
 // marker reports whether line is the document marker m, alone or followed
