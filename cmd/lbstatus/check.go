@@ -136,7 +136,9 @@ YAML only once rendered ("helm template CHART | lbstatus check"). An input
 without any Service, and a directory without a manifest, are reported on
 standard error. A check that reads no Service at all passes, unless
 --require-services makes it fail. Ctrl-C or SIGTERM stops the check and
-reports what was read until then, marked as interrupted.
+reports what was read until then, marked as interrupted; a document it cut
+short (in YAML, the last: a document ends at the next "---") is named on
+standard error and in the summary, and not checked.
 
 Exit status: 0 no violation, 1 at least one violation, 2 input that cannot be
 read or parsed (one line per problem on standard error), no Service with
@@ -263,6 +265,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	total := conformance.Summary{Rules: map[conformance.RuleID]*conformance.SeverityCounts{}}
 	inputs := 0
 	interrupted := false
+	var unfinished *input.Position // the document the interrupt cut short
 	ins := expand(paths)
 	var ahead *readAhead
 	if !f.scanOnly {
@@ -332,7 +335,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case f.decodeOnly:
 			s, stopped = decodeOnly(ctx, src, stderr)
 		default:
-			s, stopped = checkInput(ctx, in.name, src, &f, out, stderr)
+			s, stopped, unfinished = checkInput(ctx, in.name, src, &f, out, stderr)
 		}
 		if file != nil {
 			file.Close()
@@ -357,7 +360,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "decoded %d objects (%d Services) from %d inputs; %d input errors\n",
 			total.Objects, total.Observations, inputs, total.InputErrors)
 	} else {
-		out.finish(total, inputs, interrupted, noServices && f.requireServices)
+		out.finish(total, inputs, interrupted, unfinished, noServices && f.requireServices)
 	}
 	if noServices && len(ins) != 1 {
 		fmt.Fprintf(stderr, "lbstatus: no Service in %s\n", plural(inputs, "input"))
@@ -399,8 +402,9 @@ func decoderWorkers() input.Workers {
 }
 
 // checkInput checks one input and returns its summary; stopped reports
-// that ctx ended it before the end of the input.
-func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out reporter, stderr io.Writer) (_ conformance.Summary, stopped bool) {
+// that ctx ended it before the end of the input, and unfinished where the
+// document it was in the middle of starts, if one was.
+func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out reporter, stderr io.Writer) (_ conformance.Summary, stopped bool, unfinished *input.Position) {
 	defer dec.Close()
 	checker := conformance.NewChecker(f.checkerOptions()...)
 	col := conformance.NewCollector(out.collectorOptions()...)
@@ -411,9 +415,16 @@ func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out
 			break
 		}
 		if ctx.Err() != nil {
-			// What was read is still reported: the traces end here.
+			// What was read is still reported: the traces end here. A
+			// document not yet ended is not checked, which is said, but is
+			// no input error: the result is that of what was read.
 			stopped = true
 			col.Interrupt()
+			if d, ok := dec.(*input.Decoder); ok {
+				if unfinished = d.Unfinished(); unfinished != nil {
+					fmt.Fprintf(stderr, "lbstatus: %s\n", unfinishedText(unfinished))
+				}
+			}
 			break
 		}
 		if err != nil {
@@ -439,7 +450,7 @@ func checkInput(ctx context.Context, name string, dec source, f *checkFlags, out
 	report := col.Report()
 	out.input(name, report)
 	f.hooks.endInput(name, end)
-	return report.Summary, stopped
+	return report.Summary, stopped, unfinished
 }
 
 // decodeOnly decodes one input and checks nothing: the baseline the

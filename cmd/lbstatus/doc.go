@@ -34,7 +34,8 @@ limitations under the License.
 // naming the file and the position), when the check was interrupted
 // without a violation, or when the command line is wrong; a bad input does
 // not stop the others from being checked. SIGINT and SIGTERM stop it with
-// a report of what was read.
+// a report of what was read, which names the document the interrupt cut
+// short, not checked.
 //
 // watch lists and watches the Services of a cluster selected by kubectl's
 // cluster flags (cluster.go: --kubeconfig, --context, -n, -A, -l,

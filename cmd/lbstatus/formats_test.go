@@ -270,7 +270,7 @@ func TestJSONReporter_ErrorsCapped(t *testing.T) {
 	for i := range maxJSONErrors + 1 {
 		j.inputError(fmt.Errorf("problem %d", i))
 	}
-	j.finish(conformance.Summary{InputErrors: maxJSONErrors + 1}, 1, false, false)
+	j.finish(conformance.Summary{InputErrors: maxJSONErrors + 1}, 1, false, nil, false)
 	var got struct {
 		Errors  []string `json:"errors"`
 		Summary struct {

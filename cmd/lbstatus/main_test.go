@@ -846,6 +846,58 @@ func TestCheck_InterruptReportsWhatWasRead(t *testing.T) {
 	}
 }
 
+// An interrupt in the middle of a document, as in a watch piped as YAML,
+// where a document ends only at the next "---", says where the document
+// starts, on standard error and in the summary: it was read in part, and
+// not checked. That is no input error: the result and the exit status are
+// those of what was read (spec section 8, "Reading inputs").
+func TestCheck_InterruptNamesTheUnfinishedDocument(t *testing.T) {
+	n := len(noIngressJSON)
+	for _, tc := range []struct {
+		name, in   string
+		at, atJSON string // where the unfinished document starts; "" for none
+		code       int
+	}{
+		{"YAML", readyYAML + "---\n" + readyYAML[:40], "(standard input):13 (document 2)", `{"source":"-","document":2,"line":13,"offset":-1}`, exitInput},
+		{"JSON after a violation", noIngressJSON + noIngressJSON[:30], fmt.Sprintf("(standard input):6 (document 2, byte %d)", n), fmt.Sprintf(`{"source":"-","document":2,"line":6,"offset":%d}`, n), exitViolation},
+		{"YAML, none begun after ---", readyYAML + "---\n", "", "", exitInput},
+	} {
+		for _, format := range []string{"text", "json", "html"} {
+			r, w := io.Pipe()
+			go func() { _, _ = io.WriteString(w, tc.in) }() // then nothing, the pipe left open
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			code, stdout, stderr := runCmdContext(ctx, r, "check", "-o", format)
+			w.Close()
+			note, wantStderr := tc.at+": not checked: the input was interrupted before the document ended", ""
+			if tc.at != "" {
+				wantStderr = "lbstatus: " + note + "\n"
+			}
+			if code != tc.code || stderr != wantStderr {
+				t.Errorf("%s, -o %s: exit %d, stderr %q; want %d, %q", tc.name, format, code, stderr, tc.code, wantStderr)
+			}
+			var said bool
+			switch format {
+			case "text":
+				said = strings.Contains(stdout, "\nINTERRUPTED: the check was stopped; this reports what was read until then.\n"+note+".\n")
+			case "json":
+				said = strings.Contains(stdout, `"unfinished":`)
+				if said && !strings.Contains(stdout, `"unfinished":`+tc.atJSON+`,`) {
+					t.Errorf("%s, -o json: want \"unfinished\":%s:\n%s", tc.name, tc.atJSON, stdout)
+				}
+				if !json.Valid([]byte(stdout)) || !strings.Contains(stdout, `"inputErrors":0`) {
+					t.Errorf("%s, -o json: not valid, or an input error:\n%s", tc.name, stdout)
+				}
+			case "html":
+				said = strings.Contains(stdout, note)
+			}
+			if said != (tc.at != "") || strings.Contains(stdout, "ERROR") {
+				t.Errorf("%s, -o %s: the summary says the document was not checked: %v, want %v:\n%s", tc.name, format, said, tc.at != "", stdout)
+			}
+		}
+	}
+}
+
 // zeros is /dev/zero.
 type zeros struct{}
 

@@ -44,9 +44,10 @@ type reporter interface {
 	// input is called at the end of each input with its report.
 	input(name string, r conformance.Report)
 	// finish is called once, at the end, with the totals; interrupted
-	// says the check was stopped before the end of its inputs, missing
-	// that it requires a Service (--require-services) and read none.
-	finish(total conformance.Summary, inputs int, interrupted, missing bool)
+	// says the check was stopped before the end of its inputs, unfinished
+	// where the document it cut short starts (nil for none), missing that
+	// it requires a Service (--require-services) and read none.
+	finish(total conformance.Summary, inputs int, interrupted bool, unfinished *input.Position, missing bool)
 }
 
 // displayName names an input for people.
@@ -67,6 +68,12 @@ func errorText(err error) string {
 		return shown.Error()
 	}
 	return err.Error()
+}
+
+// unfinishedText says that the document at p, which an interrupt cut
+// short, was not checked.
+func unfinishedText(p *input.Position) string {
+	return errorText(&input.DecodeError{Position: *p, Err: errors.New("not checked: the input was interrupted before the document ended")})
 }
 
 // textReporter prints, per input, a table of its Services and their
@@ -214,7 +221,7 @@ func moreLine(sr *conformance.ServiceReport, listed conformance.SeverityCounts) 
 	return strings.Join(parts, ", ")
 }
 
-func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
+func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted bool, unfinished *input.Position, missing bool) {
 	s := &total
 	fmt.Fprintf(t.w, "Checked %s: %s of %s", plural(inputs, "input"), plural(s.Observations, "observation"), plural(s.Services, "Service"))
 	if s.Skipped > 0 {
@@ -225,12 +232,12 @@ func (t *textReporter) finish(total conformance.Summary, inputs int, interrupted
 		fmt.Fprintln(t.w, "VERDICT is what a client or test concludes from the status (Ready, Pending, Skip, Fail);")
 		fmt.Fprintln(t.w, "CHECK counts what breaks the specification (violations) or should be fixed (warnings).")
 	}
-	printCheckTotals(t.w, s, interrupted, missing)
+	printCheckTotals(t.w, s, interrupted, unfinished, missing)
 }
 
 // printTotals prints the verdict of a check, its counts and the rules
 // that have findings.
-func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false, false) }
+func printTotals(w io.Writer, s *conformance.Summary) { printCheckTotals(w, s, false, nil, false) }
 
 // checkResult is the word every output format ends a check with, which
 // gives the exit status (resultStatus): ERROR for an input error, however
@@ -255,11 +262,14 @@ func checkResult(s *conformance.Summary, interrupted, missing bool) string {
 var resultStatus = map[string]int{"PASS": exitOK, "FAIL": exitViolation, "ERROR": exitInput, "INTERRUPTED": exitInput}
 
 // printCheckTotals is printTotals for a check that may have been stopped
-// before the end of its inputs, or that requires a Service and read none
-// (missing).
-func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted, missing bool) {
+// before the end of its inputs, maybe in the middle of a document
+// (unfinished), or that requires a Service and read none (missing).
+func printCheckTotals(w io.Writer, s *conformance.Summary, interrupted bool, unfinished *input.Position, missing bool) {
 	if interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the check was stopped; this reports what was read until then.")
+	}
+	if unfinished != nil {
+		fmt.Fprintf(w, "%s.\n", unfinishedText(unfinished))
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s", checkResult(s, interrupted, missing), plural(s.Findings.Violations, "violation"),
 		plural(s.Findings.Warnings, "warning"), plural(s.Findings.Notices, "notice"))
@@ -466,7 +476,7 @@ func (j *jsonReporter) inputError(err error) {
 
 func (j *jsonReporter) input(string, conformance.Report) {}
 
-func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
+func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted bool, unfinished *input.Position, missing bool) {
 	io.WriteString(j.w, "],\n\"errors\": ")
 	if j.errors == nil {
 		j.errors = []string{}
@@ -479,10 +489,13 @@ func (j *jsonReporter) finish(total conformance.Summary, inputs int, interrupted
 		Inputs        int    `json:"inputs"`
 		ErrorsOmitted int    `json:"errorsOmitted,omitempty"`
 		Interrupted   bool   `json:"interrupted,omitempty"`
+		// Unfinished: where the document the interrupt cut short, not
+		// checked, starts.
+		Unfinished *input.Position `json:"unfinished,omitempty"`
 		// NoServices: --require-services requires one, and none was read.
 		NoServices bool `json:"noServices,omitempty"`
 		conformance.Summary
-	}{checkResult(&total, interrupted, missing), inputs, j.omitted, interrupted, missing, total})
+	}{checkResult(&total, interrupted, missing), inputs, j.omitted, interrupted, unfinished, missing, total})
 	j.w.Write(b)
 	io.WriteString(j.w, "\n}\n")
 	j.w.Flush()

@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/timeline"
 )
 
@@ -215,13 +216,16 @@ func (r *htmlReporter) input(name string, _ conformance.Report) {
 	r.sources = append(r.sources, displayName(name))
 }
 
-func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted, missing bool) {
+func (r *htmlReporter) finish(total conformance.Summary, inputs int, interrupted bool, unfinished *input.Position, missing bool) {
 	r.hooks.done()
 	if r.omitted > 0 {
 		r.errors = append(r.errors, fmt.Sprintf("... and %s, on standard error", plural(r.omitted, "more input problem")))
 	}
 	if interrupted {
 		r.errors = append(r.errors, "the check was interrupted: what was read until then is shown, and the traces end there")
+	}
+	if unfinished != nil {
+		r.errors = append(r.errors, unfinishedText(unfinished))
 	}
 	if missing {
 		r.errors = append(r.errors, "no Service was read, and --require-services requires one")
