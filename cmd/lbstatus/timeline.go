@@ -254,10 +254,15 @@ type watchTimeline struct {
 // addWatchTimeline adds watch's --timeline flags.
 func addWatchTimeline(fs *pflag.FlagSet) *watchTimeline {
 	w := &watchTimeline{flags: fs}
-	fs.BoolVar(&w.on, "timeline", false, "text output: on exit, print each LoadBalancer Service's timeline of what the watch saw")
+	fs.BoolVar(&w.on, "timeline", false, fmt.Sprintf("text output: on exit, print each LoadBalancer Service's timeline of what the watch saw; of the Services deleted meanwhile, only the %d latest are kept, those with violations, then warnings, first", watchEndedTimelines))
 	fs.IntVar(&w.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
 	return w
 }
+
+// watchEndedTimelines is how many timelines of deleted Services a watch
+// keeps: one left running sees Services come and go for ever, and its
+// memory follows those alive (section 8).
+const watchEndedTimelines = 200
 
 // start checks the flags once parsed, as check does: the timeline goes
 // with text output only, since it would break a stream of JSON lines, and
@@ -273,7 +278,7 @@ func (w *watchTimeline) start(f *checkFlags) error {
 	case w.maxPoints <= 0:
 		return errors.New("--timeline-points must be positive")
 	}
-	w.tl = timeline.New(timeline.MaxPoints(w.maxPoints), timeline.RelevantAnnotations(f.annotations))
+	w.tl = timeline.New(timeline.MaxPoints(w.maxPoints), timeline.RelevantAnnotations(f.annotations), timeline.MaxEnded(watchEndedTimelines))
 	return nil
 }
 
@@ -305,5 +310,9 @@ func (w *watchTimeline) finish(out io.Writer, end []conformance.Finding) {
 	fmt.Fprintln(out)
 	if err := timeline.WriteText(out, w.tl.Services()); err == nil {
 		fmt.Fprintln(out)
+	}
+	if n := w.tl.Forgotten(); n > 0 {
+		fmt.Fprintf(out, "The timelines of %s deleted while watching are not shown: only the %d latest deleted are kept, those with violations, then warnings, first.\n\n",
+			plural(n, "more Service"), watchEndedTimelines)
 	}
 }

@@ -44,7 +44,10 @@ limitations under the License.
 // problem usually is.
 // Per Service the Timeline also keeps the previous observation's spec and
 // annotations, to compute the next spec change. Memory grows with the
-// number of Services, not with the length of the trace.
+// number of Services, not with the length of the trace. For a source that
+// never ends, such as a live watch, MaxEnded bounds the Services kept after
+// their deletion, so that memory follows the Services alive, not every
+// Service ever seen.
 //
 // # Renderers
 //

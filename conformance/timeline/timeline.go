@@ -77,6 +77,18 @@ func (m MaxPoints) apply(t *Timeline) {
 	}
 }
 
+// MaxEnded is an Option: how many Services whose latest event is their
+// deletion a Timeline keeps, for a source that never ends, such as a live
+// watch, where Services come and go for ever and memory must follow those
+// alive, not all those ever seen. Past it the Timeline lets the others go:
+// first those it would not hand out (see Services), then those the latest
+// deletions ended, kept before older ones, with a violation before those
+// with a warning before the others (see Worst). Forgotten counts them.
+// Zero or negative, the default, keeps every Service.
+type MaxEnded int
+
+func (m MaxEnded) apply(t *Timeline) { t.maxEnded = max(int(m), 0) }
+
 // RelevantAnnotations is an Option: annotation keys whose changes count as
 // load-balancer-relevant spec changes, as for the checker's option of the
 // same name. Nil or empty adds none.
@@ -122,6 +134,19 @@ type Timeline struct {
 	// moved counts the entries trim copied, for the test that holds the
 	// cost of an event to a constant.
 	moved int
+	// maxEnded is MaxEnded; endedList holds the Services deleted since
+	// they were last pruned, oldest first, as each was when it ended
+	// (one observed again since no longer is); forgotten counts those
+	// let go that Services would have handed out.
+	maxEnded  int
+	endedList []endedService
+	forgotten int
+}
+
+// endedService is a Service a deletion ended after its observation step.
+type endedService struct {
+	s    *Service
+	step int
 }
 
 type key struct{ namespace, name string }
@@ -297,7 +322,12 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 		for _, f := range found {
 			t.pin(f, false)
 		}
-		t.ended(s)
+		if t.ended(s) && t.maxEnded > 0 && s.Name != "" {
+			t.endedList = append(t.endedList, endedService{s, s.Observations})
+			if len(t.endedList) > 2*t.maxEnded {
+				t.pruneEnded()
+			}
+		}
 		return
 	}
 	t.Observe(obj.Service, found)
@@ -305,15 +335,57 @@ func (t *Timeline) ObserveObject(obj conformance.Object, found []conformance.Fin
 
 // ended records that s ended after its latest observation: the next one
 // starts a new Service of the same name. Another DELETED event before the
-// next observation ends nothing more.
-func (t *Timeline) ended(s *Service) {
+// next observation ends nothing more: ended reports whether this one did.
+func (t *Timeline) ended(s *Service) bool {
 	s.prev = nil
 	if n := len(s.Deletions); n > 0 && s.Deletions[n-1].Step == s.Observations {
-		return
+		return false
 	}
 	s.Deletions = append(s.Deletions, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
 	s.Deletions, s.DroppedDeletions = bound(t, s.Deletions, s.DroppedDeletions)
+	return true
 }
+
+// pruneEnded keeps maxEnded of the Services still ended (see MaxEnded) and
+// lets the others go. It runs once endedList holds twice maxEnded, so that
+// a deletion costs the same however many are kept.
+func (t *Timeline) pruneEnded() {
+	var ended []*Service // newest first, for Worst to prefer them
+	for _, e := range slices.Backward(t.endedList) {
+		s := e.s
+		if s.prev != nil || s.Observations != e.step || t.services[key{s.Namespace, s.Name}] != s {
+			continue // observed again, or let go already
+		}
+		if !s.LoadBalancer && len(s.Findings) == 0 && s.DroppedFindings == 0 {
+			delete(t.services, key{s.Namespace, s.Name}) // Services would not hand it out
+			continue
+		}
+		ended = append(ended, s)
+	}
+	kept := Worst(ended, t.maxEnded)
+	t.endedList = t.endedList[:0]
+	for _, s := range slices.Backward(kept) {
+		t.endedList = append(t.endedList, endedService{s, s.Observations})
+	}
+	clear(t.endedList[len(t.endedList):cap(t.endedList)])
+	if len(kept) == len(ended) {
+		return
+	}
+	keep := make(map[*Service]bool, len(kept))
+	for _, s := range kept {
+		keep[s] = true
+	}
+	for _, s := range ended {
+		if !keep[s] {
+			delete(t.services, key{s.Namespace, s.Name})
+			t.forgotten++
+		}
+	}
+}
+
+// Forgotten returns how many Services that Services would hand out the
+// Timeline let go, as MaxEnded says.
+func (t *Timeline) Forgotten() int { return t.forgotten }
 
 // Observe records one observation of a Service and the findings the
 // Checker returned for it, in input order. A nil Service is ignored; the
@@ -565,8 +637,11 @@ func (t *Timeline) keepLatest(s *Service) {
 // Services returns the Services worth a timeline, sorted by namespace and
 // name (those without a name in input order): those of type LoadBalancer
 // in at least one observation, and those with a finding. An empty Timeline
-// gives nil.
+// gives nil. With MaxEnded, at most that many of them were deleted.
 func (t *Timeline) Services() []*Service {
+	if t.maxEnded > 0 && len(t.endedList) > t.maxEnded {
+		t.pruneEnded()
+	}
 	var out []*Service
 	for _, s := range append(slices.Collect(maps.Values(t.services)), t.nameless...) {
 		if s.LoadBalancer || len(s.Findings) > 0 || s.DroppedFindings > 0 {

@@ -1245,3 +1245,55 @@ func TestWriteText_CutsLongCells(t *testing.T) {
 		t.Error("the page does not show the long reason and resourceVersion whole")
 	}
 }
+
+// MaxEnded: a Timeline fed for ever (a live watch) keeps the given number
+// of deleted Services, the latest, those with a violation first, and lets
+// the others go, counting those it would have handed out; a Service alive,
+// or deleted and observed again, stays.
+func TestTimeline_MaxEnded(t *testing.T) {
+	tl := New(MaxEnded(3))
+	svc := func(name string, typ corev1.ServiceType) *v1.Service {
+		s := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1"}}
+		s.Spec.Type = typ
+		return s
+	}
+	del := func(s *v1.Service, found ...conformance.Finding) {
+		tl.ObserveObject(conformance.Object{Service: s, Deleted: true}, found)
+	}
+	alive := svc("alive", corev1.ServiceTypeLoadBalancer)
+	tl.Observe(alive, nil)
+	back := svc("back", corev1.ServiceTypeLoadBalancer)
+	tl.Observe(back, nil)
+	del(back)
+	bad := svc("bad", corev1.ServiceTypeLoadBalancer)
+	tl.Observe(bad, nil)
+	del(bad, conformance.Finding{Rule: "L4", Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "bad"}})
+	for i := range 20 {
+		typ := corev1.ServiceTypeLoadBalancer
+		if i%2 == 0 {
+			typ = corev1.ServiceTypeClusterIP // never handed out: let go first, not counted
+		}
+		s := svc(fmt.Sprintf("gone-%02d", i), typ)
+		tl.Observe(s, nil)
+		del(s)
+		del(s) // a second DELETED event ends nothing more
+		if i == 0 {
+			tl.Observe(back, nil) // deleted, then observed again before a prune
+		}
+	}
+	// Pruned to 3 whenever 7 deleted ones are held, and by Services.
+	if len(tl.services) > 2+2*3 {
+		t.Errorf("%d Services held, want at most 2 alive and twice MaxEnded deleted", len(tl.services))
+	}
+	var names []string
+	for _, s := range tl.Services() {
+		names = append(names, s.Name)
+	}
+	if want := []string{"alive", "back", "bad", "gone-17", "gone-19"}; !slices.Equal(names, want) {
+		t.Errorf("Services() = %v, want %v: those alive, then of the deleted the one with a violation and the latest", names, want)
+	}
+	// bad and the ten gone- of type LoadBalancer were deleted, 3 are kept.
+	if got, want := tl.Forgotten(), 11-3; got != want {
+		t.Errorf("Forgotten() = %d, want %d", got, want)
+	}
+}
