@@ -704,11 +704,15 @@ func (p *Provider) remember(key string, rec record) {
 	p.acted[key] = rec
 }
 
+// forget lets go of a Service that is gone: its addresses, what the
+// provider acted on, and its count of spec changes, which a Service
+// created again under the name, with nothing acted on, does not need.
 func (p *Provider) forget(key string) {
 	p.opts.Pool.Release(key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.acted, key)
+	delete(p.changes, key)
 }
 
 // Ingress returns the made-up ingress of svc's load balancer: one IP in
