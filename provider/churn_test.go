@@ -17,15 +17,22 @@ limitations under the License.
 package provider
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
 )
 
 // A provider left running for a week sees Services created, changed and
@@ -91,5 +98,80 @@ func TestProvider_MemoryFollowsLiveServices(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d Services came and went, and after 20 s the provider holds %s; want %s", total, held(), none)
 		}
+	}
+}
+
+// A Provider run again, as a library's leader election may do after a lost
+// Lease, forgets the Services deleted while it was stopped: no delete
+// event comes for them, and their addresses would stay handed out for
+// ever. A Service created again under a name meanwhile is a new one: it is
+// provisioned (L1), not served at once as the old one was.
+func TestProvider_RunAgainForgetsServicesDeletedMeanwhile(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	var mu sync.Mutex
+	var applied []string // the status applies to api, in order
+	client.PrependReactor("patch", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if pa := a.(k8stesting.PatchAction); a.GetSubresource() == "status" && pa.GetName() == "api" {
+			mu.Lock()
+			applied = append(applied, string(pa.GetPatch()))
+			mu.Unlock()
+		}
+		return false, nil, nil
+	})
+	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP(), NoLatencies: true})
+	services := client.CoreV1().Services("ns")
+	lb := func(name, uid string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid)}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	}
+	for _, name := range []string{"web", "api"} {
+		if _, err := services.Create(t.Context(), lb(name, "uid-"+name), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	eventually(t, "not served", func() bool {
+		for _, name := range []string{"web", "api"} {
+			got, err := services.Get(t.Context(), name, metav1.GetOptions{})
+			if err != nil || !p.View("ns", name).Settled(got) {
+				return false
+			}
+		}
+		return pool.InUse() == 2
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"web", "api"} {
+		if err := services.Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := services.Create(t.Context(), lb("api", "uid-api-2"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	applied = nil
+	mu.Unlock()
+	run(t, p)
+	eventually(t, "the Service deleted while the provider was stopped still holds its address, the provider remembers it, or the new api is not served", func() bool {
+		got, err := services.Get(t.Context(), "api", metav1.GetOptions{})
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, web := p.acted["ns/web"]
+		return !web && len(p.seen) == 1 && pool.InUse() == 1 && err == nil && conditions.IsTrue(got.Status.Conditions, v1.LoadBalancerConditionServing)
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(applied) == 0 || !strings.Contains(applied[0], `"type":"LoadBalancerProvisioning","status":"True"`) {
+		t.Errorf("the new api's first status is not Provisioning=True (L1): %q", applied)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -329,7 +330,9 @@ func (p *Provider) changeCount(key string) uint64 {
 // Run reconciles Services until ctx ends, then stops its workers and
 // returns. It returns an error when it cannot start (nil client, an
 // informer that does not sync); errors of single reconciles are retried,
-// not returned.
+// not returned. Run may be called again once it has returned, as a leader
+// election does after a lost Lease: the Services deleted meanwhile are
+// forgotten, and their addresses freed.
 func (p *Provider) Run(ctx context.Context) error {
 	if p.client == nil {
 		return errors.New("client is nil")
@@ -376,6 +379,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("service informer did not sync")
 	}
+	p.forgetGone(services)
 	p.recover(services)
 
 	var wg sync.WaitGroup
@@ -389,6 +393,34 @@ func (p *Provider) Run(ctx context.Context) error {
 	queue.ShutDown()
 	wg.Wait()
 	return nil
+}
+
+// forgetGone forgets the Services the provider knows of that store does
+// not hold, or holds under another uid: when Run runs again (a leader
+// election's after a lost Lease), those deleted while it was stopped get
+// no delete event, and would hold their addresses and records for ever, or
+// lend them to a Service created again under the name.
+func (p *Provider) forgetGone(store cache.Store) {
+	p.mu.Lock()
+	keys := slices.Concat(slices.Collect(maps.Keys(p.acted)), slices.Collect(maps.Keys(p.seen)), slices.Collect(maps.Keys(p.changes)))
+	p.mu.Unlock()
+	for _, key := range keys {
+		obj, exists, err := store.GetByKey(key)
+		if err != nil {
+			continue
+		}
+		svc, _ := obj.(*v1.Service)
+		rec, _ := p.record(key)
+		switch {
+		case !exists || svc == nil:
+			p.forget(key)
+			p.mu.Lock()
+			delete(p.seen, key)
+			p.mu.Unlock()
+		case rec.acted != nil && rec.acted.UID != svc.UID:
+			p.forget(key) // what its informer delivered is the new one's
+		}
+	}
 }
 
 // next reconciles one key from the queue; false when the queue is shut
