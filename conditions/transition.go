@@ -488,7 +488,9 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 //   - if the load balancer serves while degraded in a feature the new spec
 //     asks for and requires (P6), Serving goes False/Provisioning,
 //     Provisioning True and Degraded is removed: the provider has to decide
-//     again, and will normally refuse (R1).
+//     again, and will normally refuse (R1);
+//   - so does a load balancer that serves when the new spec requires a
+//     feature this version does not know, which Decide refuses (R2).
 //
 // Whether or not a relevant field changed, a Serving=True without an
 // address left in the ingress (L4: the apiserver clears it when the type
@@ -529,6 +531,9 @@ func SpecUpdated[S Object](old, new S, opts ...TransitionOption) (Transition[S],
 	dr := newDraft(n, o)
 	if len(changedFields(view(old), n, o.annotations)) > 0 {
 		dr.specUpdated()
+		if IsTrue(dr.status.Conditions, v1.LoadBalancerConditionServing) && requiresUnknown(n) {
+			dr.provisioning(StopServing) // to be refused (R2)
+		}
 	}
 	// Serving=True needs an address (L4). One the apiserver cleared, the
 	// type having left LoadBalancer and come back, is served no more.
@@ -536,6 +541,13 @@ func SpecUpdated[S Object](old, new S, opts ...TransitionOption) (Transition[S],
 		dr.provisioning(StopServing)
 	}
 	return transitionOf(new, dr.result(), nil)
+}
+
+// requiresUnknown reports whether svc requires a feature this version does
+// not know (R2).
+func requiresUnknown(svc *v1.Service) bool {
+	required, _, _ := RequiredFeatures(svc)
+	return slices.ContainsFunc(required, func(f v1.LoadBalancerFeature) bool { return !f.IsKnown() })
 }
 
 // specUpdated is SpecUpdated on a relevant change: degradations follow the

@@ -489,6 +489,27 @@ func TestSpecUpdated_P6_RequiredDegradedStopsServing(t *testing.T) {
 	}
 }
 
+// TestSpecUpdated_R2_UnknownRequiredStopsServing: a served Service that
+// comes to require a feature this version does not know, through the spec
+// field or the annotation, is served no more: Decide refuses it (R2), and
+// Serving=True until then reads as honouring a requirement nobody knows.
+func TestSpecUpdated_R2_UnknownRequiredStopsServing(t *testing.T) {
+	for _, viaSpec := range []bool{true, false} {
+		svc := lbService(clientIP)
+		svc = then(t, svc)(Succeeded(svc, ingress, nil))
+		updated := svc.DeepCopy()
+		if viaSpec {
+			updated.Spec.RequiredLoadBalancerFeatures = []v1.LoadBalancerFeature{"Teleport"}
+		} else {
+			updated.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"}
+		}
+		got := then(t, updated)(SpecUpdated(svc, updated))
+		if c, want := combination(got.Status.Conditions), "P=T/Provisioning S=F/Provisioning D=-"; c != want {
+			t.Errorf("spec field %v: got %s, want %s", viaSpec, c, want)
+		}
+	}
+}
+
 // TestSpecUpdated_P6_ProviderReasonInMultiple: a provider's own reason
 // listed by Multiple before the degraded feature that becomes required
 // (reasons sort by name) does not hide it from P6.
