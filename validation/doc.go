@@ -143,8 +143,9 @@ limitations under the License.
 //
 //   - the spec field: the generated code does not validate an unchanged
 //     field, nor a value already present in the old list against the enum;
-//     the type rule is not reported when the old object broke it with the
-//     same list.
+//     a repeat is not reported when the old list held at least as many
+//     copies of the value; the type rule is not reported when the old
+//     object broke it with the same list.
 //   - conditions: a condition equal to one of the old object's conditions
 //     (every field equal, lastTransitionTime as an instant; old and new
 //     matched by content, so by type, wherever they sit in the lists) is

@@ -18,6 +18,7 @@ package validation
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/operation"
@@ -63,7 +64,7 @@ type RequiredFeaturesSpec struct {
 // With the gate off the field is Forbidden (origin R5, the detail naming
 // the gate) unless old already used it (R5 keeps it then). Otherwise the
 // generated declarative rules apply (R4: a set of known values, at most
-// 16, ratcheted on update) and the field is Forbidden unless spec.type is
+// 16, ratcheted on update, a repeat old held as often included) and the field is Forbidden unless spec.type is
 // LoadBalancer (R4, not reported when old broke the rule with the same
 // list). A nil spec yields no errors; a gate that does not know the
 // feature yields one internal error at the field.
@@ -102,6 +103,9 @@ func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, ol
 		oldSpec = &v1.ServiceSpec{RequiredLoadBalancerFeatures: old.RequiredLoadBalancerFeatures}
 	}
 	allErrs := v1.Validate_ServiceSpec(ctx, op, fldPath, newSpec, oldSpec)
+	if old != nil {
+		allErrs = ratchetDuplicates(allErrs, fldPath.Child("requiredLoadBalancerFeatures"), spec.RequiredLoadBalancerFeatures, old.RequiredLoadBalancerFeatures)
+	}
 	for _, e := range allErrs {
 		if !allowed && e.Type == field.ErrorTypeForbidden {
 			e.Detail = gateForbiddenDetail
@@ -136,4 +140,43 @@ func validateRequiredFeaturesType(fldPath *field.Path, spec, old *RequiredFeatur
 		return nil
 	}
 	return field.Forbidden(fldPath.Child("requiredLoadBalancerFeatures"), "may only be used when `type` is 'LoadBalancer'").WithOrigin(OriginR4)
+}
+
+// ratchetDuplicates removes from errs the Duplicate errors, at fldPath, of
+// repeats that old already held: the n-th copy of a value is not reported
+// when old held at least n copies of it. The generated uniqueness check
+// judges the whole list whenever it changed, so without this a Service
+// stored with a repeat could not have its features edited at all, not even
+// to remove another one, until the repeat was fixed.
+func ratchetDuplicates(errs field.ErrorList, fldPath *field.Path, required, old []v1.LoadBalancerFeature) field.ErrorList {
+	if len(old) < 2 || !slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Type == field.ErrorTypeDuplicate }) {
+		return errs
+	}
+	// The generated code checks uniqueness only of a list within maxItems:
+	// these loops are over a few items.
+	var ratcheted []string
+	copies := make(map[v1.LoadBalancerFeature]int, len(required))
+	for i, f := range required {
+		copies[f]++
+		if n := copies[f]; n > 1 && n <= countOf(old, f) {
+			ratcheted = append(ratcheted, fldPath.Index(i).String())
+		}
+	}
+	if len(ratcheted) == 0 {
+		return errs
+	}
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeDuplicate && slices.Contains(ratcheted, e.Field)
+	})
+}
+
+// countOf returns how many times f appears in fs.
+func countOf(fs []v1.LoadBalancerFeature, f v1.LoadBalancerFeature) int {
+	n := 0
+	for _, g := range fs {
+		if g == f {
+			n++
+		}
+	}
+	return n
 }

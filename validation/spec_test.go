@@ -259,9 +259,41 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		name: "changing type to LoadBalancer",
 		old:  service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports)),
 		svc:  service(withFeatures(ports)),
+	}, {
+		name: "adding a feature to a list stored with a repeat",
+		old:  service(withFeatures(ports, ports)),
+		svc:  service(withFeatures(ports, ports, sessionAff)),
+	}, {
+		name: "reordering a list stored with a repeat",
+		old:  service(withFeatures(ports, sessionAff, ports)),
+		svc:  service(withFeatures(sessionAff, ports, ports)),
+	}, {
+		name: "a third copy of a value stored twice",
+		old:  service(withFeatures(ports, ports)),
+		svc:  service(withFeatures(ports, ports, ports)),
+		want: errs(want("R4", field.ErrorTypeDuplicate, featurePath(2))),
+	}, {
+		name: "repeating another value of a list stored with a repeat",
+		old:  service(withFeatures(ports, ports, sessionAff)),
+		svc:  service(withFeatures(ports, ports, sessionAff, sessionAff)),
+		want: errs(want("R4", field.ErrorTypeDuplicate, featurePath(3))),
+	}, {
+		name: "removing one of 17 stored values, repeats left as they were",
+		old:  service(withFeatures(seventeen()...)),
+		svc:  service(withFeatures(seventeen()[:16]...)),
+	}, {
+		name: "growing a list stored with 17 values",
+		old:  service(withFeatures(seventeen()...)),
+		svc:  service(withFeatures(append(seventeen(), ports)...)),
+		want: errs(want("R4", field.ErrorTypeTooMany, featurePath(-1))),
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			testErrors(t, tc.want, validation.ValidateServiceUpdate(tc.svc, tc.old, on))
+			// With the gate off a field old used is kept, and so
+			// validated as with the gate on (R5).
+			if len(tc.old.Spec.RequiredLoadBalancerFeatures) > 0 {
+				testErrors(t, tc.want, validation.ValidateServiceUpdate(tc.svc, tc.old, off))
+			}
 		})
 	}
 }
