@@ -81,18 +81,20 @@ limitations under the License.
 //
 // # Status: status.conditions (C5, C1, C3)
 //
-// Every condition obeys the metav1.Condition rules, checked by
+// Conditions are validated only with the gate on. With it off an apiserver
+// must take every status write a stock one takes (R5), and upstream
+// Kubernetes validates no Service condition at all: every entry point and
+// ValidateConditions then report nothing about status.conditions.
+//
+// With the gate on, every condition obeys the metav1.Condition rules, checked by
 // k8s.io/apimachinery/pkg/apis/meta/v1/validation.ValidateConditions: type
 // and reason format, status among True, False and Unknown, message length,
 // lastTransitionTime set, observedGeneration not negative, and no type twice
 // (Duplicate, on the later index). This package adds what that function
 // cannot know: observedGeneration not above metadata.generation (Invalid;
-// not checked when metadata.generation is 0, unset, as in a manifest). These
-// apply with the gate on or off: upstream Kubernetes validates no Service
-// condition at all, and a condition a client cannot parse is broken whatever
-// the gate.
+// not checked when metadata.generation is 0, unset, as in a manifest).
 //
-// With the gate on, the KEP-4631 condition types are checked too:
+// The KEP-4631 condition types are checked too:
 //
 //   - C1: LoadBalancerServing and LoadBalancerProvisioning with status
 //     Unknown (NotSupported on .status, listing True and False). Any other

@@ -39,7 +39,7 @@ import (
 // oracle of TestProperties_RatchetFirstEqualsLegacy.
 func legacyStatus(svc, old *v1.Service, gateOn bool) field.ErrorList {
 	conds := svc.Status.Conditions
-	if len(conds) == 0 {
+	if len(conds) == 0 || !gateOn {
 		return nil
 	}
 	base := field.NewPath("status", "conditions")

@@ -139,12 +139,14 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // and ValidateServiceUpdate are made of, for a registry strategy that
 // holds the internal type: both types hold []metav1.Condition.
 //
-// Ratchet first: a condition equal to one of oldConds (every field,
-// lastTransitionTime as an instant) is not validated at all; every other
-// condition goes through metav1validation.ValidateCondition (C5), the
-// observedGeneration bound (C5) and, with the gate on, C1 and C3. A type
+// With the gate off nothing is validated: a stock apiserver validates no
+// Service condition (R5). With it on, ratchet first: a condition equal to
+// one of oldConds (every field, lastTransitionTime as an instant) is not
+// validated at all; every other condition goes through
+// metav1validation.ValidateCondition (C5), the observedGeneration bound
+// (C5), C1 and C3. A type
 // that appears twice is a Duplicate (C5) unless oldConds held at least as
-// many conditions of it. With the gate on and Options.CrossConditionRules,
+// many conditions of it. With Options.CrossConditionRules,
 // for a LoadBalancer Service, L5 judges the pair of Serving and
 // Provisioning unless both are unchanged, P5 each changed Degraded=True or
 // LoadBalancerPortsError=True condition, L4 Serving against spec.Ingress
@@ -162,9 +164,12 @@ func ValidateConditions(ctx context.Context, fldPath *field.Path, conds, oldCond
 }
 
 // validateConditions is ValidateConditions with the gate read: lbRules
-// for C1 and C3, crossRules for L4, L5, P5 and P6.
+// for any rule at all, crossRules for L4, L5, P5 and P6.
 func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition, spec ConditionsSpec, lbRules, crossRules bool) field.ErrorList {
-	if len(conds) == 0 {
+	// With the gate off the apiserver behaves as a stock one, which
+	// validates no Service condition at all (R5): C5 included, or a fork
+	// would refuse status writes that every other cluster takes.
+	if len(conds) == 0 || !lbRules {
 		return nil
 	}
 	r := conditionRatchet{conds: conds, old: oldConds}
@@ -193,13 +198,11 @@ func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition,
 			allErrs = append(allErrs, field.Invalid(p.Child("observedGeneration"), c.ObservedGeneration,
 				fmt.Sprintf("must be less than or equal to metadata.generation (%d)", spec.Generation)).WithOrigin(OriginC5))
 		}
-		if lbRules {
-			if e := validateLoadBalancerCondition(c, p); e != nil {
-				allErrs = append(allErrs, e)
-			}
-			if crossRules && spec.Asks != nil && spec.Type == corev1.ServiceTypeLoadBalancer {
-				allErrs = append(allErrs, validateDegradation(c, p, spec.Asks)...)
-			}
+		if e := validateLoadBalancerCondition(c, p); e != nil {
+			allErrs = append(allErrs, e)
+		}
+		if crossRules && spec.Asks != nil && spec.Type == corev1.ServiceTypeLoadBalancer {
+			allErrs = append(allErrs, validateDegradation(c, p, spec.Asks)...)
 		}
 	}
 	if crossRules && spec.Type == corev1.ServiceTypeLoadBalancer {

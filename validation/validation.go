@@ -72,8 +72,8 @@ func (o Options) enabled() (bool, error) {
 }
 
 // ValidateService validates a Service as it would be created: the KEP-4631
-// spec field (R4, R5) and the status conditions (C5, and C1 and C3 with
-// the gate on, L4, L5, P5 and P6 too with Options.CrossConditionRules). It checks
+// spec field (R4, R5) and, with the gate on, the status conditions (C5, C1
+// and C3, L4, L5, P5 and P6 too with Options.CrossConditionRules). It checks
 // nothing of the upstream core/v1 fields (see the package doc). A nil svc
 // has nothing to validate and yields no errors.
 func ValidateService(svc *v1.Service, opts Options) field.ErrorList {
@@ -103,8 +103,8 @@ func ValidateServiceUpdate(svc, old *v1.Service, opts Options) field.ErrorList {
 }
 
 // ValidateServiceStatusUpdate validates a write of the status subresource
-// from old to svc: status.conditions only (C5, and C1 and C3 with the gate
-// on, L4, L5, P5 and P6 too with Options.CrossConditionRules), ratcheted per
+// from old to svc: status.conditions only, with the gate on (C5, C1 and C3,
+// L4, L5, P5 and P6 too with Options.CrossConditionRules), ratcheted per
 // condition. The spec is not changed by such a write (an apiserver resets
 // it to old's) but P5 and P6 read it, and L4 the ingress of both. A nil old is validated as a create; a nil
 // svc yields no errors.
