@@ -63,11 +63,11 @@ type RequiredFeaturesSpec struct {
 //
 // With the gate off the field is Forbidden (origin R5, the detail naming
 // the gate) unless old already used it (R5 keeps it then). Otherwise the
-// generated declarative rules apply (R4: a set of known values, at most
-// 16, ratcheted on update, a repeat old held as often included) and the field is Forbidden unless spec.type is
-// LoadBalancer (R4, not reported when old broke the rule with the same
-// list). A nil spec yields no errors; a gate that does not know the
-// feature yields one internal error at the field.
+// generated declarative rules apply (R4: a set of known values, at most 16,
+// ratcheted on update, a repeat old held as often included) and the field
+// is Forbidden unless spec.type is LoadBalancer (R4, not reported when old
+// broke the rule with the same list). A nil spec yields no errors; a gate
+// that does not know the feature yields one internal error at the field.
 func ValidateRequiredLoadBalancerFeatures(ctx context.Context, fldPath *field.Path, spec, old *RequiredFeaturesSpec, opts Options) field.ErrorList {
 	if spec == nil {
 		return nil
