@@ -28,12 +28,15 @@ limitations under the License.
 //
 // The tests are those of section 9: Basic, Feature/<F> for each feature
 // (the Service asking for F without requiring it, and one requiring it
-// through v1.RequiredFeaturesAnnotation), UnknownRequiredFeature,
-// SpecChange, ForeignClass, TypeChange and Recreate. A test is skipped,
-// never passed, when it cannot exercise the provider (a refusal of a plain
-// Service, a cluster that cannot create dual-stack Services, a provider that
-// reads no required features, a ForeignClass run where the provider writes
-// nothing on its own class either), and the skip says why.
+// through spec.requiredLoadBalancerFeatures where the cluster keeps the
+// field, which a dry-run create tells once per run, else through
+// v1.RequiredFeaturesAnnotation; Report.RequiredFeaturesSource says which),
+// UnknownRequiredFeature, SpecChange, ForeignClass, TypeChange and Recreate.
+// A test is skipped, never passed, when it cannot exercise the provider (a
+// refusal of a plain Service, a cluster that cannot create dual-stack
+// Services, a provider that reads no required features, a ForeignClass run
+// where the provider writes nothing on its own class either), and the skip
+// says why.
 //
 // A feature's support is derived from its test alone: Supported (served,
 // not degraded, when required), Degraded (served when asked, refused when
