@@ -35,8 +35,8 @@ limitations under the License.
 //     observation were not seen (a watch that listed again, or an ADDED
 //     event of a Service whose trace goes on): its next observation is no
 //     first write or first provisioning, and if it shows the provider at
-//     work, no later one is a first provisioning either; the same
-//     observation given again is checked once;
+//     work, no later one is a first provisioning either; a Service's last
+//     observation given again is checked once (see Repeated);
 //   - Finish ends the input and returns what is still owed: a
 //     load-balancer-relevant spec change never acknowledged (L6, warning)
 //     and a LoadBalancer Service without KEP-4631 conditions (R3, notice,
