@@ -254,7 +254,7 @@ type watchTimeline struct {
 // addWatchTimeline adds watch's --timeline flags.
 func addWatchTimeline(fs *pflag.FlagSet) *watchTimeline {
 	w := &watchTimeline{flags: fs}
-	fs.BoolVar(&w.on, "timeline", false, fmt.Sprintf("text output: on exit, print each LoadBalancer Service's timeline of what the watch saw; of the Services deleted meanwhile, only the %d latest are kept, those with violations, then warnings, first", watchEndedTimelines))
+	fs.BoolVar(&w.on, "timeline", false, fmt.Sprintf("text output: on exit, print each LoadBalancer Service's timeline of what the watch saw; of the Services deleted meanwhile, only %d are kept: those with violations, then warnings, then the latest", watchEndedTimelines))
 	fs.IntVar(&w.maxPoints, "timeline-points", timeline.DefaultMaxPoints, "timelines: the latest events kept per lane and per Service's findings")
 	return w
 }

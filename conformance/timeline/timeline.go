@@ -81,9 +81,10 @@ func (m MaxPoints) apply(t *Timeline) {
 // deletion a Timeline keeps, for a source that never ends, such as a live
 // watch, where Services come and go for ever and memory must follow those
 // alive, not all those ever seen. Past it the Timeline lets the others go:
-// first those it would not hand out (see Services), then those the latest
-// deletions ended, kept before older ones, with a violation before those
-// with a warning before the others (see Worst). Forgotten counts them.
+// first those it would not hand out (see Services); of the rest it keeps
+// those with a violation, then those with a warning, then the others, the
+// latest deletions before older ones in each (see Worst). Forgotten counts
+// them.
 // Zero or negative, the default, keeps every Service.
 type MaxEnded int
 
