@@ -78,7 +78,8 @@ produced. With --faults, a Service's annotations make it fail on purpose:
   provider.lbstatus.github.io/degrade: "Ports"    served degraded in these features
   provider.lbstatus.github.io/stop-writing: "true" no more status writes
 
-Exit status: 0 stopped by a signal, 1 lost the lease or failed, 2 bad usage.
+Exit status: 0 stopped by a signal, 1 lost the lease or failed, 2 bad usage,
+or a kubeconfig that cannot be loaded or names no cluster.
 
 Examples:
   # Serve Services of class example.com/lb with the default pools.
