@@ -103,7 +103,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringSliceVar(&f.opts.RelevantAnnotations, "relevant-annotation", nil, "annotation key the provider reads, whose change it must acknowledge (L6); repeatable")
 	fs.BoolVar(&f.noRequired, "no-required-features", false, "the provider reads no required features (neither the spec field nor the annotation): skip the tests that require one")
 	fs.StringVarP(&f.output, "output", "o", "yaml", "report format: yaml or json")
-	fs.StringVar(&f.report, "report", "", "write the report to this file instead of stdout, and its HTML form beside it (the extension replaced by .html)")
+	fs.StringVar(&f.report, "report", "", "write the report to this file instead of stdout, and its HTML form beside it (the extension replaced by .html); a .json name goes with -o json, a .yaml or .yml name with -o yaml")
 	fs.StringVar(&f.implementation.Organization, "organization", "", "the provider's organization, for the report")
 	fs.StringVar(&f.implementation.Project, "project", "", "the provider's project, for the report")
 	fs.StringVar(&f.implementation.URL, "url", "", "the provider's URL, for the report")
