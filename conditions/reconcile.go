@@ -111,7 +111,9 @@ type Reconciliation[S Object] struct {
 // succeeds (or when there is none), the Service passed in is the next
 // acted. A nil acted means "not known": a provider that restarts passes
 // nil for every Service, and so does one that saw a relevant change it has
-// not acted on but a later change undid (the watcher saw it: L6 is owed).
+// not acted on but a later change undid (the checker owes nothing for a
+// spec changed back, L6, but a client waiting with WithSpecChange for the
+// first change waits for a bump).
 // Reconcile then counts the spec as changed and moves Provisioning once
 // (and, for a Ready load balancer that was serving, Serving, as for any
 // spec change: the load balancer may serve a spec changed meanwhile),
