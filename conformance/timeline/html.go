@@ -456,7 +456,7 @@ func layout(s *Service) serviceView {
 			f := p.Finding
 			v.Pins = append(v.Pins, pinView{
 				X: x(slot) + 8 + 14*(i%3), Y: lanesBottom + 14 + 12*(i/3), TextY: lanesBottom + 18 + 12*(i/3),
-				Colour: SeverityColour[f.Severity], Rule: string(f.Rule), Severity: string(f.Severity),
+				Colour: SeverityColour[f.Severity], Rule: esc(string(f.Rule)), Severity: esc(string(f.Severity)),
 				Tooltip: label + ": " + esc(findingText(f)),
 			})
 		}
@@ -499,7 +499,7 @@ func layout(s *Service) serviceView {
 		for _, p := range r.pins {
 			pins = append(pins, string(p.Finding.Rule)+" "+string(p.Finding.Severity))
 		}
-		rv.Findings = strings.Join(pins, ", ")
+		rv.Findings = esc(strings.Join(pins, ", "))
 		v.Rows = append(v.Rows, rv)
 	}
 	for _, p := range s.Findings {
@@ -508,7 +508,9 @@ func layout(s *Service) serviceView {
 			place = "end"
 		}
 		f := p.Finding
-		v.Findings = append(v.Findings, findingView{Place: place, Severity: string(f.Severity), Rule: string(f.Rule),
+		// A report read back (conformance --render) may hold any rule
+		// and severity: escaped as the rest.
+		v.Findings = append(v.Findings, findingView{Place: place, Severity: esc(string(f.Severity)), Rule: esc(string(f.Rule)),
 			Field: esc(f.Field), Message: esc(f.Message), Colour: SeverityColour[f.Severity]})
 	}
 	return v

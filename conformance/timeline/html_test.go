@@ -232,6 +232,24 @@ func TestWriteHTML_EscapesControls(t *testing.T) {
 	}
 }
 
+// TestWriteHTML_EscapesRuleAndSeverity: a finding read back from a report
+// someone else wrote (conformance --render) may hold any rule and severity;
+// they reach the page escaped, in the pins, the rows and the findings.
+func TestWriteHTML_EscapesRuleAndSeverity(t *testing.T) {
+	const bad = "x\x1b[2J\u202e"
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: bad, Severity: bad,
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}}})
+	page, _ := renderHTML(t, Page{Services: tl.Services()})
+	if i := strings.IndexAny(page, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control or format character reached the page: %q", page[max(0, i-60):min(len(page), i+20)])
+	}
+	if n := strings.Count(page, `x\x1b[2J\u202e`); n < 6 {
+		t.Errorf("the rule and severity are shown, escaped, %d times; want 6", n)
+	}
+}
+
 // TestWriteHTML_Empty: no Service gives a page that says so.
 func TestWriteHTML_Empty(t *testing.T) {
 	page, doc := renderHTML(t, Page{})
