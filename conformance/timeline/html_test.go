@@ -185,6 +185,25 @@ func TestWriteHTML_SelfContained(t *testing.T) {
 	}
 }
 
+// TestWriteHTML_ContentSecurityPolicy: the page shows what tenants wrote on
+// their Services; should anything ever slip past the escaping, its policy
+// lets a browser run no script and load nothing, only the page's own
+// styles.
+func TestWriteHTML_ContentSecurityPolicy(t *testing.T) {
+	_, doc := renderHTML(t, Page{})
+	metas := findAll(doc, func(n *html.Node) bool {
+		v, _ := attr(n, "http-equiv")
+		return n.Data == "meta" && strings.EqualFold(v, "Content-Security-Policy")
+	})
+	if len(metas) != 1 {
+		t.Fatalf("the page has %d Content-Security-Policy metas, want 1", len(metas))
+	}
+	policy, _ := attr(metas[0], "content")
+	if !strings.HasPrefix(policy, "default-src 'none';") || strings.Contains(policy, "script-src") {
+		t.Errorf("policy %q: want default-src 'none' and no script-src", policy)
+	}
+}
+
 // TestWriteHTML_Escapes: what a provider writes into a message cannot
 // inject markup.
 func TestWriteHTML_Escapes(t *testing.T) {
