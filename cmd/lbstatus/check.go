@@ -292,6 +292,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stderr, "lbstatus: %s: no .json, .yaml or .yml file in the directory\n", input.Escape(in.name))
 			continue
 		}
+		// The name shown, in every output and error: a URL's password
+		// is not (reports and CI logs are shared).
+		name := in.name
+		if isURL(name) {
+			name = redactURL(name)
+		}
 		inputs++
 		if in.err != nil {
 			inputFailed(in.err)
@@ -325,17 +331,17 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		r = f.hooks.reader(r)
 		if src == nil && !f.scanOnly {
-			src = input.NewDecoder(r, in.name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
+			src = input.NewDecoder(r, name, input.MaxObjectBytes(f.maxObjectBytes), decoderWorkers())
 		}
 		var s conformance.Summary
 		var stopped bool
 		switch {
 		case f.scanOnly:
-			s = scanOnly(in.name, r, stderr)
+			s = scanOnly(name, r, stderr)
 		case f.decodeOnly:
 			s, stopped = decodeOnly(ctx, src, stderr)
 		default:
-			s, stopped, unfinished = checkInput(ctx, in.name, src, &f, out, stderr)
+			s, stopped, unfinished = checkInput(ctx, name, src, &f, out, stderr)
 		}
 		if file != nil {
 			file.Close()
@@ -345,7 +351,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			// The input that holds nothing to check is named: among
 			// several, the summary's counts would hide it, and alone,
 			// the line is what a CI log shows of a wrong path.
-			fmt.Fprintf(stderr, "lbstatus: %s: no Service in this input\n", displayName(in.name))
+			fmt.Fprintf(stderr, "lbstatus: %s: no Service in this input\n", displayName(name))
 		}
 		if stopped {
 			interrupted = true
@@ -511,6 +517,7 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	url = redactURL(url) // what the errors say
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = fetchTimeout
 	resp, err := (&http.Client{Transport: t}).Do(req)
@@ -532,6 +539,17 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: %s", url, resp.Status)
 	}
 	return resp.Body, nil
+}
+
+// redactURL returns url with its password, if it has one, replaced by
+// "xxxxx", as Go's HTTP client shows a URL in its errors.
+func redactURL(url string) string {
+	if u, err := neturl.Parse(url); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return url
 }
 
 // openContext opens the file name, unless ctx ends first: opening a FIFO

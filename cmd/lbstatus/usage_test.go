@@ -18,6 +18,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -217,6 +218,39 @@ func TestPrintingCommands_OutputNotWrittenIsAnError(t *testing.T) {
 		code := run(tc.args, strings.NewReader(""), fullDisk{}, &stderr)
 		if want := "lbstatus: writing " + tc.what + ": write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), want)
+		}
+	}
+}
+
+// A URL's password is sent to its server and shown nowhere: not in the
+// report, in any format, nor in an error, which CI logs and shared pages
+// would keep.
+func TestCheck_URLPasswordNotShown(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pw, _ := r.BasicAuth(); pw != "s3cret" {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/svc.yaml":
+			_, _ = io.WriteString(w, readyYAML)
+		case "/bad.json":
+			_, _ = io.WriteString(w, "{")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://ci:s3cret@", 1)
+	shown := strings.Replace(srv.URL, "http://", "http://ci:xxxxx@", 1)
+	for _, format := range []string{"text", "json", "html"} {
+		code, stdout, stderr := runCmd(t, "", "check", "-o", format, base+"/svc.yaml", base+"/bad.json", base+"/missing.yaml")
+		if code != exitInput || strings.Contains(stdout+stderr, "s3cret") {
+			t.Errorf("-o %s: exit %d, the password is shown:\nstderr %s\n%s", format, code, stderr, stdout)
+		}
+		if !strings.Contains(stdout, shown+"/svc.yaml") || !strings.Contains(stderr, shown+"/missing.yaml: 404 Not Found") ||
+			!strings.Contains(stderr, shown+"/bad.json") {
+			t.Errorf("-o %s: the URLs are not named, their password hidden:\nstderr %s\n%s", format, stderr, stdout)
 		}
 	}
 }
