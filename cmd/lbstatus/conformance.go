@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -348,13 +349,17 @@ func checkAnnotationKey(key string) error {
 // checkWritable reports whether a file can be written at path, without
 // changing a file that is there: it is opened for writing but not
 // truncated, and removed again when the check made it. An empty path is
-// fine.
+// fine. It is opened without waiting: a FIFO would wait for a reader,
+// before the run, where no interrupt ends the wait.
 func checkWritable(path string) error {
 	if path == "" {
 		return nil
 	}
 	_, statErr := os.Lstat(path)
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
+	if errors.Is(err, syscall.ENXIO) {
+		return fmt.Errorf("%s: a FIFO that nothing reads", path)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,53 @@
+//go:build unix
+
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A --report naming a FIFO that nothing reads is refused at once: the
+// check that the report can be written waited for a reader, saying
+// nothing, and Ctrl-C did not end the wait.
+func TestConformance_ReportFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "report.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan struct{})
+	var code int
+	var stderr bytes.Buffer
+	go func() {
+		defer close(done)
+		code = run([]string{"conformance", "--kubeconfig", "/nonexistent", "--report", fifo}, nil, io.Discard, &stderr)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("--report of a FIFO without a reader still waits after 10 s")
+	}
+	if want := "lbstatus: --report: " + fifo + ": a FIFO that nothing reads\n"; code != exitInput || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
+	}
+}
