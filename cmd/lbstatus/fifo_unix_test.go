@@ -51,3 +51,29 @@ func TestConformance_ReportFIFOWithoutReader(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
 	}
 }
+
+// --render reads a report from a regular file only: a FIFO waited for a
+// writer, and /dev/zero was read until memory ran out.
+func TestConformanceRender_NotARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "report.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, path := range []string{fifo, "/dev/zero"} {
+		done := make(chan struct{})
+		var code int
+		var stderr bytes.Buffer
+		go func() {
+			defer close(done)
+			code = run([]string{"conformance", "--render", path}, nil, io.Discard, &stderr)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("--render %s still runs after 10 s", path)
+		}
+		if want := "lbstatus: --render: " + path + ": not a regular file; not read\n"; code != exitInput || stderr.String() != want {
+			t.Errorf("--render %s: exit %d, stderr %q; want 2 and %q", path, code, stderr.String(), want)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +55,16 @@ func suiteHTMLPath(reportPath string) string {
 // renderSuiteHTML writes the HTML form of the report file at path beside
 // it, as a run with --report does, and returns the exit status.
 func renderSuiteHTML(path string, stderr io.Writer) int {
-	file, err := os.Open(path)
+	// Opened without waiting, and read only if a regular file: a FIFO
+	// would wait for a writer, and /dev/zero would be read until memory
+	// ran out.
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		if info, serr := file.Stat(); serr != nil || !info.Mode().IsRegular() {
+			file.Close()
+			err = cmp.Or(serr, fmt.Errorf("%s: not a regular file; not read", path))
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", pathMessage(err))
 		return exitInput
