@@ -206,7 +206,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	report, err := suite.Run(ctx, conn.client, f.opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: %s: %v\n", conn.host, err)
+		fmt.Fprintf(stderr, "lbstatus: %s: %s\n", input.Escape(conn.host), input.Escape(err.Error()))
 		return exitInput
 	}
 	out := stdout

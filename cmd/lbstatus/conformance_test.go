@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,5 +225,27 @@ func TestConnect_RateLimit(t *testing.T) {
 	}
 	if qps := conn.client.CoreV1().RESTClient().GetRateLimiter().QPS(); qps != 50 {
 		t.Errorf("QPS %v, want 50", qps)
+	}
+}
+
+// What the server says when the run cannot start reaches the terminal
+// escaped, as watch and describe escape it: a proxy or webhook in front of
+// the apiserver may answer anything.
+func TestConformance_ServerErrorEscaped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/version" {
+			_, _ = io.WriteString(w, `{"major":"1","minor":"34","gitVersion":"v1.34.0"}`)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"boom\u001b[2J\u202e"}`)
+	}))
+	defer srv.Close()
+	var stderr bytes.Buffer
+	code := run([]string{"conformance", "--kubeconfig", writeKubeconfig(t, srv.URL), "--run", "Basic"}, nil, io.Discard, &stderr)
+	if code != exitInput || strings.ContainsAny(stderr.String(), "\x1b\u202e") || !strings.Contains(stderr.String(), `boom\x1b[2J\u202e`) ||
+		strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and one line with the server's words escaped", code, stderr.String())
 	}
 }
