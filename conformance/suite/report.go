@@ -21,6 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -245,16 +248,53 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	}
 	switch f {
 	case FormatJSON:
-		data = append(data, '\n')
+		data = append(escapeText(data, false), '\n')
 	case FormatYAML:
-		if data, err = orderedYAML(data); err != nil {
+		if data, err = orderedYAML(escapeText(data, false)); err != nil {
 			return fmt.Errorf("encoding the report as YAML: %w", err)
 		}
+		data = escapeText(data, true)
 	default:
 		return fmt.Errorf("unknown report format %q: want yaml or json", f)
 	}
 	_, err = w.Write(data)
 	return err
+}
+
+// escapeText returns data, JSON or YAML, with every rune that is not
+// graphic, besides line breaks and spaces, written as an escape:
+// encoding/json and the YAML encoder leave DEL, C1 controls and format
+// characters such as U+202E in strings as they are. A report's strings
+// quote what a provider wrote: raw, they would drive the terminal of
+// whoever prints the report, and the YAML parser refuses DEL and C1
+// controls, which failed the YAML report of a whole run. Only strings hold
+// such runes (double-quoted ones in YAML: see orderedYAML), and they read
+// back as they were. Past the first plane, YAML takes \U; JSON keeps those
+// runes (tag characters, private use), since the YAML parser that reads
+// both refuses the surrogate pairs JSON would need.
+func escapeText(data []byte, yamlText bool) []byte {
+	var out []byte
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		keep := r == '\n' || r == ' ' || strconv.IsGraphic(r) || (!yamlText && r > 0xffff)
+		if out == nil && !keep {
+			out = append([]byte(nil), data[:i]...)
+		}
+		switch {
+		case out == nil:
+		case keep:
+			out = append(out, data[i:i+n]...)
+		case r > 0xffff:
+			out = fmt.Appendf(out, `\U%08x`, r)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += n
+	}
+	if out == nil {
+		return data
+	}
+	return out
 }
 
 // ReadReport reads a Report that Write wrote, in YAML or JSON, such as a
@@ -298,8 +338,12 @@ func orderedYAML(data []byte) ([]byte, error) {
 	var block func(n *yaml.Node)
 	block = func(n *yaml.Node) {
 		// Plain style everywhere: the encoder still quotes a string
-		// that would read back as another type ("true", "0").
+		// that would read back as another type ("true", "0"). A
+		// string to escape is double-quoted, where escapes are read.
 		n.Style = 0
+		if n.Kind == yaml.ScalarNode && strings.ContainsFunc(n.Value, func(r rune) bool { return r != ' ' && !strconv.IsGraphic(r) }) {
+			n.Style = yaml.DoubleQuotedStyle
+		}
 		for _, c := range n.Content {
 			block(c)
 		}

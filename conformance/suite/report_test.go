@@ -22,6 +22,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -395,6 +396,38 @@ func TestReportWrite_RequiredFeaturesSource(t *testing.T) {
 		back, err := ReadReport(&buf)
 		if err != nil || back.RequiredFeaturesSource != source {
 			t.Errorf("source %q: read back %+v, %v", source, back, err)
+		}
+	}
+}
+
+// A report quotes what a provider wrote, which may hold any character: a
+// DEL or a C1 control in a condition's message failed the YAML report of
+// the whole run, and in either format escape sequences and U+202E reached
+// the terminal of whoever printed it. Both formats now carry them as
+// escapes (JSON those past the first plane excepted), and read back to the
+// same strings.
+func TestReportWrite_ControlCharacters(t *testing.T) {
+	const bad = "a\x1b[2J\x7f\u009b\u202e\U000e0001\u00a0b"
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, Result: ResultFailure,
+		Tests: []TestReport{{Name: "Basic", Result: TestFailed, Reason: bad,
+			LastObserved: []ObservedService{{Name: "web", Status: v1.ServiceStatus{Conditions: []metav1.Condition{
+				{Type: "LoadBalancerServing", Status: metav1.ConditionFalse, Reason: "Provisioning", Message: bad}}}}}}}}
+	for _, f := range []Format{FormatYAML, FormatJSON} {
+		var buf bytes.Buffer
+		if err := r.Write(&buf, f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if i := strings.IndexFunc(buf.String(), func(r rune) bool {
+			return r != '\n' && r != ' ' && !strconv.IsGraphic(r) && (f == FormatYAML || r <= 0xffff)
+		}); i >= 0 {
+			t.Errorf("%s: a raw %q in the report:\n%s", f, []rune(buf.String()[i:])[0], buf.String())
+		}
+		back, err := ReadReport(&buf)
+		if err != nil {
+			t.Fatalf("%s: ReadReport: %v", f, err)
+		}
+		if back.Tests[0].Reason != bad || back.Tests[0].LastObserved[0].Status.Conditions[0].Message != bad {
+			t.Errorf("%s: read back %q and %q, want %q", f, back.Tests[0].Reason, back.Tests[0].LastObserved[0].Status.Conditions[0].Message, bad)
 		}
 	}
 }
