@@ -355,7 +355,7 @@ func checkWritable(path string) error {
 	if path == "" {
 		return nil
 	}
-	_, statErr := os.Lstat(path)
+	_, statErr := os.Stat(path) // through a link: the file it names
 	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
 	if errors.Is(err, syscall.ENXIO) {
 		return fmt.Errorf("%s: a FIFO that nothing reads", path)
@@ -365,7 +365,12 @@ func checkWritable(path string) error {
 	}
 	err = file.Close()
 	if errors.Is(statErr, fs.ErrNotExist) {
-		err = cmp.Or(os.Remove(path), err)
+		// Made by the check: the file a dangling link names, or path.
+		made := path
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			made = target
+		}
+		err = cmp.Or(os.Remove(made), err)
 	}
 	return err
 }

@@ -114,6 +114,20 @@ func TestConformance_ReportCheckedBeforeTheRun(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the folder holds %d files, want only old.yaml: %v", len(entries), entries)
 	}
+
+	// A link to a report not yet written stays a link to nothing: the
+	// check made the file it names, and left it there, empty.
+	link, target := filepath.Join(dir, "link.yaml"), filepath.Join(t.TempDir(), "latest.yaml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"conformance", "--kubeconfig", kubeconfig, "--request-timeout", "2s", "--report", link}, nil, io.Discard, &stderr); code != exitInput {
+		t.Errorf("--report %s: exit %d, stderr %q; want 2", link, code, stderr.String())
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Errorf("the check left %s behind, which the link names", target)
+	}
 }
 
 // --list prints the tests --run selects, with their rules, without a
