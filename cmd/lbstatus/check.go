@@ -18,6 +18,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -317,8 +319,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if in.name != "-" && src == nil {
 			var err error
 			open := openContext
-			if isURL(in.name) {
+			switch {
+			case isURL(in.name):
 				open = fetch
+			case in.listed:
+				open = openListed
 			}
 			if file, err = open(ctx, in.name); err != nil && ctx.Err() != nil {
 				interrupted = true
@@ -580,13 +585,30 @@ func openContext(ctx context.Context, name string) (io.ReadCloser, error) {
 	}
 }
 
+// openListed opens a file found in a directory, which was a regular file
+// when it was listed: without waiting, and only if it still is one. A FIFO
+// put in its place since would wait for a writer, and a device might
+// never end.
+func openListed(_ context.Context, name string) (io.ReadCloser, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, cmp.Or(err, fmt.Errorf("%s: not a regular file; not read", name))
+	}
+	return f, nil
+}
+
 // inputPath is one input of check: a file, a URL, or "-" for standard
 // input.
 type inputPath struct {
-	name  string
-	err   error // the input cannot be found or listed
-	empty bool  // a directory that holds no manifest: not an input
-	small bool  // a regular file that may be read ahead (see readAhead)
+	name   string
+	err    error // the input cannot be found or listed
+	empty  bool  // a directory that holds no manifest: not an input
+	small  bool  // a regular file that may be read ahead (see readAhead)
+	listed bool  // a regular file when found in a directory (see openListed)
 }
 
 // expand turns the command-line paths into inputs: directories become the
@@ -668,7 +690,7 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		// Only regular files, or links to them: a FIFO or a device
 		// found in a directory is no manifest, and reading it could
 		// wait for ever or never end.
-		in := inputPath{name: path, small: err == nil && isSmall(info)}
+		in := inputPath{name: path, small: err == nil && isSmall(info), listed: true}
 		if err != nil {
 			in.err = err
 		} else if !info.Mode().IsRegular() {

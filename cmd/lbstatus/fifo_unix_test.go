@@ -21,7 +21,11 @@ package main
 import (
 	"bytes"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -75,5 +79,42 @@ func TestConformanceRender_NotARegularFile(t *testing.T) {
 		if want := "lbstatus: --render: " + path + ": not a regular file; not read\n"; code != exitInput || stderr.String() != want {
 			t.Errorf("--render %s: exit %d, stderr %q; want 2 and %q", path, code, stderr.String(), want)
 		}
+	}
+}
+
+// A file found in a directory that turns into a FIFO before its turn is
+// an input error, not a wait for a writer that may never come. Here the
+// server of the first input swaps it while the check reads that input.
+func TestCheck_ListedFileSwappedForAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "b.yaml")
+	// Larger than what is read ahead, so read in its turn.
+	if err := os.WriteFile(path, []byte(readyYAML+"#"+strings.Repeat("x", int(readAheadBytes))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := os.Remove(path); err != nil {
+			t.Error(err)
+		}
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Error(err)
+		}
+		_, _ = io.WriteString(w, readyYAML)
+	}))
+	defer srv.Close()
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = runCmd(t, "", "check", srv.URL+"/a.yaml", dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("check still runs after 10 s: it waits on the FIFO")
+	}
+	if want := "lbstatus: " + path + ": not a regular file; not read\n"; code != exitInput || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
