@@ -141,6 +141,10 @@ func writeSuiteHTML(path string, r *suite.Report) error {
 	}
 	page.Tables = []timeline.Table{run, tests, features}
 	page.Services = tl.Services()
+	// As check -o html: a run has some twenty Services, but --render
+	// draws whatever report it is given, and a crafted one of many
+	// thousands made a page of hundreds of MiB.
+	page.MaxServices = defaultHTMLServices
 
 	file, err := os.Create(path)
 	if err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,22 @@ func TestWriteSuiteHTML_DeletedLastState(t *testing.T) {
 		if got := strings.Contains(suitePage(t, r), "the Service was deleted"); got != deleted {
 			t.Errorf("deleted %v: the page says the Service was deleted: %v", deleted, got)
 		}
+	}
+}
+
+// The page draws at most defaultHTMLServices Services, as check -o html
+// does, and says how many of how many: a report crafted with thousands
+// made a page of hundreds of MiB that no browser opens.
+func TestWriteSuiteHTML_MaxServices(t *testing.T) {
+	tr := suite.TestReport{Name: "Basic", Result: suite.TestPassed, Namespace: "ns"}
+	for i := range defaultHTMLServices + 100 {
+		tr.LastObserved = append(tr.LastObserved, suite.ObservedService{Name: fmt.Sprintf("s%d", i)})
+	}
+	page := suitePage(t, &suite.Report{Result: suite.ResultSuccess, Tests: []suite.TestReport{tr}})
+	if n := strings.Count(page, `<section class="service"`); n != defaultHTMLServices {
+		t.Errorf("%d Services drawn, want %d", n, defaultHTMLServices)
+	}
+	if want := fmt.Sprintf("%d of %d Services are drawn", defaultHTMLServices, defaultHTMLServices+100); !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q", want)
 	}
 }
