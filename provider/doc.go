@@ -53,7 +53,10 @@ limitations under the License.
 // through its typed client, which sees the annotation alone.
 //
 // The provider keeps in memory only what Reconcile cannot read from a
-// Service (the version it last acted on, the state of its load balancer);
+// Service (the version it last acted on, the state of its load balancer),
+// and only for the Services it serves or refuses; of one it ignores, at
+// most a marker that its cleanup is done (L9, P1), where its field manager
+// wrote the status or the status shows KEP-4631 conditions;
 // after a restart it finds its load balancers from the status it wrote,
 // and moves Provisioning once on each Service it serves, which is always
 // allowed (L6).

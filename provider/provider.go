@@ -190,13 +190,17 @@ type Provider struct {
 
 	mu sync.Mutex
 	// acted holds, per namespace/name, what the provider knows of a
-	// Service it handles.
+	// Service it handles, or a marker (letGo) of one it let go. Of the
+	// Services it ignores (not LoadBalancers, other classes: most of a
+	// cluster) it keeps nothing else.
 	acted map[string]record
 	// seen holds, per namespace/name, the resourceVersion of the latest
-	// version the informer delivered.
+	// version the informer delivered, when that version is the
+	// provider's to serve or refuse.
 	seen map[string]string
 	// changes counts, per namespace/name, the load-balancer-relevant
-	// spec changes the informer delivered: every one of them is owed an
+	// spec changes the informer delivered to or from a version the
+	// provider serves or refuses: every one of them is owed an
 	// acknowledgement (L6), even one that a later change undid before the
 	// provider got to it.
 	changes map[string]uint64
@@ -214,6 +218,9 @@ type record struct {
 	changes uint64
 	// lb is the provider's (made-up) load balancer.
 	lb loadBalancer
+	// letGo marks a Service the provider last acted on while ignoring it
+	// (acted is then nil): its cleanup, if one was owed, is done (L9, P1).
+	letGo bool
 }
 
 // loadBalancer is the provider's made-up load balancer of one Service.
@@ -251,13 +258,13 @@ func (p *Provider) Stats() Stats {
 // when the provider owes it nothing more.
 type View struct {
 	// ResourceVersion is that of the latest version of the Service the
-	// provider's informer delivered; empty when none was, or the Service
-	// was deleted.
+	// provider's informer delivered; empty when none was, the Service
+	// was deleted, or that version is one the provider ignores.
 	ResourceVersion string
 	// Acted is the Service as the provider last acted on it: the spec its
-	// status describes, or the version it let go (not a LoadBalancer, not
-	// its class), without spec.requiredLoadBalancerFeatures. Nil when the
-	// provider has not acted on it yet, or it was deleted.
+	// status describes, without spec.requiredLoadBalancerFeatures. Nil
+	// when the provider has not acted on it yet, it was deleted, or the
+	// provider ignores it (not a LoadBalancer, not its class).
 	Acted *corev1.Service
 	// ChangePending says that a load-balancer-relevant spec change was
 	// delivered after the provider last acted: it owes an
@@ -293,23 +300,36 @@ func (v View) Settled(svc *corev1.Service) bool {
 }
 
 // delivered records an informer event: the latest resourceVersion, and a
-// load-balancer-relevant spec change.
+// load-balancer-relevant spec change, of a Service the provider serves or
+// refuses, or did before the change. Of a Service it ignores, it keeps
+// nothing: the informer's cache holds it.
 func (p *Provider) delivered(old, obj any) {
 	svc, _ := obj.(*v1.Service)
 	if svc == nil {
 		return
 	}
 	key := svc.Namespace + "/" + svc.Name
+	ignored := p.ignores(svc)
 	changed := false
-	if prev, ok := old.(*v1.Service); ok {
+	if prev, ok := old.(*v1.Service); ok && !(ignored && p.ignores(prev)) {
 		changed = len(conditions.ChangedFields(prev, svc)) > 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seen[key] = svc.ResourceVersion
+	if ignored {
+		delete(p.seen, key)
+	} else {
+		p.seen[key] = svc.ResourceVersion
+	}
 	if changed {
 		p.changes[key]++
 	}
+}
+
+// ignores reports whether the provider leaves svc alone: not a
+// LoadBalancer, or not of its classes.
+func (p *Provider) ignores(svc *v1.Service) bool {
+	return conditions.Decide(svc, p.capabilities(svc)).Action == conditions.ActionIgnore
 }
 
 // deleted records an informer deletion.
@@ -488,8 +508,11 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 	now := time.Now()
 	caps := p.capabilities(svc)
 	decision := conditions.Decide(svc, caps)
+	if rec.letGo && decision.Action == conditions.ActionIgnore && rec.changes == changes {
+		acted = svc // let go before, and ignored since
+	}
 	if p.opts.Bugs.KeepConditionsOnTypeChange && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		p.remember(key, record{acted: svc, changes: changes})
+		p.letGo(key, svc, changes)
 		return 0, nil
 	}
 	if p.opts.Bugs.SkipProvisioningBump && decision.Action != conditions.ActionIgnore {
@@ -539,9 +562,7 @@ func (p *Provider) reconcile(ctx context.Context, key string, services cache.Sto
 		}
 	}
 	if decision.Action == conditions.ActionIgnore {
-		// Let go: acted on while ignored, so that a later write by
-		// another provider is not removed.
-		p.remember(key, record{acted: svc, changes: changes})
+		p.letGo(key, svc, changes)
 		return 0, nil
 	}
 	p.remember(key, record{acted: svc, changes: changes, lb: rec.lb})
@@ -734,6 +755,23 @@ func (p *Provider) remember(key string, rec record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.acted[key] = rec
+}
+
+// letGo records that the provider acted on svc while ignoring it. Where
+// its field manager applied to the status, or the status shows KEP-4631
+// conditions, it keeps a marker, so that its cleanup is not written again
+// (a later write by another provider is not removed) and the conditions
+// are not read as its load balancer's should the Service be its own
+// again. Of any other Service it keeps nothing: Reconcile writes there
+// neither way.
+func (p *Provider) letGo(key string, svc *v1.Service, changes uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if conditions.OwnsStatus(svc, p.manager) || conditions.HasKEPConditions(svc.Status.Conditions) {
+		p.acted[key] = record{letGo: true, changes: changes}
+	} else {
+		delete(p.acted, key)
+	}
 }
 
 // forget lets go of a Service that is gone: its addresses, what the
