@@ -28,6 +28,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -37,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
@@ -49,6 +51,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/cmd/internal/kubeconfig"
@@ -240,7 +243,7 @@ func connectAndServe(ctx context.Context, f flags, opts provider.Options, stderr
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, f, client, opts, stderr); err != nil {
+	if err := serve(ctx, f, client, opts, reach, stderr); err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
 		return 1
 	}
@@ -295,6 +298,43 @@ func (r *reachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.down = err != nil
 	return resp, err
+}
+
+// unreachable reports whether err is that of a request that did not reach
+// the apiserver, during an outage r has said on stderr.
+func (r *reachTransport) unreachable(err error) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var uerr *url.Error
+	return r.down && errors.As(err, &uerr)
+}
+
+// quietSink is a log sink that drops the errors quiet tells.
+type quietSink struct {
+	logr.LogSink
+	quiet func(error) bool
+}
+
+// Init does not pass info on: the sink it wraps was initialized already,
+// and its WithCallDepth counts the frame of quietSink's methods.
+func (q quietSink) Init(logr.RuntimeInfo) {}
+
+func (q quietSink) Info(level int, msg string, keysAndValues ...any) {
+	q.LogSink.Info(level, msg, keysAndValues...)
+}
+
+func (q quietSink) Error(err error, msg string, keysAndValues ...any) {
+	if !q.quiet(err) {
+		q.LogSink.Error(err, msg, keysAndValues...)
+	}
+}
+
+func (q quietSink) WithValues(keysAndValues ...any) logr.LogSink {
+	return quietSink{q.LogSink.WithValues(keysAndValues...), q.quiet}
+}
+
+func (q quietSink) WithName(name string) logr.LogSink {
+	return quietSink{q.LogSink.WithName(name), q.quiet}
 }
 
 // cancelOnClose ends a request's context when its body is closed.
@@ -464,7 +504,9 @@ func (f *flags) options() (provider.Options, error) {
 
 // serve runs the health and metrics endpoints, and the provider: at once,
 // or while it holds the Lease. It returns nil when ctx ends.
-func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provider.Options, stderr io.Writer) error {
+// reach, when not nil, tells the outages of the apiserver it has said
+// on stderr.
+func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provider.Options, reach *reachTransport, stderr io.Writer) error {
 	p := provider.New(client, opts)
 	var ready, leading atomic.Bool
 	ctx, cancel := context.WithCancel(ctx)
@@ -543,6 +585,15 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 		// stopped writing: le.Run gives it up as soon as its context ends,
 		// so that context is not ctx, and is ended after the provider.
 		leCtx, leCancel := context.WithCancel(context.WithoutCancel(ctx))
+		if sink := klog.Background().GetSink(); sink != nil && reach != nil {
+			// The leader election logs an error on every retry (every
+			// RetryPeriod) that does not reach the apiserver: said once
+			// for the outage already.
+			if cd, ok := sink.(logr.CallDepthLogSink); ok {
+				sink = cd.WithCallDepth(1) // the caller of quietSink's
+			}
+			leCtx = klog.NewContext(leCtx, logr.New(quietSink{LogSink: sink, quiet: reach.unreachable}))
+		}
 		var mu sync.Mutex
 		stopping, providerDone := false, chan struct{}(nil)
 		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{

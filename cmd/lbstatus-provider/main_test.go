@@ -31,9 +31,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/lbstatus/lbstatus/provider"
@@ -398,5 +400,45 @@ func TestRun_SaysWhenTheAPIServerCannotBeReached(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 || strings.Count(stderr.String(), "\n") != 2 {
 		t.Errorf("exit %d, stderr %q; want 0 and the two lines alone", code, stderr.String())
+	}
+}
+
+// With --leader-elect, client-go's leader election logged an error on
+// every retry of the Lease (every 2 s) while the apiserver refused
+// connections, beside the provider's own line for the outage: the one
+// line must stay one.
+func TestRun_LeaderElectionSaysNothingMoreWhenTheAPIServerCannotBeReached(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // refused
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"http://" + addr + "\"}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logged := &lockedBuffer{}
+	klog.SetLogger(funcr.New(func(prefix, args string) { logged.Write([]byte(prefix + " " + args + "\n")) }, funcr.Options{}))
+	defer klog.ClearLogger()
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--class", "c", "--leader-elect", "--leader-election-namespace", "ns", "--metrics-addr", "", "--health-addr", ""}, io.Discard, stderr)
+	}()
+	time.Sleep(5 * time.Second) // the first try, and two retries
+	cancel()
+	<-done
+	if n := strings.Count(stderr.String(), "cannot reach"); n != 1 {
+		t.Errorf("%d lines for one outage, want 1; stderr %q", n, stderr.String())
+	}
+	if strings.Contains(logged.String(), "connection refused") {
+		t.Errorf("the leader election logged the outage too:\n%s", logged.String())
+	}
+	if !strings.Contains(logged.String(), "Attempting to acquire leader lease") {
+		t.Errorf("the leader election's other messages went too:\n%s", logged.String())
 	}
 }
