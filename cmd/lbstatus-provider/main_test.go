@@ -105,12 +105,7 @@ func TestRun_NoKubeconfig(t *testing.T) {
 
 // A context the kubeconfig does not have is one line naming the kubeconfig.
 func TestRun_MissingContextNamesTheKubeconfig(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\"}}]\n" +
-		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigFor(t, "https://127.0.0.1:1")
 	var stderr bytes.Buffer
 	code := run(context.Background(), []string{"--kubeconfig", kubeconfig, "--class", "c", "--context", "nope"}, io.Discard, &stderr)
 	if want := "lbstatus-provider: loading kubeconfig " + kubeconfig + ": context \"nope\" does not exist\n"; code != 2 || stderr.String() != want {
@@ -123,12 +118,7 @@ func TestRun_MissingContextNamesTheKubeconfig(t *testing.T) {
 func TestRun_AddressInUse(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler()) // never reached
 	defer srv.Close()
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
-		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigFor(t, srv.URL)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -287,12 +277,7 @@ func TestRun_RequestTimeoutLeavesTheWatchOpen(t *testing.T) {
 		_, _ = io.WriteString(w, `{"kind":"ServiceList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`)
 	}))
 	defer srv.Close()
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
-		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigFor(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
@@ -348,12 +333,7 @@ func TestRun_SaysWhenTheAPIServerCannotBeReached(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // refused until the server below starts
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"http://" + addr + "\"}}]\n" +
-		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigFor(t, "http://"+addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stderr := &lockedBuffer{}
@@ -414,12 +394,7 @@ func TestRun_LeaderElectionSaysNothingMoreWhenTheAPIServerCannotBeReached(t *tes
 	}
 	addr := l.Addr().String()
 	l.Close() // refused
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"http://" + addr + "\"}}]\n" +
-		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigFor(t, "http://"+addr)
 	logged := &lockedBuffer{}
 	klog.SetLogger(funcr.New(func(prefix, args string) { logged.Write([]byte(prefix + " " + args + "\n")) }, funcr.Options{}))
 	defer klog.ClearLogger()
@@ -441,4 +416,17 @@ func TestRun_LeaderElectionSaysNothingMoreWhenTheAPIServerCannotBeReached(t *tes
 	if !strings.Contains(logged.String(), "Attempting to acquire leader lease") {
 		t.Errorf("the leader election's other messages went too:\n%s", logged.String())
 	}
+}
+
+// kubeconfigFor writes a kubeconfig whose one context is server, without
+// credentials, and returns its path.
+func kubeconfigFor(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" + server + "\"}}]\n" +
+		"users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
