@@ -555,10 +555,15 @@ func eventTime(ev *corev1.Event) time.Time {
 }
 
 // age says how long ago t was, as kubectl does ("5m", "3h12m"); "<unknown>"
-// for a zero time.
+// for a zero time. A time more than a second ahead of the clock, where
+// kubectl says "<invalid>", is "in 5s (clock skew?)": the writer's clock
+// or ours is off, and by how much is worth knowing.
 func (d *describer) age(t metav1.Time) string {
 	if t.IsZero() {
 		return "<unknown>"
+	}
+	if ahead := t.Sub(d.now); ahead >= 2*time.Second { // kubectl's tolerance
+		return "in " + duration.HumanDuration(ahead) + " (clock skew?)"
 	}
 	return duration.HumanDuration(d.now.Sub(t.Time))
 }

@@ -720,3 +720,23 @@ func TestDescribe_NotWritten(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
 	}
 }
+
+// A time ahead of the clock (a writer's clock, or ours, is off) says by
+// how much, where kubectl says "<invalid>"; within kubectl's tolerance of
+// a second it is "0s".
+func TestDescribe_AgeInTheFuture(t *testing.T) {
+	d := &describer{now: describeNow}
+	for _, tc := range []struct {
+		ahead time.Duration
+		want  string
+	}{
+		{-5 * time.Minute, "5m"},
+		{1500 * time.Millisecond, "0s"},
+		{5 * time.Second, "in 5s (clock skew?)"},
+		{3 * time.Hour, "in 3h (clock skew?)"},
+	} {
+		if got := d.age(metav1.NewTime(describeNow.Add(tc.ahead))); got != tc.want {
+			t.Errorf("age of a time %s ahead: %q, want %q", tc.ahead, got, tc.want)
+		}
+	}
+}
