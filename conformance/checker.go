@@ -241,6 +241,14 @@ func (c *Checker) Forget(namespace, name string) []Finding {
 	return c.forget(serviceKey{namespace, name}, nil, endDeleted)
 }
 
+// Leave ends the trace of the Service namespace/name, which still exists
+// but no longer matches the selector of the input (a watch with a label
+// selector reports it as deleted), and returns the findings owed at the
+// end of a trace, worded so. An unknown Service gives nil.
+func (c *Checker) Leave(namespace, name string) []Finding {
+	return c.forget(serviceKey{namespace, name}, nil, endLeft)
+}
+
 // Gap notes that the Service namespace/name may have been written in ways
 // not observed since its last observation, as when a watch lost its
 // history and listed again (spec section 8, "Live watches"). Its next
@@ -290,6 +298,7 @@ const (
 	endInput     = "the input ended"
 	endWatch     = "the watch stopped"
 	endDeleted   = "the Service was deleted"
+	endLeft      = "the Service stopped matching the selector"
 	endRecreated = "the Service was deleted and created again (a new uid)"
 )
 

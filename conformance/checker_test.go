@@ -1424,3 +1424,23 @@ func TestCheck_FindingsInAFixedOrder(t *testing.T) {
 		t.Errorf("findings in the order %s, want %s", got, want)
 	}
 }
+
+// A trace that ends because the Service stopped matching a watch's label
+// selector says so, not that the Service was deleted: it is still there
+// (L6, R3).
+func TestCheck_L6R3_LeftTheSelector(t *testing.T) {
+	c := NewChecker()
+	served := ready("web", 10)
+	c.Observe(served)
+	c.Observe(specChange(served))
+	c.Observe(newLB("new"))
+	for _, tc := range []struct{ name, rule string }{{"web", "L6"}, {"new", "R3"}} {
+		f := wantFinding(t, c.Leave("test", tc.name), RuleID(tc.rule), map[string]Severity{"L6": SeverityWarning, "R3": SeverityNotice}[tc.rule], "status.conditions")
+		if !strings.HasPrefix(f.Message, "the Service stopped matching the selector") {
+			t.Errorf("%s at Leave: message %q", tc.rule, f.Message)
+		}
+	}
+	if c.Services() != 0 || c.Leave("test", "web") != nil {
+		t.Error("Leave did not end the traces")
+	}
+}

@@ -439,7 +439,7 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 		out = append(out, Finding{Rule: rule, Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions", Message: msg, Position: p})
 	}
 	if st.noConditions {
-		gone := ended == endDeleted || ended == endRecreated // else the Service is still there
+		gone := ended == endDeleted || ended == endRecreated || ended == endLeft // else it is still observed
 		sev, msg := SeverityNotice, "the LoadBalancer Service has neither LoadBalancerServing nor LoadBalancerProvisioning: no KEP-aware provider has handled it (yet), so nothing says whether required features were honored"
 		if gone {
 			msg = ended + "; it had neither LoadBalancerServing nor LoadBalancerProvisioning: no KEP-aware provider handled it, so nothing said whether required features were honored"

@@ -67,7 +67,9 @@ gaps. The first list must answer within --request-timeout (default 30s).
 
 -l selects Services by label, as kubectl's -l does. A Service whose labels
 stop matching leaves the watch as a deleted one does (the apiserver reports
-it as DELETED); if it matches again, its trace starts anew.
+it as DELETED, and a GET tells the two apart: what its trace still owes
+says that it stopped matching the selector); if it matches again, its trace
+starts anew.
 
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
 trace, an L8 notice for each LoadBalancer Service still without conditions
@@ -95,6 +97,9 @@ type serviceEvent struct {
 	svc *v1.Service
 	// deleted marks the Service as gone: its trace ends.
 	deleted bool
+	// left, of a deleted Service, says that it still exists but stopped
+	// matching the label selector.
+	left bool
 	// gap, when set, is a stretch of history the source did not see.
 	gap *watchGap
 	// lost and back say that the source lost its watch, and that it
@@ -308,7 +313,12 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 		}
 		obj := conformance.Object{Kind: "Service", APIVersion: "v1", Service: ev.svc, Deleted: ev.deleted,
 			Ref: conformance.ObjectRef{Kind: "Service", Namespace: ev.svc.Namespace, Name: ev.svc.Name, ResourceVersion: ev.svc.ResourceVersion}}
-		found := checker.ObserveObject(obj)
+		var found []conformance.Finding
+		if ev.left {
+			found = checker.Leave(ev.svc.Namespace, ev.svc.Name)
+		} else {
+			found = checker.ObserveObject(obj)
+		}
 		story.observe(obj, found)
 		col.Observe(obj, found)
 		emit(found)
@@ -457,6 +467,15 @@ type serviceAPI interface {
 
 // namespaced is a serviceAPI of one namespace that can tell whether it
 // exists.
+// selecting is a serviceAPI with a label selector. A Service whose labels
+// stop matching comes as DELETED, with its labels from before the change:
+// only the server can tell it from a deleted one.
+type selecting interface {
+	// stillThere reports whether svc, the object of a DELETED event, still
+	// exists (the same uid) and so only left the selector.
+	stillThere(ctx context.Context, svc *v1.Service) bool
+}
+
 type namespaced interface {
 	// namespaceMissing returns the namespace, and reports whether the
 	// server said it does not exist; anything else, such as a user who
@@ -671,10 +690,25 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 				handle(serviceEvent{svc: svc})
 			case watch.Deleted:
 				delete(known, keyOf(svc))
-				handle(serviceEvent{svc: svc, deleted: true})
+				handle(serviceEvent{svc: svc, deleted: true, left: s.left(ctx, svc)})
 			}
 		}
 	}
+}
+
+// left reports whether svc, of a DELETED event, only left the label
+// selector: it is still there, as a GET within the request timeout shows.
+func (s *listWatchSource) left(ctx context.Context, svc *v1.Service) bool {
+	sel, ok := s.api.(selecting)
+	if !ok {
+		return false
+	}
+	if s.requestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.requestTimeout)
+		defer cancel()
+	}
+	return sel.stillThere(ctx, svc)
 }
 
 // relist lists again after the watch's resourceVersion from expired
@@ -807,6 +841,14 @@ func (c *coreServices) namespaceMissing(ctx context.Context) (string, bool) {
 // get reads the Service name of the namespace.
 func (c *coreServices) get(ctx context.Context, name string) (*v1.Service, error) {
 	return c.api().Get(ctx, name, metav1.GetOptions{})
+}
+
+func (c *coreServices) stillThere(ctx context.Context, svc *v1.Service) bool {
+	if c.selector == "" || svc.DeletionTimestamp != nil {
+		return false
+	}
+	got, err := conditions.RESTServices{Client: c.client, Namespace: svc.Namespace}.Get(ctx, svc.Name, metav1.GetOptions{})
+	return err == nil && got.UID == svc.UID
 }
 
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {

@@ -42,6 +42,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -1117,5 +1119,101 @@ func TestWatch_StopsWhenFindingsCannotBeWritten(t *testing.T) {
 		cancel()
 		<-done
 		t.Fatalf("the watch still ran 10s after its first finding could not be written; stderr %q", stderr.String())
+	}
+}
+
+// selectingCluster is a fakeCluster watched with a label selector: a
+// Service of a DELETED event that is still among its objects, with the
+// same uid, only left the selector.
+type selectingCluster struct{ *fakeCluster }
+
+func (f selectingCluster) stillThere(_ context.Context, svc *v1.Service) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, o := range f.objects {
+		if o.Namespace == svc.Namespace && o.Name == svc.Name && o.UID == svc.UID {
+			return true
+		}
+	}
+	return false
+}
+
+// With -l, a Service whose labels stop matching comes as DELETED, with
+// the labels it had: its end-of-trace findings (L6, R3) say that it left
+// the selector, and those of one really deleted that it was deleted.
+func TestWatch_L6R3_LeftTheSelector(t *testing.T) {
+	ready := service("web", "10", func(s *v1.Service) {
+		s.Labels = map[string]string{"app": "web"}
+		s.Status.Conditions = lbConditions(metav1.ConditionFalse, metav1.ConditionTrue, "Serving", 1)
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	})
+	bare := service("api", "11", func(s *v1.Service) { s.Labels = map[string]string{"app": "web"} })
+	cluster := selectingCluster{newFakeCluster(ready, bare)}
+	e := env{newSource: func(*watchFlags) (serviceSource, error) {
+		return &listWatchSource{api: cluster, what: "Services in a fake cluster", server: "https://fake.example", pause: cluster.pause}, nil
+	}}
+	stdout, _, stop := startWatch(t, e, "-l", "app=web")
+	w := cluster.nextWatcher(t)
+	changed := ready.DeepCopy()
+	changed.ResourceVersion = "12"
+	changed.Spec.Ports = append(changed.Spec.Ports, corev1.ServicePort{Port: 443, Protocol: corev1.ProtocolTCP, NodePort: 30443})
+	w.Modify(changed)
+	relabelled := changed.DeepCopy()
+	relabelled.ResourceVersion = "13"
+	relabelled.Labels = nil
+	cluster.set("14", relabelled) // api is deleted, web relabelled
+	w.Delete(changed)
+	w.Delete(bare)
+	waitFor(t, stdout, "L6")
+	waitFor(t, stdout, "the Service was deleted; it had neither")
+	stop()
+	out := stdout.String()
+	if !strings.Contains(out, "the Service stopped matching the selector before the provider acknowledged") {
+		t.Errorf("L6 of web, which left the selector, does not say so:\n%s", out)
+	}
+	if strings.Count(out, "the Service was deleted") != 1 {
+		t.Errorf("want only api's R3 to say the Service was deleted:\n%s", out)
+	}
+}
+
+// stillThere asks the server only with a selector, and only of a Service
+// not being deleted: the same uid is still there; another uid is a new
+// Service, and NotFound a deleted one.
+func TestWatch_StillThereAsksTheServer(t *testing.T) {
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gets.Add(1)
+		if r.URL.Path != "/api/v1/namespaces/other/services/web" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(service("web", "20", func(s *v1.Service) { s.Namespace = "other" }))
+	}))
+	defer srv.Close()
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := &coreServices{client: client.CoreV1().RESTClient(), namespace: "", selector: "app=web"}
+	web := service("web", "10", func(s *v1.Service) { s.Namespace = "other" })
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name     string
+		api      *coreServices
+		svc      *v1.Service
+		want     bool
+		wantGets int32
+	}{
+		{"same uid", api, web, true, 1},
+		{"another uid", api, service("web", "10", func(s *v1.Service) { s.Namespace, s.UID = "other", "uid-old" }), false, 1},
+		{"not found", api, service("gone", "10", func(s *v1.Service) { s.Namespace = "other" }), false, 1},
+		{"being deleted", api, service("web", "10", func(s *v1.Service) { s.Namespace, s.DeletionTimestamp = "other", &now }), false, 0},
+		{"no selector", &coreServices{client: api.client}, web, false, 0},
+	} {
+		gets.Store(0)
+		if got := tc.api.stillThere(context.Background(), tc.svc); got != tc.want || gets.Load() != tc.wantGets {
+			t.Errorf("%s: stillThere %v after %d GETs, want %v after %d", tc.name, got, gets.Load(), tc.want, tc.wantGets)
+		}
 	}
 }
