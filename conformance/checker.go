@@ -446,6 +446,16 @@ func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 	return &f.list[len(f.list)-1]
 }
 
+// has reports whether a finding of rule on field was made.
+func (f *findings) has(rule RuleID, field string) bool {
+	for i := range f.list {
+		if f.list[i].Rule == rule && f.list[i].Field == field {
+			return true
+		}
+	}
+	return false
+}
+
 // addVerdict adds the verdict notice of rule with message msg for v. It is
 // the last finding of an observation, and usually the only one: then its
 // list, its Verdict and, unless an earlier rule made it, its position are

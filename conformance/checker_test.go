@@ -1444,3 +1444,23 @@ func TestCheck_L6R3_LeftTheSelector(t *testing.T) {
 		t.Error("Leave did not end the traces")
 	}
 }
+
+// A reason API validation rejects (empty, or not a reason's format) is one
+// fault: C5 reports it, and C3 does not warn again that it is not in the
+// table. A well-formed reason outside the table is still C3's.
+func TestCheck_C5_MalformedReasonNotAlsoC3(t *testing.T) {
+	for _, reason := range []v1.LoadBalancerConditionReason{"", "not a reason!"} {
+		for _, i := range []int{0, 1, 2} {
+			svc := ready("web", 10)
+			svc.Status.Conditions = append(svc.Status.Conditions,
+				cond(v1.LoadBalancerConditionDegraded, metav1.ConditionTrue, v1.LoadBalancerReasonPortsNotSupported, at(10)))
+			svc.Status.Conditions[i].Reason = string(reason)
+			found := check(svc)
+			wantFinding(t, found, "C5", SeverityViolation, condPath(i, "reason"))
+			noFinding(t, found, "C3")
+		}
+	}
+	svc := ready("web", 10)
+	svc.Status.Conditions[1].Reason = "OurOwnReason"
+	wantFinding(t, check(svc), "C3", SeverityWarning, "status.conditions[1].reason")
+}

@@ -403,7 +403,9 @@ func (c *Checker) checkLeftovers(f *findings, svc *v1.Service, v *view) {
 		t, strings.Join(kepTypes(v), ", ")))
 }
 
-// checkReasons is C2, the warning half of C3, and C4.
+// checkReasons is C2, the warning half of C3, and C4. A reason API
+// validation rejected (C5: empty, or not a reason's format) is not in the
+// table either: saying so again would count one fault twice.
 func (c *Checker) checkReasons(f *findings, v *view) {
 	for _, i := range []int{v.serving, v.provisioning} {
 		if i < 0 {
@@ -411,7 +413,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 		}
 		cond := &v.conds[i]
 		if (cond.Status == metav1.ConditionTrue || cond.Status == metav1.ConditionFalse) &&
-			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) {
+			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) && !f.has("C5", condPath(i, "reason")) {
 			f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
 				"%s=%s has reason %q, which is not in the specification's table", cond.Type, cond.Status, input.Clip(cond.Reason)))
 		}
@@ -423,7 +425,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 			f.add("C2", SeverityWarning, condPath(i, "status"),
 				"LoadBalancerDegraded is False, which is discouraged: a provider cannot know the Service uses no field it has never heard of; remove the condition instead")
 		case metav1.ConditionTrue:
-			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) {
+			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) && !f.has("C5", condPath(i, "reason")) {
 				f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
 					"LoadBalancerDegraded=True has reason %q, which is not in the specification's table", input.Clip(cond.Reason)))
 			}

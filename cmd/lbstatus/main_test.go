@@ -1131,18 +1131,18 @@ func TestCheck_TableColumns(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"shop/leftover": "shop/leftover ClusterIP - True/Serving - - - 1 warning",
-		"shop/ports":    "shop/ports LoadBalancer False/Complete True PortsError:True/PortsUnsupported 192.0.2.1 +1 Ready 2 violations, 2 warnings",
+		"shop/ports":    "shop/ports LoadBalancer False/Complete True PortsError:True/PortsUnsupported 192.0.2.1 +1 Ready 2 violations, 1 warning",
 	} {
 		if got := strings.Join(rows[name], " "); got != want {
 			t.Errorf("row of %s:\n got %q\nwant %q", name, got, want)
 		}
 	}
 	for _, want := range []string{
-		"\nFAIL: 2 violations, 3 warnings, 1 notice.\n",
+		"\nFAIL: 2 violations, 2 warnings, 1 notice.\n",
 		"\n  violations: C5 (1)  P5 (1)\n",
-		"\n  warnings:   C3 (1)  C4 (1)  L9 (1)\n",
+		"\n  warnings:   C4 (1)  L9 (1)\n",
 		"\n  notices:    T3 (1)\n",
-		"\nWhat these rules require: lbstatus explain C3 C4 C5 L9 P5\n",
+		"\nWhat these rules require: lbstatus explain C4 C5 L9 P5\n",
 		// A finding names the line of the input it was made on.
 		"\n      warning    L9    status.conditions: the Service is of type ClusterIP, not LoadBalancer, yet still carries LoadBalancerServing; the provider removes them with the load balancer [line 1]\n",
 	} {
