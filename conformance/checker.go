@@ -446,14 +446,14 @@ func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 	return &f.list[len(f.list)-1]
 }
 
-// has reports whether a finding of rule on field was made.
-func (f *findings) has(rule RuleID, field string) bool {
+// find returns the finding of rule on field made so far; nil if none.
+func (f *findings) find(rule RuleID, field string) *Finding {
 	for i := range f.list {
 		if f.list[i].Rule == rule && f.list[i].Field == field {
-			return true
+			return &f.list[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // addVerdict adds the verdict notice of rule with message msg for v. It is
