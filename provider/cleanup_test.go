@@ -343,3 +343,45 @@ func TestProvider_WriteToADeletedServiceIsNoError(t *testing.T) {
 		t.Errorf("reconcile of a Service deleted before the write: %v; want no error", err)
 	}
 }
+
+// L9, P1 across a stopped Run: the provider let go of a Service of another
+// class (a marker, since it showed another provider's conditions); while
+// it was stopped the Service was deleted and created again under the name,
+// and served meanwhile under this provider's field manager (another
+// replica, leader then) before it too moved to another class. The marker
+// is the old Service's: the new one still gets its cleanup.
+func TestProvider_P1_MarkerOfADeletedServiceIsForgotten(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, ptr.To("other.example/lb"))
+	s.served("other-provider")
+	s.reconcile()
+	if rec, ok := s.p.record("ns/web"); !ok || !rec.letGo {
+		t.Fatalf("no marker for a Service of another class with conditions: %+v", rec)
+	}
+	services := s.client.CoreV1().Services("ns")
+	old, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := services.Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: old.UID + "-again"}, Spec: old.Spec}
+	if _, err := services.Create(t.Context(), again, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.served(s.p.manager)
+	// Run again: the informer lists the new Service.
+	got, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if err := store.Add(v1.FromCore(got)); err != nil {
+		t.Fatal(err)
+	}
+	s.p.forgetGone(store)
+	svc := s.reconcile()
+	if conditions.HasKEPConditions(svc.Status.Conditions) || len(svc.Status.LoadBalancer.Ingress) > 0 {
+		t.Errorf("the provider's own leftovers on the new Service stayed: %+v", svc.Status)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -221,6 +222,9 @@ type record struct {
 	// letGo marks a Service the provider last acted on while ignoring it
 	// (acted is then nil): its cleanup, if one was owed, is done (L9, P1).
 	letGo bool
+	// uid is the marked Service's: one created again under the name is
+	// owed its own cleanup.
+	uid types.UID
 }
 
 // loadBalancer is the provider's made-up load balancer of one Service.
@@ -437,7 +441,7 @@ func (p *Provider) forgetGone(store cache.Store) {
 			p.mu.Lock()
 			delete(p.seen, key)
 			p.mu.Unlock()
-		case rec.acted != nil && rec.acted.UID != svc.UID:
+		case rec.acted != nil && rec.acted.UID != svc.UID, rec.letGo && rec.uid != svc.UID:
 			p.forget(key) // what its informer delivered is the new one's
 		}
 	}
@@ -768,7 +772,7 @@ func (p *Provider) letGo(key string, svc *v1.Service, changes uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if conditions.OwnsStatus(svc, p.manager) || conditions.HasKEPConditions(svc.Status.Conditions) {
-		p.acted[key] = record{letGo: true, changes: changes}
+		p.acted[key] = record{letGo: true, changes: changes, uid: svc.UID}
 	} else {
 		delete(p.acted, key)
 	}
