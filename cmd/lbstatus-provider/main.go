@@ -585,7 +585,7 @@ func serve(ctx context.Context, f flags, client kubernetes.Interface, opts provi
 		// stopped writing: le.Run gives it up as soon as its context ends,
 		// so that context is not ctx, and is ended after the provider.
 		leCtx, leCancel := context.WithCancel(context.WithoutCancel(ctx))
-		if sink := klog.Background().GetSink(); sink != nil && reach != nil {
+		if sink := klog.FromContext(ctx).GetSink(); sink != nil && reach != nil {
 			// The leader election logs an error on every retry (every
 			// RetryPeriod) that does not reach the apiserver: said once
 			// for the outage already.

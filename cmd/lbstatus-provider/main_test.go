@@ -396,9 +396,10 @@ func TestRun_LeaderElectionSaysNothingMoreWhenTheAPIServerCannotBeReached(t *tes
 	l.Close() // refused
 	kubeconfig := kubeconfigFor(t, "http://"+addr)
 	logged := &lockedBuffer{}
-	klog.SetLogger(funcr.New(func(prefix, args string) { logged.Write([]byte(prefix + " " + args + "\n")) }, funcr.Options{}))
-	defer klog.ClearLogger()
-	ctx, cancel := context.WithCancel(context.Background())
+	// Through the context, not klog's global logger, which the informers
+	// of earlier tests may still read.
+	logger := funcr.New(func(prefix, args string) { logged.Write([]byte(prefix + " " + args + "\n")) }, funcr.Options{})
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	stderr := &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
