@@ -107,6 +107,10 @@ type Checker struct {
 	// conditions that passed validation: one with the same content passes
 	// again, at any generation that bounds its observedGeneration.
 	cleanConds map[uint64]struct{}
+	// verdictMsgs holds the messages of the verdict notices by the hash of
+	// their verdict (serviceState.verdict): the Services share a few
+	// verdicts, and each message is built once, not at every change.
+	verdictMsgs map[uint64]string
 	// scratch is encodeG3's buffer, hash the hashes' one, ratchet
 	// validateUnknown's old Service.
 	scratch []byte

@@ -414,8 +414,24 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 	if rule == "" {
 		rule = "T4"
 	}
-	f.addVerdict(rule, "verdict "+string(verdict.Result)+" ("+verdict.Rule+"): "+verdict.Reason, verdict)
+	msg, ok := c.verdictMsgs[sum]
+	if !ok {
+		msg = "verdict " + string(verdict.Result) + " (" + verdict.Rule + "): " + verdict.Reason
+		// A Checker of one Service, as the CLI makes for each input,
+		// has no other Service to share the message with.
+		if c.seen > 1 {
+			if c.verdictMsgs == nil || len(c.verdictMsgs) >= maxVerdictMsgs {
+				c.verdictMsgs = map[uint64]string{}
+			}
+			c.verdictMsgs[sum] = msg
+		}
+	}
+	f.addVerdict(rule, msg, verdict)
 }
+
+// maxVerdictMsgs bounds Checker.verdictMsgs. The reasons of the verdicts
+// are a few sentences, but for those that quote a condition's message.
+const maxVerdictMsgs = 1024
 
 // endOfTrace returns the findings owed when a Service's trace ends: an
 // unacknowledged change (L6) and a LoadBalancer Service without conditions
