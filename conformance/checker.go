@@ -150,8 +150,20 @@ var gateOn = sync.OnceValue(func() featuregate.FeatureGate {
 		// The gate was just made with this feature; setting it cannot fail.
 		panic(err)
 	}
-	return gate
+	return &onGate{gate}
 })
+
+// onGate is a gate on which LoadBalancerStatusImprovements is on for
+// good: it answers Enabled for it without featuregate's lookup and record
+// of the query, which validation makes twice per observation. A pointer,
+// which features.Enabled remembers as known to hold the feature.
+type onGate struct {
+	featuregate.MutableVersionedFeatureGate
+}
+
+func (g *onGate) Enabled(f featuregate.Feature) bool {
+	return f == features.LoadBalancerStatusImprovements || g.MutableVersionedFeatureGate.Enabled(f)
+}
 
 // Repeated reports whether the last observation given was its Service's
 // previous one again, which was not checked (see Observe): an object read,
