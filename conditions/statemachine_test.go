@@ -430,7 +430,10 @@ func (m *machine) expectSpecUpdated(changed bool) {
 			}
 		}
 		m.model.degraded = keep
-		if requiredDegraded && m.model.phase.serving() {
+		// A required feature degraded (P6), or one this version does
+		// not know, which Decide refuses (R2): served no more.
+		unknown := slices.ContainsFunc(required, func(f v1.LoadBalancerFeature) bool { return !f.IsKnown() })
+		if (requiredDegraded || unknown) && m.model.phase.serving() {
 			m.model.phase, m.model.degraded = phaseProvisioning, nil
 		}
 	}
