@@ -465,8 +465,6 @@ type serviceAPI interface {
 	watch(ctx context.Context, resourceVersion string) (watch.Interface, error)
 }
 
-// namespaced is a serviceAPI of one namespace that can tell whether it
-// exists.
 // selecting is a serviceAPI with a label selector. A Service whose labels
 // stop matching comes as DELETED, with its labels from before the change:
 // only the server can tell it from a deleted one.
@@ -476,6 +474,8 @@ type selecting interface {
 	stillThere(ctx context.Context, svc *v1.Service) bool
 }
 
+// namespaced is a serviceAPI of one namespace that can tell whether it
+// exists.
 type namespaced interface {
 	// namespaceMissing returns the namespace, and reports whether the
 	// server said it does not exist; anything else, such as a user who
