@@ -462,14 +462,14 @@ func (f *findings) add(rule RuleID, sev Severity, field, msg string) *Finding {
 	return &f.list[len(f.list)-1]
 }
 
-// find returns the finding of rule on field made so far; nil if none.
-func (f *findings) find(rule RuleID, field string) *Finding {
+// has reports whether a finding of rule on field was made.
+func (f *findings) has(rule RuleID, field string) bool {
 	for i := range f.list {
 		if f.list[i].Rule == rule && f.list[i].Field == field {
-			return &f.list[i]
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // addVerdict adds the verdict notice of rule with message msg for v. It is

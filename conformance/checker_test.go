@@ -1464,21 +1464,3 @@ func TestCheck_C5_MalformedReasonNotAlsoC3(t *testing.T) {
 	svc.Status.Conditions[1].Reason = "OurOwnReason"
 	wantFinding(t, check(svc), "C3", SeverityWarning, "status.conditions[1].reason")
 }
-
-// Provisioning=Unknown (or another status validation rejects) beside
-// Serving=False/Provisioning is one fault, in Provisioning's status: C1
-// (or C5) reports it, saying which status L5 asks for, and L5 does not
-// report it again.
-func TestCheck_C1_UnknownProvisioningNotAlsoL5(t *testing.T) {
-	for rule, status := range map[RuleID]metav1.ConditionStatus{"C1": metav1.ConditionUnknown, "C5": "Maybe"} {
-		svc := newLB("web")
-		setProvisioning(svc, 10)
-		svc.Status.Conditions[0].Status = status
-		found := check(svc)
-		f := wantFinding(t, found, rule, SeverityViolation, "status.conditions[0].status")
-		noFinding(t, found, "L5")
-		if !strings.HasSuffix(f.Message, "; LoadBalancerServing is False with reason Provisioning, so LoadBalancerProvisioning must be True (L5)") {
-			t.Errorf("%s message %q does not say what L5 asks for", rule, f.Message)
-		}
-	}
-}

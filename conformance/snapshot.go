@@ -413,7 +413,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 		}
 		cond := &v.conds[i]
 		if (cond.Status == metav1.ConditionTrue || cond.Status == metav1.ConditionFalse) &&
-			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) && f.find("C5", condPath(i, "reason")) == nil {
+			!tableReason(v1.LoadBalancerConditionType(cond.Type), cond.Reason) && !f.has("C5", condPath(i, "reason")) {
 			f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
 				"%s=%s has reason %q, which is not in the specification's table", cond.Type, cond.Status, input.Clip(cond.Reason)))
 		}
@@ -425,7 +425,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 			f.add("C2", SeverityWarning, condPath(i, "status"),
 				"LoadBalancerDegraded is False, which is discouraged: a provider cannot know the Service uses no field it has never heard of; remove the condition instead")
 		case metav1.ConditionTrue:
-			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) && f.find("C5", condPath(i, "reason")) == nil {
+			if !tableReason(v1.LoadBalancerConditionDegraded, cond.Reason) && !f.has("C5", condPath(i, "reason")) {
 				f.add("C3", SeverityWarning, condPath(i, "reason"), fmt.Sprintf(
 					"LoadBalancerDegraded=True has reason %q, which is not in the specification's table", input.Clip(cond.Reason)))
 			}
@@ -437,10 +437,7 @@ func (c *Checker) checkReasons(f *findings, v *view) {
 	}
 }
 
-// checkPartners is L1's snapshot half and L5. A Provisioning neither True
-// nor False is already a fault of its own (C1 for Unknown, C5 else), on
-// the same field: rather than count it twice, L5 adds to that finding
-// which status Serving's reason asks for.
+// checkPartners is L1's snapshot half and L5.
 func (c *Checker) checkPartners(f *findings, v *view) {
 	switch {
 	case v.serving >= 0 && v.provisioning < 0:
@@ -458,28 +455,18 @@ func (c *Checker) checkPartners(f *findings, v *view) {
 	if serving.Status != metav1.ConditionFalse {
 		return
 	}
-	want := metav1.ConditionFalse
 	switch v1.LoadBalancerConditionReason(serving.Reason) {
 	case v1.LoadBalancerReasonProvisioning:
-		want = metav1.ConditionTrue
+		if !v.is(v.provisioning, metav1.ConditionTrue) {
+			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
+				"LoadBalancerServing is False with reason Provisioning, so LoadBalancerProvisioning must be True, not %s", v.status(v.provisioning)))
+		}
 	case v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure:
-	default:
-		return
+		if !v.is(v.provisioning, metav1.ConditionFalse) {
+			f.add("L5", SeverityViolation, condPath(v.provisioning, "status"), fmt.Sprintf(
+				"LoadBalancerServing is False with reason %s, so LoadBalancerProvisioning must be False, not %s", serving.Reason, v.status(v.provisioning)))
+		}
 	}
-	if v.is(v.provisioning, want) {
-		return
-	}
-	field := condPath(v.provisioning, "status")
-	msg := fmt.Sprintf("LoadBalancerServing is False with reason %s, so LoadBalancerProvisioning must be %s", serving.Reason, want)
-	if prior := f.find("C1", field); prior != nil {
-		prior.Message += "; " + msg + " (L5)"
-		return
-	}
-	if prior := f.find("C5", field); prior != nil {
-		prior.Message += "; " + msg + " (L5)"
-		return
-	}
-	f.add("L5", SeverityViolation, field, msg+", not "+v.status(v.provisioning))
 }
 
 // checkIngress is L4's snapshot half: Serving=True needs an ingress entry
