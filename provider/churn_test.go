@@ -48,23 +48,13 @@ func TestProvider_MemoryFollowsLiveServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := fake.NewClientset()
-	// As an apiserver does, and the fake does not: an apply of the status
-	// of a Service that is gone is NotFound, not a new Service.
-	client.PrependReactor("patch", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "status" {
-			return false, nil, nil
-		}
-		_, err := client.Tracker().Get(a.GetResource(), a.GetNamespace(), a.(k8stesting.PatchAction).GetName())
-		return err != nil, nil, err
-	})
+	goneIsNotFound(client)
 	p := New(client, Options{Pool: pool, Workers: 2, Capabilities: ipv4TCP(), NoLatencies: true})
 	run(t, p)
 	services := client.CoreV1().Services("ns")
 	const live, total = 10, 300
 	for i := range total {
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("svc-%d", i)}, Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		svc := lbService(fmt.Sprintf("svc-%d", i))
 		created, err := services.Create(t.Context(), svc, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -127,9 +117,9 @@ func TestProvider_RunAgainForgetsServicesDeletedMeanwhile(t *testing.T) {
 	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP(), NoLatencies: true})
 	services := client.CoreV1().Services("ns")
 	lb := func(name, uid string) *corev1.Service {
-		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid)}, Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		svc := lbService(name)
+		svc.UID = types.UID(uid)
+		return svc
 	}
 	for _, name := range []string{"web", "api"} {
 		if _, err := services.Create(t.Context(), lb(name, "uid-"+name), metav1.CreateOptions{}); err != nil {
@@ -205,9 +195,9 @@ func TestProvider_P1_L9_StateOnlyForItsOwnServices(t *testing.T) {
 	services := client.CoreV1().Services("ns")
 	create := func(name string, typ corev1.ServiceType, class *string) {
 		t.Helper()
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.ServiceSpec{
-			Type: typ, LoadBalancerClass: class, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		svc := lbService(name)
+		svc.Spec.Type = typ
+		svc.Spec.LoadBalancerClass = class
 		if _, err := services.Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -346,9 +336,7 @@ func TestProvider_P1_NoWriteAfterTheCleanupOfAMove(t *testing.T) {
 	run(t, p)
 	ctx := t.Context()
 	services := client.CoreV1().Services("ns")
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
-		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	svc := lbService("web")
 	if _, err := services.Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

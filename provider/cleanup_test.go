@@ -56,9 +56,8 @@ func newStatusTest(t *testing.T, caps conditions.Capabilities, class *string) *s
 		t.Fatal(err)
 	}
 	client := fake.NewClientset()
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
-		Type: corev1.ServiceTypeLoadBalancer, LoadBalancerClass: class, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	svc := lbService("web")
+	svc.Spec.LoadBalancerClass = class
 	if _, err := client.CoreV1().Services("ns").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -47,9 +47,8 @@ func TestProvider_RunServesItsServices(t *testing.T) {
 	ctx := t.Context()
 	other := "example.com/other"
 	for name, class := range map[string]*string{"mine": nil, "theirs": &other} {
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, LoadBalancerClass: class, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		svc := lbService(name)
+		svc.Spec.LoadBalancerClass = class
 		if _, err := client.CoreV1().Services("ns").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -115,6 +114,27 @@ func TestIngress_MixedProtocols(t *testing.T) {
 	}
 }
 
+// lbService returns a LoadBalancer Service ns/name of IPv4 with one TCP
+// port, 80, as ipv4TCP serves.
+func lbService(name string) *corev1.Service {
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.ServiceSpec{
+		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+}
+
+// goneIsNotFound makes client answer an apply of the status of a Service
+// that is gone with NotFound, as an apiserver does, where the fake would
+// make a new Service.
+func goneIsNotFound(client *fake.Clientset) {
+	client.PrependReactor("patch", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		_, err := client.Tracker().Get(a.GetResource(), a.GetNamespace(), a.(k8stesting.PatchAction).GetName())
+		return err != nil, nil, err
+	})
+}
+
 // eventually polls cond every 10 ms until it holds, or fails the test
 // after 20 s with what.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -135,20 +155,10 @@ func TestProvider_DeletionFreesTheAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := fake.NewClientset()
-	// As an apiserver does, and the fake does not: an apply of the status
-	// of a Service that is gone is NotFound, not a new Service.
-	client.PrependReactor("patch", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "status" {
-			return false, nil, nil
-		}
-		_, err := client.Tracker().Get(a.GetResource(), a.GetNamespace(), a.(k8stesting.PatchAction).GetName())
-		return err != nil, nil, err
-	})
+	goneIsNotFound(client)
 	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP()})
 	run(t, p)
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
-		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	svc := lbService("web")
 	services := client.CoreV1().Services("ns")
 	if _, err := services.Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -184,9 +194,7 @@ func TestProvider_FailSeesACopy(t *testing.T) {
 		return ""
 	}})
 	run(t, p)
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.ServiceSpec{
-		Type: corev1.ServiceTypeLoadBalancer, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-		Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	svc := lbService("web")
 	if _, err := client.CoreV1().Services("ns").Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,9 +242,8 @@ func TestProvider_P3_R1_LoadBalancerIPItCannotTake(t *testing.T) {
 		{"family-requires", "fd00:1b::5", true, metav1.ConditionFalse},
 		{"inside-requires", "10.0.0.7", true, metav1.ConditionTrue},
 	} {
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: tc.name}, Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: tc.ip, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}
+		svc := lbService(tc.name)
+		svc.Spec.LoadBalancerIP = tc.ip
 		if tc.required {
 			svc.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: string(v1.LoadBalancerFeatureLoadBalancerIP)}
 		}
