@@ -45,9 +45,10 @@ const (
 // Annotation values are returned as written (trimmed), known or not, in
 // their order, each once: a provider must refuse a feature it does not know
 // (R2), so an unknown or misspelt value is never dropped, while an empty
-// item and a repeat of a value are. Each problem with the annotation (an
-// unknown value, a duplicate, an empty item) is also reported in errs, with
-// the annotation's field path. Values from the spec field are returned as
+// item and a repeat of a value are. The problems with the annotation are
+// also reported in errs, with the annotation's field path, as
+// v1.ParseRequiredFeatures reports them: one error for the unknown values,
+// one for the repeats, one for the empty items. Values from the spec field are returned as
 // they are; API validation (R4) is where they are checked. A client-go
 // Service, which has no spec field, is read from the annotation alone. A
 // nil Service requires nothing.

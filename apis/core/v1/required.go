@@ -35,9 +35,13 @@ const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-fe
 // ParseRequiredFeatures reads a RequiredFeaturesAnnotation value: its
 // items, trimmed, in order, with empty items and repeats left out. A value
 // it does not know is returned as written, since a provider must refuse it
-// (R2). Each problem is also reported in errs, at fldPath: empty items in a
-// value that is not blank (once, with the whole value), a repeat, a value
-// that is not a known LoadBalancerFeature.
+// (R2). Each kind of problem is also reported in errs, at fldPath, in one
+// error: empty items in a value that is not blank (Invalid, with the whole
+// value), values that are not known LoadBalancerFeatures (NotSupported,
+// listing the known ones) and repeated values (Duplicate). The last two
+// name the items at fault, each once: the item for one, a list for
+// several. So errs holds at most three errors, and what they say stays in
+// proportion to the value, however many items it has.
 func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBalancerFeature, errs field.ErrorList) {
 	emptyItems := false
 	// seen indexes features once there are more than a few: an annotation
@@ -57,26 +61,52 @@ func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBa
 		_, ok := seen[f]
 		return ok
 	}
+	// One error per kind of problem: an error per item, each listing the
+	// known features, made a long value of short unknown items report
+	// many times its own size.
+	var unknown, repeats []string
+	var reported map[LoadBalancerFeature]bool // the values in repeats
 	for item := range strings.SplitSeq(value, ",") {
 		f := LoadBalancerFeature(strings.TrimSpace(item))
 		switch {
 		case f == "":
-			// One error for all of them: it carries the whole value.
-			if !emptyItems && strings.TrimSpace(value) != "" {
-				errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
-			}
 			emptyItems = true
 			continue
 		case repeated(f):
-			errs = append(errs, field.Duplicate(fldPath, string(f)))
+			if !reported[f] {
+				if reported == nil {
+					reported = make(map[LoadBalancerFeature]bool)
+				}
+				reported[f] = true
+				repeats = append(repeats, string(f))
+			}
 			continue
 		case !f.IsKnown():
-			errs = append(errs, field.NotSupported(fldPath, string(f), LoadBalancerFeatures()))
+			// A repeat never gets here: each unknown value comes once.
+			unknown = append(unknown, string(f))
 		}
 		features = append(features, f)
 		if seen != nil {
 			seen[f] = struct{}{}
 		}
 	}
+	if emptyItems && strings.TrimSpace(value) != "" {
+		errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
+	}
+	if len(unknown) > 0 {
+		errs = append(errs, field.NotSupported(fldPath, oneOrAll(unknown), LoadBalancerFeatures()))
+	}
+	if len(repeats) > 0 {
+		errs = append(errs, field.Duplicate(fldPath, oneOrAll(repeats)))
+	}
 	return features, errs
+}
+
+// oneOrAll is the bad value of an error about items: the item when there
+// is one, as an error about a single item shows it, else the list.
+func oneOrAll(items []string) any {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return items
 }

@@ -18,6 +18,7 @@ package v1_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,11 +161,7 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 		{"Teleport,Ports", []v1.LoadBalancerFeature{"Teleport", "Ports"}, []field.ErrorType{field.ErrorTypeNotSupported}},
 		// Past a few items repeats are found through an index.
 		{"a,b,c,d,e,f,g,h,Ports,j,a,j,Ports", []v1.LoadBalancerFeature{"a", "b", "c", "d", "e", "f", "g", "h", "Ports", "j"},
-			[]field.ErrorType{
-				field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported,
-				field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported, field.ErrorTypeNotSupported,
-				field.ErrorTypeNotSupported, field.ErrorTypeDuplicate, field.ErrorTypeDuplicate, field.ErrorTypeDuplicate,
-			}},
+			[]field.ErrorType{field.ErrorTypeNotSupported, field.ErrorTypeDuplicate}},
 	} {
 		got, errs := v1.ParseRequiredFeatures(tc.value, path)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -184,36 +181,57 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 }
 
 // TestParseRequiredFeatures_R2_ErrorsNameTheItem: each error names what is
-// wrong, so that a user can find it in a long value: a repeat and an
-// unknown value name the item, trimmed; an empty item names the whole
-// value; an unknown value lists every known feature.
+// wrong, so that a user can find it in a long value: repeats and unknown
+// values name the items, trimmed, each once (the item alone when there is
+// one, else the list in the value's order); an empty item names the whole
+// value; unknown values list every known feature.
 func TestParseRequiredFeatures_R2_ErrorsNameTheItem(t *testing.T) {
 	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
-	value := "Teleport, ,Ports, Teleport ,Ports"
-	_, errs := v1.ParseRequiredFeatures(value, path)
-	want := field.ErrorList{
-		field.NotSupported(path, "Teleport", v1.LoadBalancerFeatures()),
-		field.Invalid(path, value, "must be a comma-separated list of features without empty items"),
-		field.Duplicate(path, "Teleport"),
-		field.Duplicate(path, "Ports"),
+	for _, tc := range []struct {
+		value string
+		want  field.ErrorList
+	}{
+		{"Teleport, ,Ports, Teleport ,Ports", field.ErrorList{
+			field.Invalid(path, "Teleport, ,Ports, Teleport ,Ports", "must be a comma-separated list of features without empty items"),
+			field.NotSupported(path, "Teleport", v1.LoadBalancerFeatures()),
+			field.Duplicate(path, []string{"Teleport", "Ports"}),
+		}},
+		{"b,Ports,a,b,b,Ports,a", field.ErrorList{
+			field.NotSupported(path, []string{"b", "a"}, v1.LoadBalancerFeatures()),
+			field.Duplicate(path, []string{"b", "Ports", "a"}),
+		}},
+		{"Ports,Ports,Ports", field.ErrorList{field.Duplicate(path, "Ports")}},
+	} {
+		_, errs := v1.ParseRequiredFeatures(tc.value, path)
+		field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact().Test(t, tc.want, errs)
 	}
-	field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact().Test(t, want, errs)
 }
 
 // TestParseRequiredFeatures_ErrorsInProportion: what the errors say stays
-// in proportion to the value, however many empty items it has. The
-// Invalid error for empty items carries the whole value; one per empty
-// item made "lbstatus describe" of a Service whose annotation is a long
-// run of commas print the value once per comma.
+// in proportion to the value, however many empty items, unknown values or
+// repeats it has. The Invalid error for empty items carries the whole
+// value; one per empty item made "lbstatus describe" of a Service whose
+// annotation is a long run of commas print the value once per comma. So
+// did an error per unknown value (each listing the known features) or per
+// repeat, for a long list of short items.
 func TestParseRequiredFeatures_ErrorsInProportion(t *testing.T) {
 	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
-	value := strings.Repeat(",", 4096) + "Ports"
-	_, errs := v1.ParseRequiredFeatures(value, path)
-	size := 0
-	for _, e := range errs {
-		size += len(e.Error())
+	var short []string
+	for i := range 4096 {
+		short = append(short, strconv.Itoa(i))
 	}
-	if size > 4*len(value) {
-		t.Errorf("%d errors of %d bytes in all for a value of %d bytes", len(errs), size, len(value))
+	for name, value := range map[string]string{
+		"empty items":    strings.Repeat(",", 4096) + "Ports",
+		"unknown values": strings.Join(short, ","),
+		"repeats":        strings.Repeat("a,Ports,", 4096),
+	} {
+		_, errs := v1.ParseRequiredFeatures(value, path)
+		size := 0
+		for _, e := range errs {
+			size += len(e.Error())
+		}
+		if size > 4*len(value) {
+			t.Errorf("%s: %d errors of %d bytes in all for a value of %d bytes", name, len(errs), size, len(value))
+		}
 	}
 }
