@@ -74,7 +74,12 @@ type Capabilities struct {
 	// checks. A required feature outside the list is unsupported (R2): the
 	// Service is refused. Empty: the provider knows none, and refuses every
 	// Service that requires any feature. v1.LoadBalancerFeatures() is the list
-	// of this version of the API.
+	// of this version of the API. A provider built for a newer API may list
+	// a value this version does not know: R2 asks what the provider knows,
+	// not this library. No capability here says whether a Service gets such
+	// a feature, so listing it says the provider implements it for the
+	// Service at hand (R1); a provider that cannot leaves it out for that
+	// Service, and Decide refuses it.
 	KnownFeatures []v1.LoadBalancerFeature
 	// RefuseUnsupported lists the features of P3 (SessionAffinity,
 	// LoadBalancerSourceRanges, LoadBalancerIP) the provider refuses rather
@@ -161,7 +166,7 @@ func (d Decision) Message() string {
 // it (P1: not a LoadBalancer, or a loadBalancerClass the provider does not
 // handle), refuse it (P2: no IP family or protocol it can serve, or node
 // ports it needs; R1: a required feature it cannot implement; R2: a required
-// feature it does not know, or a required-features annotation that does not
+// feature it does not know, that is one not in caps.KnownFeatures, or a required-features annotation that does not
 // parse; P3: an unsupported feature caps says to refuse), or provision it
 // with the degradations of P3 and P4. Required features come from
 // RequiredFeatures: the spec field, else the annotation fallback. A
@@ -256,7 +261,7 @@ func decide(svc *v1.Service, caps Capabilities) Decision {
 	}
 	for _, f := range required {
 		switch {
-		case !f.IsKnown() || !knownSet.Has(f):
+		case !knownSet.Has(f):
 			refuse("R2", f, "required feature %s is not known to the provider", f)
 		case slices.Contains(short, f):
 			refuse("R1", f, "required feature %s is not supported: %s", f, describeShort(f))

@@ -147,13 +147,6 @@ func TestDecide_R2_UnknownRequiredFeatureRefused(t *testing.T) {
 		"newer than this version":   {lbService(requires("Teleport")), fullCapabilities()},
 		"newer than the provider":   {lbService(requires(v1.LoadBalancerFeatureLoadBalancerSourceRanges)), older},
 		"unknown in the annotation": {lbService(func(s *v1.Service) { s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"} }), fullCapabilities()},
-		// Decide has no notion of whether a value this version does not
-		// know is served, so a provider listing it does not make it checked.
-		"listed by the provider, newer than this version": {lbService(requires("Teleport")), func() Capabilities {
-			c := fullCapabilities()
-			c.KnownFeatures = append(c.KnownFeatures, "Teleport")
-			return c
-		}()},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := Decide(tc.svc, tc.caps)
@@ -164,6 +157,34 @@ func TestDecide_R2_UnknownRequiredFeatureRefused(t *testing.T) {
 	}
 	if d := Decide(lbService(requires(v1.LoadBalancerFeaturePorts)), older); d.Action != ActionProvision {
 		t.Errorf("a feature the provider knows and supports: %+v, want Provision", d)
+	}
+}
+
+// TestDecide_R2_ProviderNewerThanThisVersion: R2 refuses what the
+// provider does not know. A provider built for a newer API that lists a
+// feature this version does not know, and implements it for the Service
+// (KnownFeatures), is not refused for it, whether the Service requires it
+// in the spec field or in the annotation.
+func TestDecide_R2_ProviderNewerThanThisVersion(t *testing.T) {
+	newer := fullCapabilities()
+	newer.KnownFeatures = append(newer.KnownFeatures, "Teleport")
+	for name, svc := range map[string]*v1.Service{
+		"spec field": lbService(requires("Teleport", v1.LoadBalancerFeaturePorts)),
+		"annotation": lbService(func(s *v1.Service) {
+			s.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport,Ports"}
+		}),
+	} {
+		if d := Decide(svc, newer); d.Action != ActionProvision || len(d.Refusals) != 0 || len(d.Degraded) != 0 {
+			t.Errorf("%s: %+v, want Provision", name, d)
+		}
+	}
+	// A served Service that comes to require it keeps being served.
+	served, _ := reconciled(t, coreLB(), newer, nil, ready)
+	updated := served.DeepCopy()
+	updated.Annotations = map[string]string{v1.RequiredFeaturesAnnotation: "Teleport"}
+	got, _ := reconciled(t, updated, newer, served, ready)
+	if c, want := combination(got.Status.Conditions), "P=F/Complete S=T/Serving D=-"; c != want {
+		t.Errorf("after the Service came to require it: %s, want %s", c, want)
 	}
 }
 

@@ -490,7 +490,9 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 //     Provisioning True and Degraded is removed: the provider has to decide
 //     again, and will normally refuse (R1);
 //   - so does a load balancer that serves when the new spec requires a
-//     feature this version does not know, which Decide refuses (R2).
+//     feature this version does not know: Decide refuses it (R2) unless
+//     the provider lists it in Capabilities.KnownFeatures, which
+//     SpecUpdated does not see (Reconcile does, and keeps serving then).
 //
 // Whether or not a relevant field changed, a Serving=True without an
 // address left in the ingress (L4: the apiserver clears it when the type
