@@ -67,6 +67,11 @@ func parseMultiple(message string) []v1.LoadBalancerConditionReason {
 	return out
 }
 
+// degradedText starts the text of the messages degradedCondition writes,
+// before the descriptions of the features (describeFeature), one per
+// listed reason, in the order of the list, separated by "; ".
+const degradedText = "the load balancer does not implement "
+
 // degradedCondition returns the Degraded=True condition for the given
 // degraded features (G2): the feature's reason for one, Multiple with the
 // sorted reasons at the start of the message for several. The features
@@ -87,14 +92,14 @@ func degradedCondition(features []v1.LoadBalancerFeature) (c metav1.Condition, o
 		return c, false
 	case 1:
 		c.Reason = reasons[0]
-		c.Message = "the load balancer does not implement " + describeFeature(features[0])
+		c.Message = degradedText + describeFeature(features[0])
 	default:
 		c.Reason = string(v1.LoadBalancerReasonMultiple)
 		descs := make([]string, 0, len(features))
 		for _, f := range sortedByReason(features) {
 			descs = append(descs, describeFeature(f))
 		}
-		c.Message = strings.Join(reasons, ",") + ": the load balancer does not implement " + strings.Join(descs, "; ")
+		c.Message = strings.Join(reasons, ",") + ": " + degradedText + strings.Join(descs, "; ")
 	}
 	return c, true
 }

@@ -484,7 +484,10 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 // the lastTransitionTime of Provisioning even if its status stays (L6), and
 // brings the rest in line with the new spec:
 //
-//   - degradations the new spec no longer asks for are dropped (P5);
+//   - degradations the new spec no longer asks for are dropped (P5); a
+//     Degraded condition of the table's reasons only is written anew, as
+//     Succeeded writes it; one that lists a provider's own reason keeps
+//     it and its text, less this package's descriptions of what went;
 //   - if the load balancer serves while degraded in a feature the new spec
 //     asks for and requires (P6), Serving goes False/Provisioning,
 //     Provisioning True and Degraded is removed: the provider has to decide
@@ -597,29 +600,31 @@ func (d *draft) specUpdated() {
 
 // withoutUnasked returns c, a Degraded=True condition that names a
 // provider's own reason, without the reasons of the table that svc does
-// not ask for (P5), and whether it dropped any. The provider's reasons and
-// the text after the list of a Multiple message stay; a list left with
-// one reason becomes that reason, as Multiple is for more than one (G2).
+// not ask for (P5), and whether it dropped any. The provider's reasons
+// stay, and so does the text after the list of a Multiple message, but
+// for the descriptions this package writes of the dropped features (see
+// withoutDescriptions); a list left with one reason becomes that reason,
+// as Multiple is for more than one (G2).
 func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool) {
 	if c.Reason != string(v1.LoadBalancerReasonMultiple) {
 		return c, false // a single reason, the provider's own
 	}
 	var kept []string
-	dropped := false
+	var dropped []v1.LoadBalancerFeature
 	for _, r := range parseMultiple(c.Message) {
 		if f, ok := v1.DegradedFeature(r); ok && !asksFor(svc, f) {
-			dropped = true
+			dropped = append(dropped, f)
 			continue
 		}
 		kept = append(kept, string(r))
 	}
-	if !dropped {
+	if len(dropped) == 0 {
 		return c, false
 	}
 	slices.Sort(kept)
 	kept = slices.Compact(kept)
 	_, text, _ := strings.Cut(c.Message, ":")
-	text = strings.TrimSpace(text)
+	text = withoutDescriptions(strings.TrimSpace(text), dropped)
 	if len(kept) == 1 {
 		c.Reason, c.Message = kept[0], text
 		return c, true
@@ -629,6 +634,38 @@ func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool
 		c.Message += ": " + text
 	}
 	return c, true
+}
+
+// withoutDescriptions returns text, the free text of a Degraded message,
+// without the parts that describe the dropped features as
+// degradedCondition does: text is read as parts separated by "; ", and a
+// part that is describeFeature of a dropped feature, after degradedText or
+// not, goes. When the part that goes starts the text with degradedText, a
+// description of this package after it takes that start. Every other part
+// stays as written: words of a provider's own cannot be told to be about
+// one reason rather than another, so a provider that describes a reason
+// of the table in its own words and wants them to go with the reason
+// writes them as degradedCondition does.
+func withoutDescriptions(text string, dropped []v1.LoadBalancerFeature) string {
+	var kept []string
+	lead := false // the text started with degradedText, in a part that went
+	for _, part := range strings.Split(text, "; ") {
+		desc, led := strings.CutPrefix(part, degradedText)
+		if slices.ContainsFunc(dropped, func(f v1.LoadBalancerFeature) bool { return desc == describeFeature(f) }) {
+			lead = lead || (led && len(kept) == 0)
+			continue
+		}
+		if lead && len(kept) == 0 && !led && isDescription(part) {
+			part = degradedText + part
+		}
+		kept = append(kept, part)
+	}
+	return strings.Join(kept, "; ")
+}
+
+// isDescription reports whether s is describeFeature of a known feature.
+func isDescription(s string) bool {
+	return slices.ContainsFunc(v1.LoadBalancerFeatures(), func(f v1.LoadBalancerFeature) bool { return s == describeFeature(f) })
 }
 
 // NotLoadBalancer records that svc is no longer of type LoadBalancer (or

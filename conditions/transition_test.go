@@ -891,17 +891,29 @@ func TestSpecUpdated_C3_ProviderReasonKept(t *testing.T) {
 // A provider's own reason in a Multiple list does not keep a reason of
 // the table that the new spec no longer asks for (P5): that one goes, the
 // provider's stays, and so does the condition's lastTransitionTime (the
-// status stays True).
+// status stays True). The text after the list loses this package's
+// description of what went (as Succeeded writes it: "the load balancer
+// does not implement A; B", a part per reason) and keeps the rest, the
+// provider's own words included, which cannot be told apart by reason.
 func TestSpecUpdated_P5_DropsUnaskedBesideProviderReason(t *testing.T) {
 	noAffinity := func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityNone }
+	noIP := func(s *v1.Service) { s.Spec.LoadBalancerIP = "" }
+	ours := "AcmeSlowDisks,LoadBalancerIPNotSupported,SessionAffinityNotSupported: " +
+		"the load balancer does not implement the requested loadBalancerIP; sessionAffinity ClientIP; slow disks"
 	for _, tc := range []struct {
 		name            string
 		message         string
 		change          func(*v1.Service)
 		reason, wantMsg string
 	}{
-		{"one of the table dropped", "AcmeSlowDisks,SessionAffinityNotSupported: slow disks, no affinity", noAffinity,
+		{"one of the table dropped, own words kept", "AcmeSlowDisks,SessionAffinityNotSupported: slow disks, no affinity", noAffinity,
 			"AcmeSlowDisks", "slow disks, no affinity"},
+		{"its description dropped", ours, noAffinity, string(v1.LoadBalancerReasonMultiple),
+			"AcmeSlowDisks,LoadBalancerIPNotSupported: the load balancer does not implement the requested loadBalancerIP; slow disks"},
+		{"the first description dropped", ours, noIP, string(v1.LoadBalancerReasonMultiple),
+			"AcmeSlowDisks,SessionAffinityNotSupported: the load balancer does not implement sessionAffinity ClientIP; slow disks"},
+		{"its description after the provider's dropped", "AcmeSlowDisks,SessionAffinityNotSupported: slow disks; the load balancer does not implement sessionAffinity ClientIP",
+			noAffinity, "AcmeSlowDisks", "slow disks"},
 		{"two left", "AcmeSlowDisks,LoadBalancerIPNotSupported,SessionAffinityNotSupported: three", noAffinity,
 			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,LoadBalancerIPNotSupported: three"},
 		{"no text", "AcmeSlowDisks,SessionAffinityNotSupported", noAffinity, "AcmeSlowDisks", ""},
