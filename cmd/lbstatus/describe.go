@@ -361,7 +361,9 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	// own tabwriter each, so that a long condition type does not push
 	// every value to the right.
 	line := func(indent int, label string, value any) {
-		fmt.Fprintf(w, "%-*s%s\n", labelWidth, strings.Repeat("  ", indent)+input.Escape(label)+":", input.Escape(fmt.Sprint(value)))
+		// At least one space after the colon: an annotation's key may be
+		// wider than the column.
+		fmt.Fprintf(w, "%-*s %s\n", labelWidth-1, strings.Repeat("  ", indent)+input.Escape(label)+":", input.Escape(fmt.Sprint(value)))
 	}
 	spec := &svc.Spec.ServiceSpec
 	typ := cmp.Or(string(spec.Type), string(corev1.ServiceTypeClusterIP))

@@ -740,3 +740,20 @@ func TestDescribe_AgeInTheFuture(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe_LongLabelKeepsItsValueApart: an annotation the provider
+// reads (--relevant-annotation) is shown under its key, which is often
+// longer than the label column: its value still comes after a space, not
+// glued to the colon.
+func TestDescribe_LongLabelKeepsItsValueApart(t *testing.T) {
+	const key = "service.beta.kubernetes.io/aws-load-balancer-type"
+	svc := describeService("shop", "nlb", corev1.ServiceTypeLoadBalancer)
+	svc.Annotations = map[string]string{key: "nlb"}
+	code, out, errOut := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "--relevant-annotation", key, "nlb")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "\n  Annotation " + key + ": nlb\n"; !strings.Contains(out, want) {
+		t.Errorf("want the line %q:\n%s", strings.Trim(want, "\n"), out)
+	}
+}
