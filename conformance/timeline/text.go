@@ -239,11 +239,17 @@ func WriteText(w io.Writer, services []*Service) error {
 
 func writeService(w io.Writer, s *Service) {
 	fmt.Fprintf(w, "\n%s: %s", input.Escape(s.Ref()), plural(s.Observations, "observation"))
+	// Cut as in the table's cells: a crafted resourceVersion may be long.
+	first, firstCut := clipCell(s.FirstVersion)
+	last, lastCut := clipCell(s.LastVersion)
+	clipped := false
 	switch {
 	case s.FirstVersion != "" && s.FirstVersion != s.LastVersion:
-		fmt.Fprintf(w, ", resourceVersion %s to %s", input.Escape(s.FirstVersion), input.Escape(s.LastVersion))
+		fmt.Fprintf(w, ", resourceVersion %s to %s", first, last)
+		clipped = firstCut || lastCut
 	case s.LastVersion != "":
-		fmt.Fprintf(w, ", resourceVersion %s", input.Escape(s.LastVersion))
+		fmt.Fprintf(w, ", resourceVersion %s", last)
+		clipped = lastCut
 	}
 	fmt.Fprintln(w)
 	if n := dropped(s); n > 0 {
@@ -258,7 +264,6 @@ func writeService(w io.Writer, s *Service) {
 	}
 	header = append(header, "SPEC CHANGE", "FINDINGS")
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	clipped := false
 	for _, r := range rows(s) {
 		cols := []string{"  " + strconv.Itoa(r.step), r.version}
 		if r.end {

@@ -1246,6 +1246,30 @@ func TestWriteText_CutsLongCells(t *testing.T) {
 	}
 }
 
+// TestWriteText_CutsLongVersionsInTheHeading: the line that heads a
+// Service's table names its first and last resourceVersion; one of 100 KiB
+// in a crafted trace is cut there as in the table's cells, not written
+// whole twice on one line.
+func TestWriteText_CutsLongVersionsInTheHeading(t *testing.T) {
+	tl := New()
+	rv := strings.Repeat("9", 100<<10)
+	tl.Observe(lbService("long", rv+"1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("long", rv+"2", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	var text bytes.Buffer
+	if err := WriteText(&text, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	cut := rv[:MaxTextCell-1] + "…"
+	if want := "\nns/long: 2 observations, resourceVersion " + cut + " to " + cut + "\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("the heading is not %q", strings.Trim(want, "\n"))
+	}
+	for line := range strings.Lines(text.String()) {
+		if n := utf8.RuneCountInString(line); n > 200 {
+			t.Errorf("a line of %d characters: %.120q", n, line)
+		}
+	}
+}
+
 // MaxEnded: a Timeline fed for ever (a live watch) keeps the given number
 // of deleted Services, the latest, those with a violation first, and lets
 // the others go, counting those it would have handed out; a Service alive,
