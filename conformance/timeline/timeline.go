@@ -529,10 +529,10 @@ func (t *Timeline) annotationsDiffer(prev, svc *v1.Service) bool {
 
 // Gap records that the source did not see the Service namespace/name for
 // a while after its last observation, such as a watch that had to list
-// again. A Service never observed is ignored: one created in the gap
-// starts after it.
+// again. A Service never observed, or whose deletion was observed, is
+// ignored: one created in the gap starts after it.
 func (t *Timeline) Gap(namespace, name string) {
-	if s := t.services[key{namespace, name}]; s != nil && !slices.ContainsFunc(s.Gaps, func(g Mark) bool { return g.Step == s.Observations }) {
+	if s := t.services[key{namespace, name}]; s != nil && s.prev != nil && !slices.ContainsFunc(s.Gaps, func(g Mark) bool { return g.Step == s.Observations }) {
 		s.Gaps = append(s.Gaps, Mark{Step: s.Observations, ResourceVersion: s.LastVersion})
 		s.Gaps, s.DroppedGaps = bound(t, s.Gaps, s.DroppedGaps)
 	}

@@ -543,6 +543,26 @@ func TestTimeline_Gap(t *testing.T) {
 	}
 }
 
+// TestTimeline_GapAfterDeletion: a watch that lists again names a Service
+// created in its gap under the name of one it saw deleted before it. The
+// deleted one's trace ended with the DELETED event it saw, and the new one
+// starts after the gap: neither row says the watch lost sight of it.
+func TestTimeline_GapAfterDeletion(t *testing.T) {
+	tl := New()
+	old := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	old.UID = "u1"
+	tl.ObserveObject(conformance.Object{Service: old}, nil)
+	tl.ObserveObject(conformance.Object{Service: old, Deleted: true}, nil)
+	tl.Gap("ns", "x")
+	again := lbService("x", "9", metav1.ConditionTrue, time.Unix(60, 0))
+	again.UID = "u2"
+	tl.ObserveObject(conformance.Object{Service: again}, nil)
+	s := tl.Services()[0]
+	if !cmp.Equal(markSteps(s.Deletions), []int{1}) || len(s.Gaps) != 0 {
+		t.Errorf("deletions %v and gaps %v; want a deletion after step 1 and no gap", s.Deletions, s.Gaps)
+	}
+}
+
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
