@@ -482,7 +482,10 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	}
 
 	for _, f := range found {
-		if endedAt > 0 && f.Object.ResourceVersion == endedVersion && endedVersion != svc.ResourceVersion {
+		// A new Service's first observation owes no acknowledgement (L6)
+		// and is no end of a trace (R3): those are the old one's also
+		// where no resourceVersion tells them apart.
+		if endedAt > 0 && f.Object.ResourceVersion == endedVersion && (endedVersion != svc.ResourceVersion || f.Rule == "L6" || f.Rule == "R3") {
 			// What the old Service still owed, which the checker reports
 			// with the observation of the new one: pinned to the old
 			// one's last observation, as for a DELETED event, not to the

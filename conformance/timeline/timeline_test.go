@@ -440,6 +440,17 @@ func TestTimeline_NewObjectAfterDeletion(t *testing.T) {
 // observation, is pinned to the old one's last observation, where check's
 // table counts it, not to the new Service's first.
 func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
+	// Without resourceVersions (manifests with uids) too, where what the
+	// old Service owed names the same resourceVersion, none, as the new
+	// Service's own findings.
+	for _, rvs := range [][3]string{{"1", "2", "3"}, {"", "", ""}} {
+		t.Run("resourceVersions "+strings.Join(rvs[:], ","), func(t *testing.T) {
+			recreatedOwesAtItsEnd(t, rvs)
+		})
+	}
+}
+
+func recreatedOwesAtItsEnd(t *testing.T, rvs [3]string) {
 	checker := conformance.NewChecker()
 	tl := New()
 	feed := func(svc *v1.Service) []conformance.Finding {
@@ -453,14 +464,14 @@ func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
 		tl.Observe(svc, found)
 		return found
 	}
-	old := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	old := lbService("x", rvs[0], metav1.ConditionTrue, time.Unix(0, 0))
 	old.UID = "u1"
 	feed(old)
-	changed := lbService("x", "2", metav1.ConditionTrue, time.Unix(0, 0))
+	changed := lbService("x", rvs[1], metav1.ConditionTrue, time.Unix(0, 0))
 	changed.UID = "u1"
 	changed.Spec.Ports = []corev1.ServicePort{{Port: 81, Protocol: corev1.ProtocolTCP}}
 	feed(changed) // a spec change the provider never acknowledges
-	again := lbService("x", "3", metav1.ConditionTrue, time.Unix(60, 0))
+	again := lbService("x", rvs[2], metav1.ConditionTrue, time.Unix(60, 0))
 	again.UID = "u2"
 	found := feed(again)
 	var owed []conformance.Finding
@@ -469,8 +480,8 @@ func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
 			owed = append(owed, f)
 		}
 	}
-	if len(owed) != 1 || owed[0].Object.ResourceVersion != "2" {
-		t.Fatalf("the checker's findings on the new Service %+v, want one L6 about resourceVersion 2", found)
+	if len(owed) != 1 || owed[0].Object.ResourceVersion != rvs[1] {
+		t.Fatalf("the checker's findings on the new Service %+v, want one L6 about resourceVersion %q", found, rvs[1])
 	}
 	s := tl.Services()[0]
 	var pins []int
@@ -481,6 +492,29 @@ func TestTimeline_RecreatedOwesAtItsEnd(t *testing.T) {
 	}
 	if !cmp.Equal(markSteps(s.Deletions), []int{2}) || !cmp.Equal(pins, []int{2}) {
 		t.Errorf("deletions %v, L6 pinned at %v; want both at step 2, the old Service's last", s.Deletions, pins)
+	}
+}
+
+// TestTimeline_RecreatedWithoutConditionsEndsItsOwn: the R3 notice on an
+// old Service that never had conditions, which the checker gives with the
+// first observation of a new one of the same name (a new uid), is pinned
+// to the old one's last observation, also without resourceVersions.
+func TestTimeline_RecreatedWithoutConditionsEndsItsOwn(t *testing.T) {
+	checker := conformance.NewChecker()
+	tl := New()
+	for _, uid := range []types.UID{"u1", "u2"} {
+		svc := lbService("x", "", metav1.ConditionTrue, time.Unix(0, 0))
+		svc.UID, svc.Status.Conditions = uid, nil
+		tl.Observe(svc, checker.Observe(svc))
+	}
+	var pins []int
+	for _, p := range tl.Services()[0].Findings {
+		if p.Finding.Rule == "R3" {
+			pins = append(pins, p.Step)
+		}
+	}
+	if !cmp.Equal(pins, []int{1}) {
+		t.Errorf("R3 pinned at %v; want step 1, the old Service's last", pins)
 	}
 }
 
