@@ -446,11 +446,11 @@ func layout(s *Service) serviceView {
 			what := esc(strings.Join(r.spec, ", "))
 			mark(x(slot), what, "observation "+label+": spec changed ("+what+")")
 		}
-		if r.deleted {
-			mark(x(slot+1), "deleted", "after observation "+label+": the Service was deleted")
-		}
 		if r.gap {
 			mark(x(slot+1), "gap", "after observation "+label+": the watch saw nothing of the Service until it listed again")
+		}
+		if r.deleted {
+			mark(x(slot+1), "deleted", "after observation "+label+": the Service was deleted")
 		}
 		for i, p := range r.pins {
 			f := p.Finding

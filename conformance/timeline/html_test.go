@@ -19,6 +19,7 @@ package timeline
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
 )
 
@@ -335,6 +337,29 @@ func TestLayout_DeletionAndGapFollowTheirObservation(t *testing.T) {
 			!strings.HasPrefix(v.Specs[0].Tooltip, "after observation 1: ") {
 			t.Errorf("%s: marks %+v, want one %q at x %d, after observation 1", tc.svc.Ref(), v.Specs, tc.label, end)
 		}
+	}
+}
+
+// TestTimeline_DeletedInAGap: a Service a watch lost sight of and, when
+// it listed again, found gone was deleted in the gap: both renderings say
+// "gap" before "deleted", the order they happened in.
+func TestTimeline_DeletedInAGap(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.ObserveObject(conformance.Object{Service: svc}, nil)
+	tl.Gap("ns", "x")
+	tl.ObserveObject(conformance.Object{Service: &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "x"}}, Deleted: true}, nil)
+	services := tl.Services()
+	var text bytes.Buffer
+	if err := WriteText(&text, services); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  1 .* gap,deleted$`).MatchString(text.String()) {
+		t.Errorf("want the row of observation 1 to end in \"gap,deleted\":\n%s", text.String())
+	}
+	v := layout(services[0])
+	if len(v.Specs) != 1 || v.Specs[0].Label != "gap, deleted" || v.Rows[0].Spec != "gap, deleted" {
+		t.Errorf("marks %+v, row %+v; want \"gap, deleted\"", v.Specs, v.Rows[0])
 	}
 }
 

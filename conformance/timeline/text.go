@@ -42,15 +42,16 @@ type row struct {
 	gap     bool
 }
 
-// notes are the row's spec changes, then "deleted" and "gap" when the
-// Service was deleted or unseen after it, joined by sep.
+// notes are the row's spec changes, then "gap" and "deleted" when the
+// Service was unseen or deleted after it, joined by sep: a Service both
+// was deleted in the gap, or created again with a new uid.
 func (r *row) notes(sep string) string {
 	notes := slices.Clone(r.spec)
-	if r.deleted {
-		notes = append(notes, "deleted")
-	}
 	if r.gap {
 		notes = append(notes, "gap")
+	}
+	if r.deleted {
+		notes = append(notes, "deleted")
 	}
 	return strings.Join(notes, sep)
 }
