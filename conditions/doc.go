@@ -57,7 +57,9 @@ limitations under the License.
 //     client that lists and watches Services until the verdict is final,
 //     with the deadlines of L8, and returns every Fail as a *FailError.
 //     ChangeSeen tells whether the provider saw an update (L6), which
-//     Wait's WithSpecChange waits for.
+//     Wait's WithSpecChange waits for. WaitReleased waits, after a change
+//     of the type away from LoadBalancer, for the provider to remove its
+//     conditions and the ingress (L9).
 //
 // Options are functions, in one family per kind of call (SetOption,
 // TransitionOption, ChangeOption, WaitOption): an option that does not

@@ -266,6 +266,26 @@ func ExampleWait() {
 	// Skip
 }
 
+// An e2e test that changed the type of its Service away from LoadBalancer
+// waits for the provider to release the load balancer (L9): no verdict
+// follows such a change. Here the provider has already removed its
+// conditions and the ingress.
+func ExampleWaitReleased() {
+	services := fake.NewClientset(&corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "e2e"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP},
+	}).CoreV1().Services("e2e")
+
+	svc, err := conditions.WaitReleased(context.Background(), services, "web")
+	if err != nil {
+		fmt.Println(err) // a *conditions.FailError wrapping ErrNotReleased at the deadline
+		return
+	}
+	fmt.Println(svc.Spec.Type, conditions.HasKEPConditions(svc.Status.Conditions), len(svc.Status.LoadBalancer.Ingress))
+	// Output:
+	// ClusterIP false 0
+}
+
 // An e2e test of session affinity on the Service it created, as client-go
 // returned it: one call says whether to skip (T1), and why.
 func ExampleShouldSkip() {

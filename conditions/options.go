@@ -31,7 +31,7 @@ import (
 //     Succeeded, ...): WithClock, WithRelevantAnnotations,
 //     WithFieldManager;
 //   - ChangeOption for ChangedFields: WithRelevantAnnotations;
-//   - WaitOption for Wait: WithClock, WithConditionsTimeout,
+//   - WaitOption for Wait and WaitReleased: WithClock, WithConditionsTimeout,
 //     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
 //     WithSpecChange.
 //
@@ -55,7 +55,7 @@ type TransitionOption interface{ transitionOption() }
 // nil ChangeOption is ignored.
 type ChangeOption interface{ changeOption() }
 
-// WaitOption is an option of Wait: WithClock, WithConditionsTimeout,
+// WaitOption is an option of Wait and WaitReleased: WithClock, WithConditionsTimeout,
 // WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
 // WithSpecChange. A nil WaitOption is ignored.
 type WaitOption interface{ waitOption() }
@@ -242,7 +242,7 @@ type SpecChangeOption struct{ before *corev1.Service }
 // of another field is never acknowledged, and the wait ends at the
 // provisioning deadline; so does a change of the type away from
 // LoadBalancer, which the provider answers by removing the conditions (L9),
-// not by a verdict: poll HasKEPConditions for that, or use BeReleased of
+// not by a verdict: wait for that with WaitReleased, or use BeReleased of
 // ext/gomega. The deadlines run from the start of the wait, the
 // change being what the provider answers: WithDeadlinesFromCreation is
 // ignored. A Service of the name with another uid than before's is
@@ -257,6 +257,7 @@ type waitOptions struct {
 	fromCreation      bool
 	progress          func(*corev1.Service, Verdict)
 	before            *corev1.Service
+	release           bool // WaitReleased's, set by no option
 }
 
 func makeWaitOptions(opts []WaitOption) waitOptions {

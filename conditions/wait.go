@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -51,20 +52,26 @@ var (
 	// ErrInfrastructure is the error a FailError of Wait wraps when the
 	// provider reported a failure in its infrastructure (T2).
 	ErrInfrastructure = errors.New("provisioning failed in the provider's infrastructure")
+	// ErrNotReleased is the error a FailError of WaitReleased wraps when
+	// the provider had not released the load balancer (L9) at the
+	// provisioning deadline of L8.
+	ErrNotReleased = errors.New("the load balancer was not released in time")
 	// ErrServiceDeleted is returned by Wait when the Service is deleted
 	// before the verdict is final.
 	ErrServiceDeleted = errors.New("the service was deleted")
 )
 
 // FailError is the error of every Fail verdict of Wait (T2): a failure in
-// the provider's infrastructure or a deadline of L8. Find it with
-// errors.As; errors.Is tells the cause (ErrInfrastructure,
-// ErrNoKEPProvider, ErrProvisionTimeout).
+// the provider's infrastructure or a deadline of L8; and of WaitReleased
+// when its deadline passes (L9). Find it with errors.As; errors.Is tells
+// the cause (ErrInfrastructure, ErrNoKEPProvider, ErrProvisionTimeout,
+// ErrNotReleased).
 type FailError struct {
 	// Namespace and Name are the Service's; Namespace is empty when Wait
 	// saw no Service.
 	Namespace, Name string
-	// Verdict is the Fail verdict, rule T2, with its reason.
+	// Verdict is the Fail verdict, rule T2 (L9 for WaitReleased), with
+	// its reason.
 	Verdict Verdict
 	// Err is the cause.
 	Err error
@@ -130,6 +137,36 @@ type ServiceListWatcher interface {
 // further apart, and what the provider wrote since the last is not known).
 // The returned Service is nil when none was seen.
 func Wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, opts ...WaitOption) (*corev1.Service, Verdict, error) {
+	return wait(ctx, services, name, feature, makeWaitOptions(opts))
+}
+
+// WaitReleased watches the Service name through services (a client of one
+// namespace), after a change of its type away from LoadBalancer, until the
+// provider has released the load balancer (L9): the Service is not of type
+// LoadBalancer, and has none of LoadBalancerServing,
+// LoadBalancerProvisioning and LoadBalancerDegraded (HasKEPConditions) and
+// no status.loadBalancer.ingress. It returns the last Service it saw, nil
+// when none. No verdict of section 6 follows such a change, so Wait, even
+// with WithSpecChange, would only end at the provisioning deadline.
+//
+// The wait is bounded by the provisioning deadline of L8
+// (WithProvisionTimeout, default 15 minutes), from the start of the wait;
+// WithConditionsTimeout and WithDeadlinesFromCreation do not apply. When it
+// passes, the error is a *FailError that wraps ErrNotReleased, naming the
+// Service and what it still shows. WithProgress sees every observation with
+// a verdict of rule L9: Pending until the Service is released, then Ready.
+// WithSpecChange's Service, when given, only names the uid to wait on.
+// Every other error is Wait's: ErrServiceDeleted, wrapped with the
+// Service's name; the context's error; a failed list or watch; a nil
+// services or an empty name, at once.
+func WaitReleased(ctx context.Context, services ServiceListWatcher, name string, opts ...WaitOption) (*corev1.Service, error) {
+	o := makeWaitOptions(opts)
+	o.release, o.fromCreation = true, false
+	svc, _, err := wait(ctx, services, name, "", o)
+	return svc, err
+}
+
+func wait(ctx context.Context, services ServiceListWatcher, name string, feature v1.LoadBalancerFeature, o waitOptions) (*corev1.Service, Verdict, error) {
 	verdict := Evaluate[*corev1.Service](nil, feature)
 	if services == nil {
 		return nil, verdict, errors.New("services client is nil")
@@ -144,7 +181,6 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		// does not have.
 		return nil, verdict, fmt.Errorf("feature %q is not one this version knows (%v)", feature, v1.LoadBalancerFeatures())
 	}
-	o := makeWaitOptions(opts)
 	clk, ok := o.clock.(clock.Clock)
 	if !ok {
 		clk = clock.RealClock{}
@@ -153,7 +189,7 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 	waitCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var seenConditions atomic.Bool
-	if o.before != nil && Acknowledged(o.before.Status.Conditions) {
+	if o.release || o.before != nil && Acknowledged(o.before.Status.Conditions) {
 		// The provider has already shown it is KEP-aware on this
 		// Service (L8's first deadline is for a creation or a
 		// conversion): one that removes its conditions after a change
@@ -261,7 +297,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		}
 		last = svc
 		verdict = Evaluate(svc, feature)
-		if o.before != nil && !changeSeen {
+		if o.release {
+			verdict = released(svc)
+		} else if o.before != nil && !changeSeen {
 			if changeSeen = ChangeSeen(o.before, svc); !changeSeen {
 				verdict = Verdict{Result: ResultPending, Rule: "T4", Feature: feature, Reason: unacknowledged(o.before, svc)}
 			}
@@ -320,6 +358,13 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		return last, verdict, fail(ErrNoKEPProvider, verdict)
 	case errors.Is(cause, ErrProvisionTimeout) && unwatched != nil:
 		return last, verdict, fmt.Errorf("service %s: services could not be watched at the end of %s after %s, so what the provider wrote since the last list is not known (last verdict %s): %w", subject, o.provisionTimeout, since, verdict, unwatched)
+	case errors.Is(cause, ErrProvisionTimeout) && o.release:
+		reason := fmt.Sprintf("no service named %q appeared within %s of %s (L9)", name, o.provisionTimeout, since)
+		if last != nil {
+			reason = fmt.Sprintf("the load balancer was not released within %s of %s: %s", o.provisionTimeout, since, verdict.Reason)
+		}
+		verdict = Verdict{Result: ResultFail, Rule: "L9", Reason: reason}
+		return last, verdict, fail(ErrNotReleased, verdict)
 	case errors.Is(cause, ErrProvisionTimeout):
 		verdict = Verdict{Result: ResultFail, Rule: "T2", Feature: feature,
 			Reason: fmt.Sprintf("the verdict was still pending %s after %s (L8): %s", o.provisionTimeout, since, verdict.Reason)}
@@ -364,13 +409,37 @@ func ChangeSeen[S Object](before, svc S) bool {
 	return old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime)
 }
 
+// released is the verdict of WaitReleased on svc: Ready once the provider
+// has released the load balancer (L9), else Pending with what svc still
+// shows.
+func released(svc *corev1.Service) Verdict {
+	v := Verdict{Result: ResultPending, Rule: "L9"}
+	var kept []string
+	for _, c := range svc.Status.Conditions {
+		if isKEPType(c.Type) {
+			kept = append(kept, c.Type)
+		}
+	}
+	switch {
+	case svc.Spec.Type == corev1.ServiceTypeLoadBalancer:
+		v.Reason = "the service is still of type LoadBalancer"
+	case len(kept) > 0:
+		v.Reason = fmt.Sprintf("the service still has %s (L9)", strings.Join(kept, ", "))
+	case len(svc.Status.LoadBalancer.Ingress) > 0:
+		v.Reason = "the service still has a status.loadBalancer.ingress (L9)"
+	default:
+		v.Result, v.Reason = ResultReady, "the provider removed its conditions and the ingress (L9)"
+	}
+	return v
+}
+
 // unacknowledged is the reason of the Pending verdict of svc while
 // ChangeSeen(before, svc) is false: what svc shows instead.
 func unacknowledged(before, svc *corev1.Service) string {
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		// A Service without a type is a ClusterIP one.
 		typ := cmp.Or(svc.Spec.Type, corev1.ServiceTypeClusterIP)
-		return fmt.Sprintf("the service is of type %s, which a provider answers by removing its conditions (L9), not by acknowledging the change (L6)", typ)
+		return fmt.Sprintf("the service is of type %s, which a provider answers by removing its conditions (L9), not by acknowledging the change (L6): WaitReleased waits for that", typ)
 	}
 	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 	if old == nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {

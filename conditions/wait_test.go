@@ -1191,3 +1191,112 @@ func TestChangeSeen_L6_BeforeAPatch(t *testing.T) {
 		t.Error("ChangeSeen(read, patched) = false; a read before a patch takes the status write in between for the acknowledgement, as WithSpecChange warns")
 	}
 }
+
+// startWaitReleased runs WaitReleased in the background, as startWait
+// runs Wait.
+func startWaitReleased(t *testing.T, ctx context.Context, cs *fake.Clientset, opts ...WaitOption) (<-chan waitResult, <-chan Verdict) {
+	t.Helper()
+	observed := make(chan Verdict, 100)
+	done := make(chan waitResult, 1)
+	opts = append(opts, WithProgress(func(_ *corev1.Service, v Verdict) { observed <- v }))
+	go func() {
+		svc, err := WaitReleased(ctx, cs.CoreV1().Services("default"), "web", opts...)
+		done <- waitResult{svc: svc, err: err}
+	}()
+	return done, observed
+}
+
+// toClusterIP serves the Service, then changes its type to ClusterIP, and
+// returns the Service the update returned, conditions and ingress still
+// on it.
+func toClusterIP(t *testing.T, cs *fake.Clientset) *corev1.Service {
+	t.Helper()
+	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
+	provide(t, cs)(Succeeded(served, ingress, nil))
+	services := cs.CoreV1().Services("default")
+	current, err := services.Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current.Spec.Type = corev1.ServiceTypeClusterIP
+	changed, err := services.Update(context.Background(), current, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changed
+}
+
+// WaitReleased ends when the provider has removed the three conditions
+// and the ingress of a Service no longer of type LoadBalancer (L9), and
+// not before: conditions gone with the ingress left is not yet a release.
+func TestWaitReleased_L9(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	changed := toClusterIP(t, cs)
+	waitWatch := watching(t, cs)
+	done, observed := startWaitReleased(t, context.Background(), cs)
+	waitWatch(1)
+	if v := nextObservation(t, observed); v.Result != ResultPending || v.Rule != "L9" || !strings.Contains(v.Reason, "LoadBalancerServing") {
+		t.Fatalf("with the conditions still there: %v; want Pending by L9 naming LoadBalancerServing", v)
+	}
+	kept := changed.DeepCopy()
+	kept.Status.Conditions = nil
+	if _, err := cs.CoreV1().Services("default").UpdateStatus(context.Background(), kept, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v := nextObservation(t, observed); v.Result != ResultPending || !strings.Contains(v.Reason, "ingress") {
+		t.Fatalf("with the ingress still there: %v; want Pending naming the ingress", v)
+	}
+	notDone(t, done, "with the ingress still there")
+	kept.Status.LoadBalancer.Ingress = nil
+	if _, err := cs.CoreV1().Services("default").UpdateStatus(context.Background(), kept, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := result(t, done)
+	if r.err != nil || r.svc == nil || HasKEPConditions(r.svc.Status.Conditions) || len(r.svc.Status.LoadBalancer.Ingress) > 0 {
+		t.Fatalf("WaitReleased = %v, %v; want the released Service", r.svc, r.err)
+	}
+}
+
+// A provider that never releases the load balancer: WaitReleased fails at
+// the provisioning deadline, not at the conditions deadline, with a
+// FailError that names the Service and what it still has (L8, L9).
+func TestWaitReleased_L9_NotReleasedInTime(t *testing.T) {
+	clk := testingclock.NewFakeClock(t0)
+	cs := fake.NewClientset(coreService())
+	toClusterIP(t, cs)
+	waitWatch := watching(t, cs)
+	done, observed := startWaitReleased(t, context.Background(), cs, WithClock(clk), WithProvisionTimeout(time.Minute))
+	waitWatch(1)
+	nextObservation(t, observed)
+	waitForTimers(t, clk, 2)
+	clk.Step(DefaultConditionsTimeout)
+	notDone(t, done, "at the conditions deadline")
+	clk.Step(time.Minute)
+	r := result(t, done)
+	var fe *FailError
+	if !errors.Is(r.err, ErrNotReleased) || !errors.As(r.err, &fe) || fe.Verdict.Rule != "L9" {
+		t.Fatalf("WaitReleased = %v; want a FailError by L9 wrapping ErrNotReleased", r.err)
+	}
+	if msg := r.err.Error(); !strings.Contains(msg, "service default/web") || !strings.Contains(msg, "LoadBalancerServing") {
+		t.Errorf("error %q; want it to name the Service and the condition it still has", msg)
+	}
+	if r.svc == nil {
+		t.Error("WaitReleased did not return the last Service it saw")
+	}
+}
+
+func TestWaitReleased_ServiceDeleted(t *testing.T) {
+	cs := fake.NewClientset(coreService())
+	toClusterIP(t, cs)
+	waitWatch := watching(t, cs)
+	done, observed := startWaitReleased(t, context.Background(), cs)
+	waitWatch(1)
+	nextObservation(t, observed)
+	if err := cs.CoreV1().Services("default").Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := result(t, done)
+	if !errors.Is(r.err, ErrServiceDeleted) || !strings.Contains(r.err.Error(), "service default/web") {
+		t.Fatalf("err = %v; want ErrServiceDeleted naming the Service", r.err)
+	}
+}
