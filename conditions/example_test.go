@@ -286,6 +286,30 @@ func ExampleWaitReleased() {
 	// ClusterIP false 0
 }
 
+// An e2e test that updates a Ready Service waits for the provider to
+// acknowledge the change (L6). With the Service as it was before, Wait
+// fails at once when the update changed nothing a provider acknowledges,
+// here a label, instead of at the provisioning deadline.
+func ExampleWithSpecChangeFrom() {
+	services := fake.NewClientset(&corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "e2e"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer},
+	}).CoreV1().Services("e2e")
+	svc, _ := services.Get(context.Background(), "web", metav1.GetOptions{})
+
+	old := svc.DeepCopy() // before the change: svc itself is changed below
+	svc.Labels = map[string]string{"tier": "gold"}
+	updated, _ := services.Update(context.Background(), svc, metav1.UpdateOptions{})
+
+	_, _, err := conditions.Wait(context.Background(), services, "web", "",
+		conditions.WithSpecChangeFrom(old, updated))
+	fmt.Println(errors.Is(err, conditions.ErrNoSpecChange))
+	fmt.Println(err)
+	// Output:
+	// true
+	// service e2e/web: the update changed no load-balancer-relevant field (G3), so no provider acknowledges it (L6)
+}
+
 // An e2e test of session affinity on the Service it created, as client-go
 // returned it: one call says whether to skip (T1), and why.
 func ExampleShouldSkip() {

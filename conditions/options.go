@@ -33,7 +33,7 @@ import (
 //   - ChangeOption for ChangedFields: WithRelevantAnnotations;
 //   - WaitOption for Wait and WaitReleased: WithClock, WithConditionsTimeout,
 //     WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
-//     WithSpecChange.
+//     WithSpecChange, WithSpecChangeFrom.
 //
 // Every option is made by a function; an option that belongs to several
 // families (WithClock) returns a type that is a member of each. Options are
@@ -55,9 +55,10 @@ type TransitionOption interface{ transitionOption() }
 // nil ChangeOption is ignored.
 type ChangeOption interface{ changeOption() }
 
-// WaitOption is an option of Wait and WaitReleased: WithClock, WithConditionsTimeout,
-// WithProvisionTimeout, WithDeadlinesFromCreation, WithProgress,
-// WithSpecChange. A nil WaitOption is ignored.
+// WaitOption is an option of Wait and WaitReleased: WithClock,
+// WithConditionsTimeout, WithProvisionTimeout, WithDeadlinesFromCreation,
+// WithProgress, WithSpecChange, WithSpecChangeFrom. A nil WaitOption is
+// ignored.
 type WaitOption interface{ waitOption() }
 
 // ClockOption is the result of WithClock: a SetOption, a TransitionOption
@@ -225,8 +226,12 @@ func annotationsOf(opts []ChangeOption) []string {
 	return keys
 }
 
-// SpecChangeOption is the result of WithSpecChange, a WaitOption.
-type SpecChangeOption struct{ before *corev1.Service }
+// SpecChangeOption is the result of WithSpecChange and
+// WithSpecChangeFrom, a WaitOption.
+type SpecChangeOption struct {
+	before, old *corev1.Service
+	annotations []string
+}
 
 // WithSpecChange makes Wait wait for the provider to acknowledge a change
 // of a load-balancer-relevant field (G3) made after before was read: a
@@ -247,7 +252,24 @@ type SpecChangeOption struct{ before *corev1.Service }
 // change being what the provider answers: WithDeadlinesFromCreation is
 // ignored. A Service of the name with another uid than before's is
 // ErrServiceDeleted. A nil before does nothing.
-func WithSpecChange(before *corev1.Service) SpecChangeOption { return SpecChangeOption{before} }
+//
+// The option has only the Service after the change, so it cannot tell a
+// change that L6 does not cover (a label, a selector) from one it does;
+// WithSpecChangeFrom can.
+func WithSpecChange(before *corev1.Service) SpecChangeOption { return SpecChangeOption{before: before} }
+
+// WithSpecChangeFrom is WithSpecChange(updated) that also knows old, the
+// Service as it was before the change, so that Wait fails at once, with
+// ErrNoSpecChange, when ChangedFields(old, updated, opts...) is empty: no
+// provider has to acknowledge a change of no load-balancer-relevant field
+// (G3, L6), and the wait would only end at the provisioning deadline.
+// opts names the annotations the provider reads (WithRelevantAnnotations).
+// old is a copy taken before the change was made (DeepCopy): the object
+// that was changed and sent compares equal to updated. A nil old is
+// WithSpecChange(updated).
+func WithSpecChangeFrom(old, updated *corev1.Service, opts ...ChangeOption) SpecChangeOption {
+	return SpecChangeOption{before: updated, old: old, annotations: annotationsOf(opts)}
+}
 
 // waitOptions is the result of applying a list of WaitOption.
 type waitOptions struct {
@@ -257,6 +279,8 @@ type waitOptions struct {
 	fromCreation      bool
 	progress          func(*corev1.Service, Verdict)
 	before            *corev1.Service
+	old               *corev1.Service // WithSpecChangeFrom's, nil else
+	oldAnnotations    []string
 	release           bool // WaitReleased's, set by no option
 }
 
@@ -288,7 +312,7 @@ func makeWaitOptions(opts []WaitOption) waitOptions {
 		case ProgressOption:
 			o.progress = opt.f
 		case SpecChangeOption:
-			o.before = opt.before
+			o.before, o.old, o.oldAnnotations = opt.before, opt.old, opt.annotations
 		}
 	}
 	if o.before != nil {

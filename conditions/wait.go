@@ -56,6 +56,10 @@ var (
 	// the provider had not released the load balancer (L9) at the
 	// provisioning deadline of L8.
 	ErrNotReleased = errors.New("the load balancer was not released in time")
+	// ErrNoSpecChange is returned by Wait, at once, when the change of
+	// WithSpecChangeFrom touched no load-balancer-relevant field (G3): no
+	// provider acknowledges it (L6).
+	ErrNoSpecChange = errors.New("the update changed no load-balancer-relevant field (G3), so no provider acknowledges it (L6)")
 	// ErrServiceDeleted is returned by Wait when the Service is deleted
 	// before the verdict is final.
 	ErrServiceDeleted = errors.New("the service was deleted")
@@ -117,7 +121,9 @@ type ServiceListWatcher interface {
 // LoadBalancerProvisioning to appear, else ErrNoKEPProvider;
 // WithProvisionTimeout (default 15 minutes) for the verdict to become
 // final, else ErrProvisionTimeout. After an update, WithSpecChange waits
-// for the provider to acknowledge the change (L6) before a verdict counts.
+// for the provider to acknowledge the change (L6) before a verdict counts;
+// WithSpecChangeFrom also fails at once, with ErrNoSpecChange, on an update
+// that changed no load-balancer-relevant field.
 // The clock of WithClock drives the deadlines when it is a clock.Clock.
 // WithProgress sees every observation. Ready and Skip return a nil error: a
 // test goes on, or skips (ShouldSkip).
@@ -180,6 +186,14 @@ func wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		// misspelt feature would pass a test of a feature the provider
 		// does not have.
 		return nil, verdict, fmt.Errorf("feature %q is not one this version knows (%v)", feature, v1.LoadBalancerFeatures())
+	}
+	if o.before != nil && o.old != nil && !o.release && len(changedFields(view(o.old), view(o.before), o.oldAnnotations)) == 0 {
+		// Nothing for the provider to acknowledge: the wait could only
+		// end at the provisioning deadline.
+		if o.before.Namespace != "" {
+			name = o.before.Namespace + "/" + name
+		}
+		return nil, verdict, fmt.Errorf("service %s: %w", name, ErrNoSpecChange)
 	}
 	clk, ok := o.clock.(clock.Clock)
 	if !ok {

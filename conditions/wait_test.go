@@ -1300,3 +1300,57 @@ func TestWaitReleased_ServiceDeleted(t *testing.T) {
 		t.Fatalf("err = %v; want ErrServiceDeleted naming the Service", r.err)
 	}
 }
+
+// stopAtList is a client whose first list ends the wait: a Wait that
+// lists has started watching.
+type stopAtList struct {
+	cancel context.CancelFunc
+	lists  atomic.Int32
+}
+
+func (s *stopAtList) List(context.Context, metav1.ListOptions) (*corev1.ServiceList, error) {
+	s.lists.Add(1)
+	s.cancel()
+	return nil, errors.New("stopped")
+}
+
+func (s *stopAtList) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, errors.New("stopped")
+}
+
+// WithSpecChangeFrom: an update that changed nothing L6 calls relevant
+// (G3) fails at once, before any list, naming the Service, instead of at
+// the provisioning deadline; a relevant change, one of an annotation the
+// provider reads, and a nil old wait as WithSpecChange does.
+func TestWait_L6_SpecChangeFromNothingRelevant(t *testing.T) {
+	old := coreService(func(s *v1.Service) { s.Annotations = map[string]string{"example.com/lb-tier": "gold"} })
+	labelled := old.DeepCopy()
+	labelled.Labels = map[string]string{"team": "web"}
+	ports := old.DeepCopy()
+	ports.Spec.Ports = append(ports.Spec.Ports, corev1.ServicePort{Port: 8443})
+	tier := old.DeepCopy()
+	tier.Annotations["example.com/lb-tier"] = "silver"
+	for name, tc := range map[string]struct {
+		opt       SpecChangeOption
+		wantError bool
+	}{
+		"a label only":                     {WithSpecChangeFrom(old, labelled), true},
+		"no change at all":                 {WithSpecChangeFrom(old, old.DeepCopy()), true},
+		"an annotation no one declared":    {WithSpecChangeFrom(old, tier), true},
+		"a port":                           {WithSpecChangeFrom(old, ports), false},
+		"an annotation the provider reads": {WithSpecChangeFrom(old, tier, WithRelevantAnnotations("example.com/lb-tier")), false},
+		"no old":                           {WithSpecChangeFrom(nil, labelled), false},
+		"WithSpecChange":                   {WithSpecChange(labelled), false},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		client := &stopAtList{cancel: cancel}
+		_, _, err := Wait(ctx, client, "web", "", tc.opt)
+		cancel()
+		if got := errors.Is(err, ErrNoSpecChange); got != tc.wantError {
+			t.Errorf("%s: Wait = %v; want ErrNoSpecChange %v", name, err, tc.wantError)
+		}
+		if tc.wantError && (client.lists.Load() != 0 || !strings.Contains(err.Error(), "service default/web")) {
+			t.Errorf("%s: %d lists, error %q; want none, naming the Service", name, client.lists.Load(), err)
+		}
+	}
+}
