@@ -137,6 +137,27 @@ func ExampleEvaluate() {
 	// skip: the load balancer is degraded in feature SessionAffinity (SessionAffinityNotSupported)
 }
 
+// A load balancer reached by a hostname only: the Ready verdict names it,
+// and a test resolves it before it connects, since its DNS record may lag
+// the status (T3).
+func ExampleEvaluate_hostname() {
+	svc := &corev1.Service{Status: corev1.ServiceStatus{
+		LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: "web.lb.example.com"}}},
+		Conditions: []metav1.Condition{
+			{Type: "LoadBalancerServing", Status: "True", Reason: "Serving"},
+			{Type: "LoadBalancerProvisioning", Status: "False", Reason: "Complete"},
+		},
+	}}
+	v := conditions.Evaluate(svc, "")
+	if v.Result == conditions.ResultReady && v.Hostname != "" {
+		fmt.Println("resolve", v.Hostname)
+	}
+	fmt.Println(v)
+	// Output:
+	// resolve web.lb.example.com
+	// Ready (T3): the load balancer serves the latest spec of the service, at hostname web.lb.example.com, with no ip: resolve it first, its DNS record may lag
+}
+
 // A whole provider loop on client-go's types, one Reconcile per reconcile:
 // the provider keeps, per Service, the Service it last acted on and its
 // load balancer, and writes at most one server-side apply each time. The

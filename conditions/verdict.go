@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -60,10 +61,20 @@ type Verdict struct {
 	Rule    string
 	Reason  string
 	Feature v1.LoadBalancerFeature
+	// Hostname is set on a Ready verdict whose ingress has no ip, only a
+	// hostname: the first one, which a client resolves before it
+	// connects, and whose DNS record may lag (T3). Empty otherwise. The
+	// reason leaves it out, as the health checks of other tools, which
+	// say what the reason says, do.
+	Hostname string
 }
 
-// String returns "Result (Rule): Reason".
+// String returns "Result (Rule): Reason", and with a Hostname, what to do
+// with it.
 func (v Verdict) String() string {
+	if v.Hostname != "" {
+		return fmt.Sprintf("%s (%s): %s, at hostname %s, with no ip: resolve it first, its DNS record may lag", v.Result, v.Rule, v.Reason, v.Hostname)
+	}
 	return fmt.Sprintf("%s (%s): %s", v.Result, v.Rule, v.Reason)
 }
 
@@ -78,7 +89,8 @@ func (v Verdict) String() string {
 //     Provisioning=False.
 //   - T3 Ready: Provisioning=False and Serving=True and an ingress entry
 //     with an address (L4, see HasAddress). Serving=True without one stays
-//     Pending.
+//     Pending. When no entry has an ip, the verdict's Hostname names the
+//     hostname, which a client resolves first.
 //   - T4 Pending: anything else, including a Service with no KEP-4631
 //     conditions at all; the deadlines of L8 are Wait's business.
 //
@@ -149,6 +161,7 @@ func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, fe
 		}
 		v.Result, v.Rule = ResultReady, "T3"
 		v.Reason = "the load balancer serves the latest spec of the service"
+		v.Hostname = hostnameOnly(ingress)
 		return v
 	}
 	v.Result, v.Rule = ResultPending, "T4"
@@ -161,6 +174,19 @@ func evaluate(conds []metav1.Condition, ingress []corev1.LoadBalancerIngress, fe
 		v.Reason = "the conditions do not give a final answer yet"
 	}
 	return v
+}
+
+// hostnameOnly returns the first hostname of ingress when no entry has an
+// ip, else "".
+func hostnameOnly(ingress []corev1.LoadBalancerIngress) string {
+	hostname := ""
+	for _, in := range ingress {
+		if in.IP != "" {
+			return ""
+		}
+		hostname = cmp.Or(hostname, in.Hostname)
+	}
+	return hostname
 }
 
 // suffix returns ": message" for a non-empty message.

@@ -17,6 +17,7 @@ limitations under the License.
 package conditions
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -135,5 +136,37 @@ func TestShouldSkip_T2_FailIsNotASkip(t *testing.T) {
 	svc := withStatus(false, pFalse, sInfra)
 	if skip, why := ShouldSkip(svc, ""); skip || why == "" {
 		t.Errorf("ShouldSkip on an infrastructure failure = %v, %q; want no skip, with the verdict's reason", skip, why)
+	}
+}
+
+// T3: a Ready verdict on an ingress with only hostnames says so, with the
+// hostname a client resolves first (DNS may lag); an ip anywhere in the
+// ingress works at once, and the verdict names no hostname.
+func TestEvaluate_T3_HostnameOnlyIngress(t *testing.T) {
+	with := func(ingress ...corev1.LoadBalancerIngress) *v1.Service {
+		svc := withStatus(false, pFalse, sTrue)
+		svc.Status.LoadBalancer.Ingress = ingress
+		return svc
+	}
+	for name, tc := range map[string]struct {
+		svc      *v1.Service
+		hostname string
+	}{
+		"a hostname":                   {with(corev1.LoadBalancerIngress{Hostname: "lb.example.com"}), "lb.example.com"},
+		"an entry of no address first": {laterAddress(withStatus(false, pFalse, sTrue)), "lb.example.com"},
+		"an ip":                        {with(corev1.LoadBalancerIngress{IP: "192.0.2.10"}), ""},
+		"an ip and a hostname in one":  {with(corev1.LoadBalancerIngress{IP: "192.0.2.10", Hostname: "lb.example.com"}), ""},
+		"a hostname, then an ip":       {with(corev1.LoadBalancerIngress{Hostname: "lb.example.com"}, corev1.LoadBalancerIngress{IP: "192.0.2.10"}), ""},
+	} {
+		v := Evaluate(tc.svc, "")
+		if v.Result != ResultReady || v.Hostname != tc.hostname {
+			t.Errorf("%s: Evaluate = %+v; want Ready with Hostname %q", name, v, tc.hostname)
+		}
+		if said := strings.Contains(v.String(), "hostname lb.example.com"); said != (tc.hostname != "") {
+			t.Errorf("%s: %q; want it to name the hostname: %v", name, v, tc.hostname != "")
+		}
+	}
+	if v := Evaluate(noAddress(withStatus(false, pFalse, sTrue)), ""); v.Hostname != "" {
+		t.Errorf("a Pending verdict names hostname %q", v.Hostname)
 	}
 }
