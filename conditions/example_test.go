@@ -331,6 +331,24 @@ func ExampleWithSpecChangeFrom() {
 	// service e2e/web: the update changed no load-balancer-relevant field (G3), so no provider acknowledges it (L6)
 }
 
+// An e2e test that requires a feature of the provider (R1) on a stock
+// cluster, which drops spec.requiredLoadBalancerFeatures: the annotation
+// carries the request.
+func ExampleSetRequiredFeaturesAnnotation() {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "e2e"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer,
+			SessionAffinity: corev1.ServiceAffinityClientIP},
+	}
+	conditions.SetRequiredFeaturesAnnotation(svc, v1.LoadBalancerFeatureSessionAffinity)
+	fmt.Println(svc.Annotations[v1.RequiredFeaturesAnnotation])
+	features, source, _ := conditions.RequiredFeatures(svc)
+	fmt.Println(features, source)
+	// Output:
+	// SessionAffinity
+	// [SessionAffinity] Annotation
+}
+
 // An e2e test of session affinity on the Service it created, as client-go
 // returned it: one call says whether to skip (T1), and why.
 func ExampleShouldSkip() {

@@ -19,6 +19,8 @@ package conditions
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -77,4 +79,36 @@ func FormatRequiredFeaturesAnnotation(features []v1.LoadBalancerFeature) string 
 		parts[i] = string(f)
 	}
 	return strings.Join(parts, ",")
+}
+
+// SetRequiredFeaturesAnnotation makes svc require features (R1) through
+// v1.RequiredFeaturesAnnotation, which every cluster keeps, unlike
+// spec.requiredLoadBalancerFeatures, which a stock apiserver drops: the
+// annotation is set to FormatRequiredFeaturesAnnotation(features), and
+// other annotations are kept. No features removes the annotation. Features
+// are written as given, known or not, so that a test can require one no
+// provider knows (R2); on a *v1.Service whose spec field is set, the field
+// is what RequiredFeatures reads. A nil svc is left alone.
+func SetRequiredFeaturesAnnotation[S Object](svc S, features ...v1.LoadBalancerFeature) {
+	var meta *metav1.ObjectMeta
+	switch s := any(svc).(type) {
+	case *v1.Service:
+		if s != nil {
+			meta = &s.ObjectMeta
+		}
+	case *corev1.Service:
+		if s != nil {
+			meta = &s.ObjectMeta
+		}
+	}
+	switch {
+	case meta == nil:
+	case len(features) == 0:
+		delete(meta.Annotations, v1.RequiredFeaturesAnnotation)
+	default:
+		if meta.Annotations == nil {
+			meta.Annotations = map[string]string{}
+		}
+		meta.Annotations[v1.RequiredFeaturesAnnotation] = FormatRequiredFeaturesAnnotation(features)
+	}
 }

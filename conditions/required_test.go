@@ -125,3 +125,29 @@ func TestFormatRequiredFeaturesAnnotation_RoundTrips(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s\nerrs: %v", diff, errs)
 	}
 }
+
+// SetRequiredFeaturesAnnotation: a client-go Service without annotations
+// comes to require the features through the annotation (R1), unknown ones
+// too (R2), keeping other annotations; none removes the request.
+func TestSetRequiredFeaturesAnnotation_R1(t *testing.T) {
+	svc := &corev1.Service{}
+	SetRequiredFeaturesAnnotation(svc, v1.LoadBalancerFeatureSessionAffinity, "Teleport")
+	got, source, _ := RequiredFeatures(svc)
+	want := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, "Teleport"}
+	if !slices.Equal(got, want) || source != RequiredFeaturesSourceAnnotation {
+		t.Errorf("got %v from %q; want %v from the annotation", got, source, want)
+	}
+	svc.Annotations["example.com/other"] = "kept"
+	SetRequiredFeaturesAnnotation(svc)
+	if _, ok := svc.Annotations[v1.RequiredFeaturesAnnotation]; ok || svc.Annotations["example.com/other"] != "kept" {
+		t.Errorf("annotations %v; want the request removed and the other kept", svc.Annotations)
+	}
+
+	ours := &v1.Service{}
+	SetRequiredFeaturesAnnotation(ours, v1.LoadBalancerFeaturePorts)
+	if got, source, _ := RequiredFeatures(ours); !slices.Equal(got, []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts}) || source != RequiredFeaturesSourceAnnotation {
+		t.Errorf("lbstatus Service: got %v from %q; want Ports from the annotation", got, source)
+	}
+	SetRequiredFeaturesAnnotation[*corev1.Service](nil, v1.LoadBalancerFeaturePorts) // no panic
+	SetRequiredFeaturesAnnotation(&corev1.Service{})                                 // nothing to remove
+}
