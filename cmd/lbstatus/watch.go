@@ -696,18 +696,27 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 	}
 }
 
+// leftTimeout bounds the GET that tells a Service that left the label
+// selector from a deleted one. The watch reads no event while it waits, so
+// a server that holds the GET would hold every later finding for as long
+// as --request-timeout allows, at each DELETED; an apiserver that answers
+// at all answers a GET well within this.
+const leftTimeout = 5 * time.Second
+
 // left reports whether svc, of a DELETED event, only left the label
-// selector: it is still there, as a GET within the request timeout shows.
+// selector: it is still there, as a GET within leftTimeout (or the request
+// timeout, when shorter) shows.
 func (s *listWatchSource) left(ctx context.Context, svc *v1.Service) bool {
 	sel, ok := s.api.(selecting)
 	if !ok {
 		return false
 	}
+	bound := leftTimeout
 	if s.requestTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.requestTimeout)
-		defer cancel()
+		bound = min(bound, s.requestTimeout)
 	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 	return sel.stillThere(ctx, svc)
 }
 

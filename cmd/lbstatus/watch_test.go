@@ -1217,3 +1217,47 @@ func TestWatch_StillThereAsksTheServer(t *testing.T) {
 		}
 	}
 }
+
+// heldGets is a selecting fake cluster whose server would hold each GET
+// until its bound: it reports the bound each GET was given, -1 for none.
+type heldGets struct {
+	*fakeCluster
+	given chan time.Duration
+}
+
+func (f heldGets) stillThere(ctx context.Context, _ *v1.Service) bool {
+	d := time.Duration(-1)
+	if at, ok := ctx.Deadline(); ok {
+		d = time.Until(at)
+	}
+	f.given <- d
+	return false
+}
+
+// The watch reads no event while the GET after a DELETED under -l waits:
+// that GET has a short bound of its own, not --request-timeout's (nor
+// none, with --request-timeout 0), and a shorter --request-timeout still
+// bounds it.
+func TestWatch_LeftAskedWithinAShortBound(t *testing.T) {
+	for _, timeout := range []time.Duration{0, time.Minute, time.Second} {
+		cluster := newFakeCluster(pending("web", "5"))
+		api := heldGets{cluster, make(chan time.Duration, 1)}
+		src := fakeSource(api, cluster)
+		src.requestTimeout = timeout
+		_, _, stop := runSource(t, src)
+		cluster.nextWatcher(t).Delete(pending("web", "6"))
+		want := leftTimeout
+		if timeout > 0 {
+			want = min(want, timeout)
+		}
+		select {
+		case d := <-api.given:
+			if d < 0 || d > want {
+				t.Errorf("--request-timeout %s: the GET had %s, want at most %s", timeout, d, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("--request-timeout %s: no GET after the DELETED", timeout)
+		}
+		stop()
+	}
+}
