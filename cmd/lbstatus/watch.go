@@ -67,9 +67,10 @@ gaps. The first list must answer within --request-timeout (default 30s).
 
 -l selects Services by label, as kubectl's -l does. A Service whose labels
 stop matching leaves the watch as a deleted one does (the apiserver reports
-it as DELETED, and a GET tells the two apart: what its trace still owes
-says that it stopped matching the selector); if it matches again, its trace
-starts anew.
+it as DELETED, and a GET tells the two apart, as a list without the
+selector does for those missing from the list after a gap: what its trace
+still owes says that it stopped matching the selector); if it matches
+again, its trace starts anew.
 
 On interrupt (Ctrl-C, SIGTERM) it prints what is owed at the end of each
 trace, an L8 notice for each LoadBalancer Service still without conditions
@@ -472,6 +473,10 @@ type selecting interface {
 	// stillThere reports whether svc, the object of a DELETED event, still
 	// exists (the same uid) and so only left the selector.
 	stillThere(ctx context.Context, svc *v1.Service) bool
+	// listUnselected lists a page, as opts asks, of the Services of
+	// namespace (of every namespace when empty) whatever their labels.
+	// Without a selector it returns nil: the watch's own list holds them.
+	listUnselected(ctx context.Context, namespace string, opts metav1.ListOptions) (*v1.ServiceList, error)
 }
 
 // namespaced is a serviceAPI of one namespace that can tell whether it
@@ -723,7 +728,8 @@ func (s *listWatchSource) left(ctx context.Context, svc *v1.Service) bool {
 // relist lists again after the watch's resourceVersion from expired
 // (cause), until it succeeds or ctx ends. It reports the gap, then delivers
 // the Services created or changed in it, then ends the traces of those
-// deleted in it. ok is false when ctx ended first.
+// deleted in it, or, under a label selector, of those that left it (see
+// leftInGap). ok is false when ctx ended first.
 func (s *listWatchSource) relist(ctx context.Context, lost func(error), from string, cause error, known map[string]observed, handle func(serviceEvent), retry *wait.Backoff) (string, bool) {
 	var list *v1.ServiceList
 	for {
@@ -762,6 +768,12 @@ func (s *listWatchSource) relist(ctx context.Context, lost func(error), from str
 		}
 	}
 	slices.Sort(gone)
+	left := s.leftInGap(ctx, gone, known)
+	if ctx.Err() != nil {
+		// Whether they were deleted was not learnt: their traces end
+		// as the watch does.
+		return from, false
+	}
 	names = append(names, gone...)
 	slices.Sort(names)
 	handle(serviceEvent{gap: &watchGap{From: from, To: list.ResourceVersion, Reason: gapReason(cause), Changed: len(names), Services: names}})
@@ -772,9 +784,56 @@ func (s *listWatchSource) relist(ctx context.Context, lost func(error), from str
 	for _, key := range gone {
 		namespace, name, _ := strings.Cut(key, "/")
 		delete(known, key)
-		handle(serviceEvent{svc: &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, deleted: true})
+		handle(serviceEvent{svc: &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, deleted: true, left: left[key]})
 	}
 	return list.ResourceVersion, true
+}
+
+// leftInGapPage is how many Services a page of leftInGap's list holds.
+const leftInGapPage = 500
+
+// leftInGap returns, of the Services missing from a list under a label
+// selector after a gap (gone, as namespace/name), those still there with
+// the uid known holds: they only left the selector. One list without the
+// selector answers for all of them, however many, where a GET each would
+// hold the watch for as many round trips; it covers the one namespace they
+// share, if they do, and comes in pages, each within the request timeout,
+// until every one is found. Those that a list that fails leaves unanswered
+// count as deleted.
+func (s *listWatchSource) leftInGap(ctx context.Context, gone []string, known map[string]observed) map[string]bool {
+	sel, ok := s.api.(selecting)
+	if !ok || len(gone) == 0 {
+		return nil
+	}
+	namespace, _, _ := strings.Cut(gone[0], "/")
+	uids := make(map[string]string, len(gone))
+	for _, key := range gone {
+		if ns, _, _ := strings.Cut(key, "/"); ns != namespace {
+			namespace = ""
+		}
+		uids[key] = known[key].uid
+	}
+	left := map[string]bool{}
+	opts := metav1.ListOptions{Limit: leftInGapPage}
+	for {
+		lctx, cancel := requestContext(ctx, s.requestTimeout)
+		list, err := sel.listUnselected(lctx, namespace, opts)
+		cancel()
+		if err != nil || list == nil {
+			return left
+		}
+		for i := range list.Items {
+			key := keyOf(&list.Items[i])
+			if uid, ok := uids[key]; ok && uid != "" && uid == string(list.Items[i].UID) {
+				left[key] = true
+			}
+		}
+		// A token given again would be asked again for ever.
+		if list.Continue == "" || list.Continue == opts.Continue || len(left) == len(uids) {
+			return left
+		}
+		opts.Continue = list.Continue
+	}
 }
 
 // gapReason says why a watch had to list again, for people.
@@ -858,6 +917,13 @@ func (c *coreServices) stillThere(ctx context.Context, svc *v1.Service) bool {
 	}
 	got, err := conditions.RESTServices{Client: c.client, Namespace: svc.Namespace}.Get(ctx, svc.Name, metav1.GetOptions{})
 	return err == nil && got.UID == svc.UID
+}
+
+func (c *coreServices) listUnselected(ctx context.Context, namespace string, opts metav1.ListOptions) (*v1.ServiceList, error) {
+	if c.selector == "" {
+		return nil, nil
+	}
+	return conditions.RESTServices{Client: c.client, Namespace: namespace}.List(ctx, opts)
 }
 
 func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {

@@ -30,6 +30,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // The watch stream of a real apiserver, through the typed client: each
@@ -378,5 +380,84 @@ func TestWatchAPI_WatchesEndedAtOnce(t *testing.T) {
 	}
 	if n := watches.Load(); n < closedAtOnceLost {
 		t.Errorf("%d watches, want at least %d", n, closedAtOnceLost)
+	}
+}
+
+// With -l, a Service missing from the list after a gap may only have left
+// the selector: one list without the selector, of the namespace they
+// share, in pages, tells which. The trace of one still there with its uid
+// ends as one that stopped matching the selector; of one gone, or another
+// Service under its name, as a deleted one.
+func TestWatchAPI_LeftTheSelectorInAGap(t *testing.T) {
+	var mu sync.Mutex
+	lists, watches := 0, 0
+	var unselected []*url.URL
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		q := r.URL.Query()
+		enc := json.NewEncoder(w)
+		mu.Lock()
+		switch {
+		case q.Get("watch") == "true":
+			watches++
+			n := watches
+			mu.Unlock()
+			w.WriteHeader(http.StatusOK)
+			if n == 1 {
+				enc.Encode(map[string]any{"type": "ERROR", "object": map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+					"reason": "Expired", "code": 410, "message": "too old resource version"}})
+				return
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		case q.Get("labelSelector") == "app=web":
+			lists++
+			rv, items := "10", []any{pending("web", "5"), pending("api", "6"), pending("old", "7")}
+			if lists > 1 {
+				rv, items = "30", []any{}
+			}
+			enc.Encode(map[string]any{"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": rv}, "items": items})
+		default:
+			unselected = append(unselected, r.URL)
+			// web relabelled; api deleted and created again, without
+			// the label; old deleted.
+			items := []any{pending("web", "25"), service("api", "26", func(s *v1.Service) { s.UID = "uid-api-2" })}
+			enc.Encode(map[string]any{"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "30"}, "items": items})
+		}
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL), "-n", "default", "-l", "app=web")
+	waitFor(t, stdout, "gap        ")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := watches
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no watch after the gap; stderr:\n%s", stderr)
+		}
+	}
+	stop()
+	out := stdout.String()
+	for name, want := range map[string]string{"web": "the Service stopped matching the selector", "api": "the Service was deleted", "old": "the Service was deleted"} {
+		var line string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "R3") && strings.Contains(l, "Service default/"+name+":") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("%s's R3 %q does not say %q:\n%s", name, line, want, out)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(unselected) != 1 || unselected[0].Path != "/api/v1/namespaces/default/services" ||
+		unselected[0].Query().Get("limit") != strconv.Itoa(leftInGapPage) || unselected[0].Query().Has("labelSelector") {
+		t.Errorf("lists without the selector %v, want one page of namespace default", unselected)
 	}
 }

@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1138,6 +1140,10 @@ func (f selectingCluster) stillThere(_ context.Context, svc *v1.Service) bool {
 	return false
 }
 
+func (f selectingCluster) listUnselected(context.Context, string, metav1.ListOptions) (*v1.ServiceList, error) {
+	return f.list(context.Background())
+}
+
 // With -l, a Service whose labels stop matching comes as DELETED, with
 // the labels it had: its end-of-trace findings (L6, R3) say that it left
 // the selector, and those of one really deleted that it was deleted.
@@ -1221,7 +1227,7 @@ func TestWatch_StillThereAsksTheServer(t *testing.T) {
 // heldGets is a selecting fake cluster whose server would hold each GET
 // until its bound: it reports the bound each GET was given, -1 for none.
 type heldGets struct {
-	*fakeCluster
+	selectingCluster
 	given chan time.Duration
 }
 
@@ -1241,7 +1247,7 @@ func (f heldGets) stillThere(ctx context.Context, _ *v1.Service) bool {
 func TestWatch_LeftAskedWithinAShortBound(t *testing.T) {
 	for _, timeout := range []time.Duration{0, time.Minute, time.Second} {
 		cluster := newFakeCluster(pending("web", "5"))
-		api := heldGets{cluster, make(chan time.Duration, 1)}
+		api := heldGets{selectingCluster{cluster}, make(chan time.Duration, 1)}
 		src := fakeSource(api, cluster)
 		src.requestTimeout = timeout
 		_, _, stop := runSource(t, src)
@@ -1259,5 +1265,125 @@ func TestWatch_LeftAskedWithinAShortBound(t *testing.T) {
 			t.Fatalf("--request-timeout %s: no GET after the DELETED", timeout)
 		}
 		stop()
+	}
+}
+
+// pagedCluster is a selecting fake cluster whose list without the selector
+// comes in pages (the continue token is the next page's index), and fails
+// at page failAt when that is not -1; with stuck, its last page gives its
+// own token again. It records each request as "namespace?continue".
+type pagedCluster struct {
+	selectingCluster
+	pages  [][]*v1.Service
+	failAt int
+	stuck  bool
+	asked  *[]string
+}
+
+func (f pagedCluster) listUnselected(_ context.Context, namespace string, opts metav1.ListOptions) (*v1.ServiceList, error) {
+	*f.asked = append(*f.asked, namespace+"?"+opts.Continue)
+	i, _ := strconv.Atoi(cmp.Or(opts.Continue, "0"))
+	if i == f.failAt || opts.Limit != leftInGapPage {
+		return nil, errors.New("the server failed")
+	}
+	list := &v1.ServiceList{}
+	for _, svc := range f.pages[i] {
+		list.Items = append(list.Items, *svc)
+	}
+	switch {
+	case i+1 < len(f.pages):
+		list.Continue = strconv.Itoa(i + 1)
+	case f.stuck:
+		list.Continue = strconv.Itoa(i)
+	}
+	return list, nil
+}
+
+// Of the Services missing after a gap under -l, those still there with
+// the uid the watch knew only left the selector: one list without the
+// selector, page after page, in the namespace they share or else in all,
+// says which. Those a failed page leaves unanswered, and one whose uid was
+// not known, count as deleted.
+func TestWatch_LeftInGap(t *testing.T) {
+	web, api := pending("web", "5"), pending("api", "6")
+	shopWeb := service("web", "7", func(s *v1.Service) { s.Namespace, s.UID = "shop", "uid-shop-web" })
+	noUID := service("nouid", "8", func(s *v1.Service) { s.UID = "" })
+	known := map[string]observed{}
+	for _, svc := range []*v1.Service{web, api, shopWeb, noUID} {
+		known[keyOf(svc)] = observedOf(svc)
+	}
+	apiAgain := service("api", "9", func(s *v1.Service) { s.UID = "uid-api-2" })
+	for _, tc := range []struct {
+		name      string
+		gone      []string
+		pages     [][]*v1.Service
+		failAt    int
+		stuck     bool
+		want      []string
+		wantAsked []string
+	}{
+		{"pages", []string{"default/api", "default/web"}, [][]*v1.Service{{apiAgain}, {web}}, -1, false, []string{"default/web"}, []string{"default?", "default?1"}},
+		{"namespaces", []string{"default/web", "shop/web"}, [][]*v1.Service{{web, shopWeb}}, -1, false, []string{"default/web", "shop/web"}, []string{"?"}},
+		{"failed page", []string{"default/api", "default/web"}, [][]*v1.Service{{web}, {api}}, 1, false, []string{"default/web"}, []string{"default?", "default?1"}},
+		{"all found", []string{"default/web"}, [][]*v1.Service{{web}, {api}}, -1, false, []string{"default/web"}, []string{"default?"}},
+		{"token given again", []string{"default/api"}, [][]*v1.Service{{web}, {apiAgain}}, -1, true, nil, []string{"default?", "default?1"}},
+		{"unknown uid", []string{"default/nouid"}, [][]*v1.Service{{noUID}}, -1, false, nil, []string{"default?"}},
+	} {
+		var asked []string
+		cluster := newFakeCluster()
+		src := fakeSource(pagedCluster{selectingCluster: selectingCluster{cluster}, pages: tc.pages, failAt: tc.failAt, stuck: tc.stuck, asked: &asked}, cluster)
+		var got []string
+		for key, left := range src.leftInGap(context.Background(), tc.gone, known) {
+			if left {
+				got = append(got, key)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || !slices.Equal(asked, tc.wantAsked) {
+			t.Errorf("%s: left %v after asking %v, want %v after %v", tc.name, got, asked, tc.want, tc.wantAsked)
+		}
+	}
+}
+
+// heldUnselected is a selecting fake cluster whose list without the
+// selector the server holds until the watch stops; asked is closed when it
+// is asked.
+type heldUnselected struct {
+	selectingCluster
+	asked chan struct{}
+}
+
+func (f heldUnselected) listUnselected(ctx context.Context, _ string, _ metav1.ListOptions) (*v1.ServiceList, error) {
+	close(f.asked)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// Interrupted while it asks whether the Services missing after a gap left
+// the selector, the watch has not learnt that they were deleted: it ends
+// their traces as the watch's, not as deleted ones.
+func TestWatch_InterruptWhileAskingWhetherLeft(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	api := heldUnselected{selectingCluster{cluster}, make(chan struct{})}
+	events, _, stop := runSource(t, fakeSource(api, cluster))
+	w := cluster.nextWatcher(t)
+	cluster.set("20")
+	w.Error(expired())
+	select {
+	case <-api.asked:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the source did not ask: %s", events)
+	}
+	stop()
+	if got := events.String(); got != "web@5" {
+		t.Errorf("events %q, want only web@5", got)
+	}
+}
+
+// Without a selector the watch's own list holds every Service: nothing
+// more is asked.
+func TestWatch_NoSelectorNoUnselectedList(t *testing.T) {
+	if list, err := (&coreServices{}).listUnselected(context.Background(), "", metav1.ListOptions{}); list != nil || err != nil {
+		t.Errorf("listUnselected without a selector: %v, %v; want nothing", list, err)
 	}
 }
