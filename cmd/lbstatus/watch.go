@@ -695,7 +695,13 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 				handle(serviceEvent{svc: svc})
 			case watch.Deleted:
 				delete(known, keyOf(svc))
-				handle(serviceEvent{svc: svc, deleted: true, left: s.left(ctx, svc)})
+				left := s.left(ctx, svc)
+				if ctx.Err() != nil {
+					// Interrupted while asking: whether it was deleted
+					// was not learnt, and its trace ends as the watch's.
+					return rv, true, nil
+				}
+				handle(serviceEvent{svc: svc, deleted: true, left: left})
 			}
 		}
 	}

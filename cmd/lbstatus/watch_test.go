@@ -1387,3 +1387,35 @@ func TestWatch_NoSelectorNoUnselectedList(t *testing.T) {
 		t.Errorf("listUnselected without a selector: %v, %v; want nothing", list, err)
 	}
 }
+
+// heldGet is a selecting fake cluster whose server holds each GET until
+// the watch stops; asked is closed at the first.
+type heldGet struct {
+	selectingCluster
+	asked chan struct{}
+}
+
+func (f heldGet) stillThere(ctx context.Context, _ *v1.Service) bool {
+	close(f.asked)
+	<-ctx.Done()
+	return false
+}
+
+// Interrupted while it asks whether the Service of a DELETED event left
+// the selector, the watch has not learnt that it was deleted: its trace
+// ends as the watch's, not as a deleted one's.
+func TestWatch_InterruptWhileAskingWhetherDeletedLeft(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	api := heldGet{selectingCluster{cluster}, make(chan struct{})}
+	events, _, stop := runSource(t, fakeSource(api, cluster))
+	cluster.nextWatcher(t).Delete(pending("web", "6"))
+	select {
+	case <-api.asked:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the source did not ask: %s", events)
+	}
+	stop()
+	if got := events.String(); got != "web@5" {
+		t.Errorf("events %q, want only web@5", got)
+	}
+}
