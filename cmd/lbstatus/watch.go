@@ -669,11 +669,12 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 		case <-open.C:
 			works()
 		case ev, ok := <-w.ResultChan():
+			worked := events > 0 || time.Since(start) >= healthyWatch
 			if !ok {
-				return rv, events > 0 || time.Since(start) >= healthyWatch, nil
+				return rv, worked, nil
 			}
 			if ev.Type == watch.Error {
-				return rv, events > 0, apierrors.FromObject(ev.Object)
+				return rv, worked, apierrors.FromObject(ev.Object)
 			}
 			svc, ok := ev.Object.(*v1.Service)
 			if !ok || svc == nil {

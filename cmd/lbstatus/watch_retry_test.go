@@ -247,6 +247,27 @@ func TestWatchRetry_ExpiredAgainAtOnceWaits(t *testing.T) {
 	}
 }
 
+// A watch that stayed open for healthyWatch worked, though it ends with an
+// error event: after an expiry that follows it, the list does not wait as
+// when the resourceVersion expires again at once.
+func TestWatchRetry_QuietWatchThatStayedOpenThenExpired(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = []error{apierrors.NewResourceExpired("too old resource version")}
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	time.Sleep(healthyWatch + 100*time.Millisecond)
+	cluster.set("20", pending("web", "11"))
+	w.Error(expired())
+	cluster.nextWatcher(t)
+	stop()
+	if d := cluster.delaysNow(); len(d) != 0 {
+		t.Errorf("delays %v: the list after a watch that stayed open waited", d)
+	}
+	if got, want := events.String(), "web@5, gap 10..10 [], gap 10..20 [default/web], web@11"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
 // The Services a gap names are those that differ from what the source
 // last saw, on the watch or at the list before: not one changed or deleted
 // on the watch since, nor one a list already reported.
