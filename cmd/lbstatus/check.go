@@ -520,17 +520,17 @@ var fetchTimeout = 30 * time.Second
 func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return nil, parseError(url, err)
 	}
 	url = redactURL(url) // what the errors say
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = fetchTimeout
 	resp, err := (&http.Client{Transport: t}).Do(req)
+	var ue *neturl.Error
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
 		return nil, fmt.Errorf("%s: no answer within %s", url, fetchTimeout)
 	}
-	var ue *neturl.Error
 	if errors.As(err, &ue) {
 		// As a file's problem is told: the input first, then what is
 		// wrong, not Go's "Get "URL": ...".
@@ -547,14 +547,33 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 }
 
 // redactURL returns url with its password, if it has one, replaced by
-// "xxxxx", as Go's HTTP client shows a URL in its errors.
+// "xxxxx", as Go's HTTP client shows a URL in its errors. Of a URL that
+// cannot be parsed, where the password ends is not known: all between
+// "://" and the last "@" is replaced.
 func redactURL(url string) string {
-	if u, err := neturl.Parse(url); err == nil && u.User != nil {
+	u, err := neturl.Parse(url)
+	if err == nil && u.User != nil {
 		if _, ok := u.User.Password(); ok {
 			return u.Redacted()
 		}
 	}
+	start, end := strings.Index(url, "://")+3, strings.LastIndex(url, "@")
+	if err != nil && start >= 3 && end >= start {
+		return url[:start] + "xxxxx" + url[end:]
+	}
 	return url
+}
+
+// parseError says that url, which err says cannot be parsed, cannot be,
+// as "URL: problem" and without its password: Go's error quotes the URL
+// raw, and its detail may quote part of the password (an "invalid port" of
+// what follows its colon), so of a URL with one only that is said.
+func parseError(url string, err error) error {
+	var ue *neturl.Error
+	if shown := redactURL(url); shown != url || !errors.As(err, &ue) {
+		return fmt.Errorf("%s: not a URL that can be parsed", shown)
+	}
+	return fmt.Errorf("%s: %w", url, ue.Err)
 }
 
 // openContext opens the file name, unless ctx ends first: opening a FIFO

@@ -254,3 +254,21 @@ func TestCheck_URLPasswordNotShown(t *testing.T) {
 		}
 	}
 }
+
+// Nor is the password of a URL that cannot be parsed: Go's error quotes
+// the URL whole, and its detail may quote what follows the password's
+// colon as a port.
+func TestCheck_UnparseableURLPasswordNotShown(t *testing.T) {
+	for _, url := range []string{
+		"http://ci:s3cret@127.0.0.1:1/%zz",  // a bad escape after the host
+		"http://ci:s3cret/x@127.0.0.1:1/",   // a "/" in the password
+		"https://ci:s3cret@127.0.0.1:bad/x", // a bad port
+	} {
+		for _, format := range []string{"text", "json", "html"} {
+			code, stdout, stderr := runCmd(t, "", "check", "-o", format, url)
+			if code != exitInput || strings.Contains(stdout+stderr, "s3cret") || !strings.Contains(stderr, "xxxxx@127.0.0.1") {
+				t.Errorf("%s -o %s: exit %d, want 2 and the URL named without its password:\nstderr %s\n%s", url, format, code, stderr, stdout)
+			}
+		}
+	}
+}
