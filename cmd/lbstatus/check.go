@@ -179,7 +179,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	_ = fs.MarkHidden("scan-only")
 	f.hooks = addCheckHooks(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stdout, checkUsage)
+		fmt.Fprint(fs.Output(), checkUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

@@ -111,7 +111,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.implementation.Version, "version", "", "the provider's version, for the report")
 	fs.StringSliceVar(&f.implementation.Contact, "contact", nil, "who to contact about the provider, for the report; repeatable")
 	fs.Usage = func() {
-		fmt.Fprint(stdout, conformanceUsage)
+		fmt.Fprint(fs.Output(), conformanceUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

@@ -107,7 +107,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, e
 	cluster := addClusterFlags(fs, true)
 	cluster.addSelector(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stdout, describeUsage)
+		fmt.Fprint(fs.Output(), describeUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {

@@ -32,7 +32,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
 	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	fs.Usage = func() {
-		fmt.Fprint(stdout, "Usage: lbstatus explain [RULE]...\n\nPrints what each rule named requires and how the checker applies it;\nwithout RULE, lists every rule. RULE is an ID such as L6.\n\nExamples:\n  lbstatus explain          # every rule, with how the checker reports it\n  lbstatus explain L4 L6    # the rules a check's summary names\n")
+		fmt.Fprint(fs.Output(), "Usage: lbstatus explain [RULE]...\n\nPrints what each rule named requires and how the checker applies it;\nwithout RULE, lists every rule. RULE is an ID such as L6.\n\nExamples:\n  lbstatus explain          # every rule, with how the checker reports it\n  lbstatus explain L4 L6    # the rules a check's summary names\n")
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code

@@ -117,8 +117,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			// "lbstatus help check", as go and kubectl take it.
 			return helpFor(ctx, args[1:], stdin, stdout, stderr, e)
 		}
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		out := bufio.NewWriter(stdout)
+		fmt.Fprint(out, usage)
+		return flushOutput(out, stderr, "the help")
 	}
 	// One line, as for any bad usage: the usage would bury it.
 	fmt.Fprintf(stderr, "lbstatus: unknown command %q: the commands are check, watch, describe, explain, conformance and version (run \"lbstatus --help\")\n", args[0])
@@ -142,7 +143,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
 	fs.SetOutput(stdout) // --help; bad usage is one line on stderr
 	fs.Usage = func() {
-		fmt.Fprint(stdout, "Usage: lbstatus version\n\nPrints the version of lbstatus, the commit it was built from when the build\nrecorded one (go build in a git checkout does, go run does not), the version\nof the rules it checks and the Go release, for a bug report.\n\nExample:\n  lbstatus version\n")
+		fmt.Fprint(fs.Output(), "Usage: lbstatus version\n\nPrints the version of lbstatus, the commit it was built from when the build\nrecorded one (go build in a git checkout does, go run does not), the version\nof the rules it checks and the Go release, for a bug report.\n\nExample:\n  lbstatus version\n")
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
@@ -195,15 +196,18 @@ func versionText(info *debug.BuildInfo, ok bool) string {
 }
 
 // parseFlags parses a subcommand's arguments. done reports that the command
-// is over, with code its exit status: help was asked for (0), or the flags
-// were bad (2, with one line on stderr).
+// is over, with code its exit status: help was asked for (0, or 2 when it
+// could not be written, as for any output), or the flags were bad (2, with
+// one line on stderr). fs.Usage writes the help to fs.Output().
 func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
+	help := bufio.NewWriter(fs.Output())
+	fs.SetOutput(help)
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
 		return exitOK, false
 	case errors.Is(err, pflag.ErrHelp):
-		return exitOK, true
+		return flushOutput(help, stderr, "the help"), true
 	default:
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput, true

@@ -272,3 +272,20 @@ func TestCheck_UnparseableURLPasswordNotShown(t *testing.T) {
 		}
 	}
 }
+
+// Nor is help that could not be written printed: "lbstatus check --help
+// > /dev/full" exited 0. Every command's help, and the program's, is
+// exit status 2 with one line when its write fails.
+func TestHelp_OutputNotWrittenIsAnError(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"help"}, {"-h"}, {"help", "check"},
+		{"check", "--help"}, {"check", "-h"}, {"watch", "--help"}, {"describe", "--help"},
+		{"explain", "--help"}, {"conformance", "--help"}, {"version", "--help"},
+	} {
+		var stderr strings.Builder
+		code := run(args, strings.NewReader(""), fullDisk{}, &stderr)
+		if want := "lbstatus: writing the help: write /dev/stdout: no space left on device\n"; code != exitInput || stderr.String() != want {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", args, code, stderr.String(), want)
+		}
+	}
+}

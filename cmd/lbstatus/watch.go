@@ -186,7 +186,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	f.cluster.addSelector(fs)
 	story := addWatchTimeline(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stdout, watchUsage)
+		fmt.Fprint(fs.Output(), watchUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stderr); done {
