@@ -34,7 +34,8 @@ import (
 // however the writes fall, each Write taking all it was given, the same
 // JSON value once decoded, and no control character but the line breaks
 // between values, no DEL and no format character (a bidirectional
-// override, a zero-width joiner) left raw.
+// override, a zero-width joiner) left raw. Written raw, s itself (bytes
+// that may not be UTF-8) comes out valid UTF-8, however the writes fall.
 func FuzzJSONEscaper(f *testing.F) {
 	for name, s := range map[string]string{
 		"plain":           "web",
@@ -60,6 +61,11 @@ func FuzzJSONEscaper(f *testing.F) {
 			t.Fatal(err)
 		}
 		in.WriteString("}\n")
+
+		raw := escapeJSON(t, []byte(s), func(int) int { return len(s) })
+		if !utf8.Valid(raw) || !bytes.Equal(raw, escapeJSON(t, []byte(s), func(k int) int { return 1 + int(splits>>(4*(k%16))&15) })) {
+			t.Fatalf("%q written raw: %q, not valid UTF-8 or not the same however the writes fall", s, raw)
+		}
 
 		whole := escapeJSON(t, in.Bytes(), func(int) int { return in.Len() })
 		split := escapeJSON(t, in.Bytes(), func(k int) int { return 1 + int(splits>>(4*(k%16))&15) })
@@ -105,4 +111,29 @@ func escapeJSON(t *testing.T, p []byte, size func(k int) int) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// The start of a rune whose end the next write does not bring is not
+// UTF-8: it was written raw, and the output with it was not valid JSON.
+// It is \ufffd, as encoding/json writes such a byte.
+func TestJSONEscaper_IncompleteRuneThenMore(t *testing.T) {
+	for _, writes := range [][]string{
+		{`"a` + "\xe2\x80", `b"`},
+		{`"a` + "\xe2", "\x80", `b"`},
+		{`"a` + "\xe2\x80" + `b"`},
+	} {
+		var out bytes.Buffer
+		e := &jsonEscaper{w: &out}
+		for _, w := range writes {
+			if _, err := e.Write([]byte(w)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"a\ufffd\ufffdb"`; out.String() != want {
+			t.Errorf("writes %q: got %q, want %q", writes, out.String(), want)
+		}
+	}
 }

@@ -533,7 +533,10 @@ func (e *jsonEscaper) Write(p []byte) (int, error) {
 			break
 		}
 		r, size := utf8.DecodeRune(p[i:])
-		if c == 0x7f || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		// A byte that is not UTF-8 (the start of a rune whose end a
+		// later write did not bring) decodes as RuneError of size 1,
+		// whose \ufffd is what encoding/json writes for it.
+		if c == 0x7f || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || size == 1 {
 			e.buf = append(e.buf, p[start:i]...)
 			for _, u := range utf16.Encode([]rune{r}) {
 				e.buf = fmt.Appendf(e.buf, `\u%04x`, u)
