@@ -549,5 +549,27 @@ var pageSource string
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"laneTitle": laneTitle,
+	"long":      longCellText,
 	"plural":    plural,
 }).Parse(pageSource))
+
+// longWord is the most characters without a space that a table cell keeps
+// on one line: a Kubernetes name's 63 fit.
+const longWord = 63
+
+// longCellText reports whether a cell's text has a run of more than
+// longWord characters without a space. Such a cell is of class "long",
+// which breaks the run where it does not fit rather than widen the page.
+// Not every cell is: a browser narrowing a table then takes each column's
+// narrowest to be one character, and broke short words ("sever-ity").
+func longCellText(s string) bool {
+	n := 0
+	for _, r := range s {
+		if n++; r == ' ' {
+			n = 0
+		} else if n > longWord {
+			return true
+		}
+	}
+	return false
+}

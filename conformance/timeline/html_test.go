@@ -763,3 +763,65 @@ func l4Findings(name string, sevs ...conformance.Severity) (out []conformance.Fi
 	}
 	return out
 }
+
+// TestWriteHTML_LongWordsWrap: a name or message without a space (a
+// generated name, a token, a URL in a provider's message) widened its
+// table, and so the page, past the window: a table cell is at least as
+// wide as its longest word. A cell with a word longer than a Kubernetes
+// name is of class long, which breaks it anywhere (overflow-wrap:
+// anywhere, which unlike break-word also lets its column narrow); the
+// other cells keep their words whole, as a browser narrowing a table
+// would otherwise break short ones too. Outside the tables, body breaks
+// a long word anywhere.
+func TestWriteHTML_LongWordsWrap(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	svc := lbService("web", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Namespace = long[:63]
+	svc.Status.Conditions[0].Reason = "Serving" + long
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: "see " + long, Field: "status.conditions[0].reason",
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}}})
+	_, doc := renderHTML(t, Page{Services: tl.Services(), Tables: []Table{{Header: []string{"name", long}, Rows: [][]string{{"name", long}}}}})
+	styles := findAll(doc, func(n *html.Node) bool { return n.Data == "style" })
+	if len(styles) != 1 {
+		t.Fatalf("%d style elements, want 1", len(styles))
+	}
+	wraps := map[string]string{} // selector: its overflow-wrap, the last rule's
+	for _, rule := range strings.Split(text(styles[0]), "}") {
+		sel, body, _ := strings.Cut(rule, "{")
+		for _, decl := range strings.Split(body, ";") {
+			if prop, value, _ := strings.Cut(decl, ":"); strings.TrimSpace(prop) == "overflow-wrap" {
+				for _, s := range strings.Split(sel, ",") {
+					wraps[strings.TrimSpace(s)] = strings.TrimSpace(value)
+				}
+			}
+		}
+	}
+	for sel, want := range map[string]string{"body": "anywhere", "th": "normal", "td": "normal", "th.long": "anywhere", "td.long": "anywhere"} {
+		if wraps[sel] != want {
+			t.Errorf("%s has overflow-wrap %q, want %s; the rules: %v", sel, wraps[sel], want, wraps)
+		}
+	}
+	var longCells int
+	for _, c := range findAll(doc, func(n *html.Node) bool { return n.Data == "td" || n.Data == "th" }) {
+		class, _ := attr(c, "class")
+		if got, want := class == "long", strings.Contains(text(c), long[:64]); got != want {
+			t.Errorf("<%s class=%q>%.70s: want class long %v", c.Data, class, text(c), want)
+		} else if got {
+			longCells++
+		}
+	}
+	if longCells != 4 { // the caller's header and cell, the lane's, the finding's message
+		t.Errorf("%d cells of class long, want 4", longCells)
+	}
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"", false}, {long[:63], false}, {long[:64], true}, {long[:40] + " " + long[:40], false}, {"a " + long[:64], true},
+	} {
+		if got := longCellText(tc.s); got != tc.want {
+			t.Errorf("long(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
