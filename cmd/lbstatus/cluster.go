@@ -19,6 +19,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -100,6 +101,10 @@ type clusterConn struct {
 	// requestTimeout bounds a request that should end (a list); zero is no
 	// bound. Watches, which are meant to stay open, are not bound by it.
 	requestTimeout time.Duration
+	// files are what the client is made from: the kubeconfig files and
+	// those they name (a certificate, a key, a token), which an output
+	// must not replace.
+	files []string
 }
 
 // connect loads the kubeconfig the flags select and builds a client. It
@@ -141,5 +146,7 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
 	}
-	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, selector: f.selector, requestTimeout: timeout}, nil
+	files := slices.Concat(f.config.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence(),
+		[]string{cfg.CAFile, cfg.CertFile, cfg.KeyFile, cfg.BearerTokenFile})
+	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, selector: f.selector, requestTimeout: timeout, files: files}, nil
 }

@@ -190,6 +190,13 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "lbstatus: %v\n", err)
 		return exitInput
 	}
+	for _, path := range []string{f.report, suiteHTMLPath(f.report)} {
+		if in := replacesInput(path, conn.files...); in != "" {
+			fmt.Fprintf(stderr, "lbstatus: --report %s: writing %s would replace %s, which the run reads; name another file\n",
+				input.Escape(f.report), input.Escape(path), input.Escape(in))
+			return exitInput
+		}
+	}
 	f.opts.Run = f.run
 	f.opts.NoRequiredFeatures = f.noRequired
 	f.opts.Implementation = f.implementation
@@ -373,6 +380,23 @@ func checkWritable(path string) error {
 		err = cmp.Or(os.Remove(made), err)
 	}
 	return err
+}
+
+// replacesInput returns the first of inputs that writing path would
+// replace: the same file, known by its identity (device and inode, as
+// fileID), so that a link to an input, or another name of it, is that
+// input. It returns "" when none is, or when path does not exist.
+func replacesInput(path string, inputs ...string) string {
+	out, err := os.Stat(path)
+	if path == "" || err != nil {
+		return ""
+	}
+	for _, in := range inputs {
+		if info, err := os.Stat(in); in != "" && err == nil && os.SameFile(out, info) {
+			return in
+		}
+	}
+	return ""
 }
 
 // progressLine is a finished test on the terminal. Its reason may quote

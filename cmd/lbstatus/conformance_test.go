@@ -263,3 +263,54 @@ func TestConformance_ServerErrorEscaped(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and one line with the server's words escaped", code, stderr.String())
 	}
 }
+
+// A report, or its HTML form, written over a file the run reads destroyed
+// it after a run of many minutes: "--kubeconfig k --report k" left the
+// report where the kubeconfig was. What would be replaced is found by the
+// file's identity, not its name: a link to the kubeconfig, another name of
+// it, the token file it names and the HTML form beside the report are
+// refused alike, before the run, on one line.
+func TestConformance_ReportReplacesNoInput(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig, token := filepath.Join(dir, "config"), filepath.Join(dir, "token")
+	content := "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster: {server: \"https://127.0.0.1:1\"}\n" +
+		"users:\n- name: test\n  user: {tokenFile: " + token + "}\ncontexts:\n- name: test\n  context: {cluster: test, user: test}\ncurrent-context: test\n"
+	for path, data := range map[string]string{kubeconfig: content, token: "secret\n"} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link, hard := filepath.Join(dir, "link"), filepath.Join(dir, "hard")
+	if err := os.Symlink(kubeconfig, link); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Link(kubeconfig, hard); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(kubeconfig, filepath.Join(dir, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  string // KUBECONFIG
+	}{
+		{args: []string{"--kubeconfig", kubeconfig, "--report", kubeconfig}},
+		{args: []string{"--report", kubeconfig}, env: kubeconfig},
+		{args: []string{"--kubeconfig", kubeconfig, "--report", link}},
+		{args: []string{"--kubeconfig", link, "--report", hard}},
+		{args: []string{"--kubeconfig", kubeconfig, "--report", token}},
+		{args: []string{"--kubeconfig", kubeconfig, "--report", filepath.Join(dir, "report.yaml")}},
+	} {
+		t.Setenv("KUBECONFIG", tc.env)
+		var stderr bytes.Buffer
+		code := run(append([]string{"conformance", "--request-timeout", "2s"}, tc.args...), nil, io.Discard, &stderr)
+		if code != exitInput || !strings.Contains(stderr.String(), "which the run reads; name another file") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line refusing the report", tc.args, code, stderr.String())
+		}
+	}
+	for path, data := range map[string]string{kubeconfig: content, token: "secret\n"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != data {
+			t.Errorf("%s became %q (%v)", path, got, err)
+		}
+	}
+}

@@ -55,6 +55,13 @@ func suiteHTMLPath(reportPath string) string {
 // renderSuiteHTML writes the HTML form of the report file at path beside
 // it, as a run with --report does, and returns the exit status.
 func renderSuiteHTML(path string, stderr io.Writer) int {
+	html := suiteHTMLPath(path)
+	if replacesInput(html, path) != "" {
+		// r.html a link to r.yaml: the page would replace the report.
+		fmt.Fprintf(stderr, "lbstatus: --render %s: writing %s would replace the report itself; render a copy of another name\n",
+			input.Escape(path), input.Escape(html))
+		return exitInput
+	}
 	// Opened without waiting, and read only if a regular file: a FIFO
 	// would wait for a writer, and /dev/zero would be read until memory
 	// ran out.
@@ -75,7 +82,6 @@ func renderSuiteHTML(path string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lbstatus: --render: %s: %s\n", input.Escape(path), input.Escape(err.Error()))
 		return exitInput
 	}
-	html := suiteHTMLPath(path)
 	if err := writeSuiteHTML(html, report); err != nil {
 		fmt.Fprintf(stderr, "lbstatus: --render: %s\n", pathMessage(err))
 		return exitInput

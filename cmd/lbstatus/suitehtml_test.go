@@ -251,3 +251,31 @@ func TestConformanceRender(t *testing.T) {
 		t.Errorf("a page that cannot be written: exit %d, %q; want 2 and one line naming report.html", code, stderr.String())
 	}
 }
+
+// --render r.yaml writes the page to r.html: where that is a link to
+// r.yaml, or another name of it, the page replaced the report it was
+// rendered from. It is refused on one line, the report left as it was.
+func TestConformanceRender_ReplacesNotTheReport(t *testing.T) {
+	var report bytes.Buffer
+	if err := (&suite.Report{APIVersion: suite.ReportAPIVersion, Kind: suite.ReportKind, Result: suite.ResultSuccess}).Write(&report, suite.FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []func(string, string) error{os.Symlink, os.Link} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "r.yaml")
+		if err := os.WriteFile(path, report.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := link(path, filepath.Join(dir, "r.html")); err != nil {
+			t.Skip(err)
+		}
+		var stderr bytes.Buffer
+		code := run([]string{"conformance", "--render", path}, nil, io.Discard, &stderr)
+		if code != exitInput || !strings.Contains(stderr.String(), "r.html would replace the report itself") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("exit %d, stderr %q; want 2 and one line refusing the page", code, stderr.String())
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, report.Bytes()) {
+			t.Errorf("the report became %q (%v)", got, err)
+		}
+	}
+}
