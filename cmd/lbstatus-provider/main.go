@@ -21,6 +21,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -159,11 +160,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parse parses args into flags and the provider's options. done says the
-// program is over, with code its exit status: help (0) or bad usage (2,
-// one line on stderr).
+// program is over, with code its exit status: help (0, or 2 when it could
+// not be written) or bad usage (2, one line on stderr).
 func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Options, code int, done bool) {
 	fs := pflag.NewFlagSet("lbstatus-provider", pflag.ContinueOnError)
-	fs.SetOutput(stdout) // --help
+	help := bufio.NewWriter(stdout) // --help, flushed to see that it was written
+	fs.SetOutput(help)
 	f.cluster = genericclioptions.NewConfigFlags(true)
 	f.cluster.AddFlags(fs)
 	fs.StringSliceVar(&f.classes, "class", nil, "loadBalancerClass the provider handles; repeatable")
@@ -188,11 +190,16 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 	fs.StringVar(&f.healthAddr, "health-addr", ":8081", "address of /healthz and /readyz; empty: none")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":8080", "address of /metrics; empty: none")
 	fs.Usage = func() {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(help, usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			if err := help.Flush(); err != nil {
+				// Not printed: as for any output, not exit status 0.
+				fmt.Fprintf(stderr, "lbstatus-provider: writing the help: %v\n", err)
+				return f, opts, 2, true
+			}
 			return f, opts, 0, true
 		}
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)

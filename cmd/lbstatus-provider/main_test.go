@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -430,4 +431,21 @@ func kubeconfigFor(t *testing.T, server string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// fullDisk is standard output on a full disk.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) {
+	return 0, errors.New("write /dev/stdout: no space left on device")
+}
+
+// Help that could not be written was not printed: "lbstatus-provider
+// --help > /dev/full" exited 0.
+func TestRun_HelpNotWrittenIsAnError(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"--help"}, fullDisk{}, &stderr)
+	if want := "lbstatus-provider: writing the help: write /dev/stdout: no space left on device\n"; code != 2 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
+	}
 }
