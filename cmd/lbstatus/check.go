@@ -548,8 +548,9 @@ func fetch(ctx context.Context, url string) (io.ReadCloser, error) {
 
 // redactURL returns url with its password, if it has one, replaced by
 // "xxxxx", as Go's HTTP client shows a URL in its errors. Of a URL that
-// cannot be parsed, where the password ends is not known: all between
-// "://" and the last "@" is replaced.
+// cannot be parsed, or a server without a scheme (which a client takes as
+// http://SERVER), where the password ends is not known: all between the
+// scheme and the last "@" is replaced.
 func redactURL(url string) string {
 	u, err := neturl.Parse(url)
 	if err == nil && u.User != nil {
@@ -557,9 +558,17 @@ func redactURL(url string) string {
 			return u.Redacted()
 		}
 	}
-	start, end := strings.Index(url, "://")+3, strings.LastIndex(url, "@")
-	if err != nil && start >= 3 && end >= start {
-		return url[:start] + "xxxxx" + url[end:]
+	scheme, rest, ok := strings.Cut(url, "://")
+	switch {
+	case !ok:
+		scheme, rest = "", url
+	case err == nil:
+		return url // parsed, without a password
+	default:
+		scheme += "://"
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		return scheme + "xxxxx" + rest[at:]
 	}
 	return url
 }

@@ -19,7 +19,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -142,11 +144,19 @@ func (f *clusterFlags) connect() (*clusterConn, error) {
 		// each wait.
 		cfg.QPS, cfg.Burst = 50, 100
 	}
+	// The server's URL, shown in messages, without a password.
+	host := redactURL(cfg.Host)
 	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		return nil, fmt.Errorf("building a client: %w", parseError(cfg.Host, err))
+	} else if err != nil {
+		msg := err.Error()
+		if host != cfg.Host { // client-go quotes the URL raw
+			msg = strings.ReplaceAll(msg, cfg.Host, host)
+		}
+		return nil, fmt.Errorf("building a client for %s: %s", host, msg)
 	}
 	files := slices.Concat(f.config.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence(),
 		[]string{cfg.CAFile, cfg.CertFile, cfg.KeyFile, cfg.BearerTokenFile})
-	return &clusterConn{client: client, host: cfg.Host, namespace: namespace, selector: f.selector, requestTimeout: timeout, files: files}, nil
+	return &clusterConn{client: client, host: host, namespace: namespace, selector: f.selector, requestTimeout: timeout, files: files}, nil
 }

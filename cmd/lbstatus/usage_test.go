@@ -289,3 +289,24 @@ func TestHelp_OutputNotWrittenIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// Nor is the password of a cluster's URL (--server, or a kubeconfig's
+// server) shown by the commands that reach a cluster: the URL was named
+// raw in their messages, and client-go's error for one that cannot be
+// used quotes it raw too.
+func TestClusterCommands_ServerPasswordNotShown(t *testing.T) {
+	for _, server := range []string{
+		"https://ci:s3cret@127.0.0.1:1",      // refused: named in the error
+		"https://ci:s3cret@127.0.0.1:1/%zz",  // cannot be parsed
+		"https://ci:s3cret/x@127.0.0.1:1/",   // a "/" in the password
+		"https://ci:s3cret@127.0.0.1:bad/x/", // a bad port
+		"ci:s3cret@127.0.0.1:1",              // no scheme: taken as http://
+	} {
+		for _, cmd := range []string{"describe", "watch", "conformance"} {
+			code, stdout, stderr := runCmd(t, "", cmd, "--kubeconfig", os.DevNull, "--request-timeout", "2s", "--server", server)
+			if code != exitInput || strings.Contains(stdout+stderr, "s3cret") || !strings.Contains(stderr, "xxxxx@127.0.0.1") {
+				t.Errorf("%s --server %s: exit %d, want 2 and the server named without its password:\nstderr %s\n%s", cmd, server, code, stderr, stdout)
+			}
+		}
+	}
+}
