@@ -230,6 +230,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, `lbstatus: "-" is given twice: standard input can be read only once`)
 		return exitInput
 	}
+	if in := stdoutInput(stdout, paths); in != "" {
+		fmt.Fprintf(stderr, "lbstatus: %s: standard output is this input: the report would be written over it; write it to another file\n", input.Escape(in))
+		return exitInput
+	}
 	// Reports can be long; write them through a buffer, flushed at the end.
 	stdout, stderr, err := f.hooks.start(&f, stdout, stderr)
 	if err != nil {
@@ -627,6 +631,27 @@ func openListed(_ context.Context, name string) (io.ReadCloser, error) {
 		return nil, cmp.Or(err, fmt.Errorf("%s: not a regular file; not read", name))
 	}
 	return f, nil
+}
+
+// stdoutInput returns the first of the inputs named on the command line
+// that standard output is, known by its identity (device and inode, as
+// fileID), or "" when none is: "check x.json > x.json" had the shell empty
+// the input, and with ">>" the report would be added to what is read.
+func stdoutInput(stdout io.Writer, paths []string) string {
+	file, ok := stdout.(*os.File)
+	if !ok {
+		return ""
+	}
+	out, err := file.Stat()
+	if err != nil || !out.Mode().IsRegular() {
+		return ""
+	}
+	for _, p := range paths {
+		if info, err := os.Stat(p); p != "-" && !isURL(p) && err == nil && os.SameFile(out, info) {
+			return p
+		}
+	}
+	return ""
 }
 
 // inputPath is one input of check: a file, a URL, or "-" for standard

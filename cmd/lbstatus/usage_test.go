@@ -310,3 +310,43 @@ func TestClusterCommands_ServerPasswordNotShown(t *testing.T) {
 		}
 	}
 }
+
+// A report written to an input it reads: "lbstatus check x.yaml >>
+// x.yaml" added the report to the manifest, and with ">" the shell has
+// emptied it, which the check then passed as an input without a Service.
+// Standard output is compared with each input named by its identity, so
+// a link to the file is that file too; the check is refused on one line.
+func TestCheck_StdoutIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	path, link := filepath.Join(dir, "svc.yaml"), filepath.Join(dir, "link.yaml")
+	if err := os.WriteFile(path, []byte(readyYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path, link); err != nil {
+		t.Skip(err)
+	}
+	for _, in := range []string{path, link} {
+		out, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		code := run([]string{"check", "-o", "json", in}, strings.NewReader(""), out, &stderr)
+		out.Close()
+		if want := "standard output is this input"; code != exitInput || !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("check %s >> %s: exit %d, stderr %q; want 2 and one line saying %q", in, path, code, stderr.String(), want)
+		}
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != readyYAML {
+		t.Errorf("the input became %q (%v)", got, err)
+	}
+	// Another file as standard output is no input.
+	out, err := os.Create(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if code := run([]string{"check", "-o", "json", path}, strings.NewReader(""), out, io.Discard); code != exitOK {
+		t.Errorf("check %s > report.json: exit %d, want 0", path, code)
+	}
+}
