@@ -230,7 +230,8 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, `lbstatus: "-" is given twice: standard input can be read only once`)
 		return exitInput
 	}
-	if in := stdoutInput(stdout, paths); in != "" {
+	report := stdoutFile(stdout)
+	if in := stdoutInput(report, paths); in != "" {
 		fmt.Fprintf(stderr, "lbstatus: %s: standard output is this input: the report would be written over it; write it to another file\n", input.Escape(in))
 		return exitInput
 	}
@@ -272,7 +273,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	inputs := 0
 	interrupted := false
 	var unfinished *input.Position // the document the interrupt cut short
-	ins := expand(paths)
+	ins := expand(paths, report)
 	var ahead *readAhead
 	if !f.scanOnly {
 		// Inputs are checked one at a time; small files are read ahead,
@@ -633,17 +634,26 @@ func openListed(_ context.Context, name string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// stdoutInput returns the first of the inputs named on the command line
-// that standard output is, known by its identity (device and inode, as
-// fileID), or "" when none is: "check x.json > x.json" had the shell empty
-// the input, and with ">>" the report would be added to what is read.
-func stdoutInput(stdout io.Writer, paths []string) string {
+// stdoutFile returns what standard output is when it is a regular file,
+// where the report goes, or nil.
+func stdoutFile(stdout io.Writer) os.FileInfo {
 	file, ok := stdout.(*os.File)
 	if !ok {
-		return ""
+		return nil
 	}
 	out, err := file.Stat()
 	if err != nil || !out.Mode().IsRegular() {
+		return nil
+	}
+	return out
+}
+
+// stdoutInput returns the first of the inputs named on the command line
+// that out, standard output, is, known by its identity (device and inode,
+// as fileID), or "" when none is: "check x.json > x.json" had the shell
+// empty the input, and with ">>" the report would be added to what is read.
+func stdoutInput(out os.FileInfo, paths []string) string {
+	if out == nil {
 		return ""
 	}
 	for _, p := range paths {
@@ -666,8 +676,9 @@ type inputPath struct {
 
 // expand turns the command-line paths into inputs: directories become the
 // .json, .yaml and .yml regular files under them (see walk), in lexical
-// order.
-func expand(paths []string) []inputPath {
+// order. A file found in a directory that is report, where the report is
+// written ("check . > report.json"), is not read: it is being written.
+func expand(paths []string, report os.FileInfo) []inputPath {
 	var out []inputPath
 	for _, p := range paths {
 		if p == "-" || isURL(p) {
@@ -690,7 +701,7 @@ func expand(paths []string) []inputPath {
 		}
 		seen := dirSet{}
 		seen.add(info)
-		walk(root, &seen, &files)
+		walk(root, report, &seen, &files)
 		if len(files) == 0 {
 			files = []inputPath{{name: p, empty: true}}
 		}
@@ -703,8 +714,8 @@ func expand(paths []string) []inputPath {
 // walk appends the manifests under the directory root to files. A link to
 // a directory is searched as the directory is, and each directory once
 // (seen, root included): a loop of links ends, and a directory both linked
-// to and walked into is not read twice.
-func walk(root string, seen *dirSet, files *[]inputPath) {
+// to and walked into is not read twice. The file report is left out.
+func walk(root string, report os.FileInfo, seen *dirSet, files *[]inputPath) {
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*files = append(*files, inputPath{name: path, err: err})
@@ -734,10 +745,10 @@ func walk(root string, seen *dirSet, files *[]inputPath) {
 		switch {
 		case err == nil && info.IsDir() && link:
 			if seen.add(info) {
-				walk(path+string(filepath.Separator), seen, files)
+				walk(path+string(filepath.Separator), report, seen, files)
 			}
 			return nil
-		case !isManifest(path):
+		case !isManifest(path), err == nil && report != nil && os.SameFile(info, report):
 			return nil
 		}
 		// Only regular files, or links to them: a FIFO or a device

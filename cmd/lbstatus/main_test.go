@@ -628,7 +628,7 @@ func BenchmarkExpand(b *testing.B) {
 	}
 	write(b, dir, "0/0/a.yaml", readyYAML)
 	for b.Loop() {
-		if files := expand([]string{dir}); len(files) != 1 || files[0].err != nil {
+		if files := expand([]string{dir}, nil); len(files) != 1 || files[0].err != nil {
 			b.Fatalf("files %+v", files)
 		}
 	}

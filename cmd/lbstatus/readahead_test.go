@@ -78,7 +78,7 @@ func TestCheck_ReadAheadGivesTheSameReport(t *testing.T) {
 // they held then is what is checked.
 func TestReadAhead_ReadsTheNextFiles(t *testing.T) {
 	dir := manifestsDir(t)
-	ins := expand([]string{dir})
+	ins := expand([]string{dir}, nil)
 	ctx := context.Background()
 	ra := newReadAhead(ctx, ins, input.DefaultMaxObjectBytes)
 	first, n := ra.take(0)
@@ -117,7 +117,7 @@ func TestReadAhead_LeavesChangedFilesToTheirTurn(t *testing.T) {
 	dir := t.TempDir()
 	grown := write(t, dir, "a.yaml", readyYAML)
 	fifo := write(t, dir, "b.yaml", readyYAML)
-	ins := expand([]string{dir})
+	ins := expand([]string{dir}, nil)
 	if !ins[0].small || !ins[1].small {
 		t.Fatalf("inputs %+v, want both small", ins)
 	}
@@ -162,7 +162,7 @@ func TestReadAhead_LeavesChangedFilesToTheirTurn(t *testing.T) {
 // its turn sees the interrupt.
 func TestReadAhead_Interrupted(t *testing.T) {
 	dir := manifestsDir(t)
-	ins := expand([]string{dir})
+	ins := expand([]string{dir}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	ra := newReadAhead(ctx, ins, input.DefaultMaxObjectBytes)
 	cancel()

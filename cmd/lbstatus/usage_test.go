@@ -350,3 +350,33 @@ func TestCheck_StdoutIsAnInput(t *testing.T) {
 		t.Errorf("check %s > report.json: exit %d, want 0", path, code)
 	}
 }
+
+// A report written into a directory being checked ("check . > report.json",
+// a common CI habit) is not read back as an input: it is being written, and
+// what it holds so far is no manifest.
+func TestCheck_ReportInACheckedDirectoryIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "svc.yaml"), []byte(readyYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(report, []byte(`{"partial": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.OpenFile(report, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var stderr strings.Builder
+	if code := run([]string{"check", "-o", "json", dir}, strings.NewReader(""), out, &stderr); code != exitOK || stderr.Len() != 0 {
+		t.Errorf("check %s >> %s: exit %d, stderr %q; want 0 and nothing", dir, report, code, stderr.String())
+	}
+	got, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"services": 1`) && !strings.Contains(string(got), `"services":1`) {
+		t.Errorf("the report does not count the one Service: %s", got)
+	}
+}
