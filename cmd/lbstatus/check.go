@@ -510,9 +510,12 @@ func scanOnly(name string, r io.Reader, stderr io.Writer) conformance.Summary {
 }
 
 // isURL reports whether an input names a document to fetch, as kubectl's
-// -f takes one.
+// -f takes one. A scheme is the same in any case, as RFC 3986 has it:
+// "HTTP://u:pw@host/x" is a URL, not a file whose error would show the
+// password.
 func isURL(name string) bool {
-	return strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://")
+	scheme, _, ok := strings.Cut(name, "://")
+	return ok && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https"))
 }
 
 // fetchTimeout bounds the wait for a server's answer to a fetch, which a

@@ -391,6 +391,10 @@ func TestCheck_URL(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, srv.URL+"/svc.yaml: 1 observation of 1 Service") || !strings.Contains(stdout, "shop/web") {
 		t.Errorf("check -f URL: exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
+	upper := "HTTP" + strings.TrimPrefix(srv.URL, "http") + "/svc.yaml"
+	if code, stdout, stderr := runCmd(t, "", "check", upper); code != exitOK || !strings.Contains(stdout, "shop/web") {
+		t.Errorf("check %s: exit %d, stderr %q\n%s", upper, code, stderr, stdout)
+	}
 	code, _, stderr = runCmd(t, "", "check", srv.URL+"/missing.yaml")
 	if want := "lbstatus: " + srv.URL + "/missing.yaml: 404 Not Found\n"; code != exitInput || stderr != want {
 		t.Errorf("check URL of nothing: exit %d, stderr %q, want %q", code, stderr, want)
