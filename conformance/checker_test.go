@@ -938,6 +938,24 @@ func TestCheck_L6_ConditionsRemoved(t *testing.T) {
 	noViolations(t, found)
 }
 
+// An observation that shows the conversion and the conditions already
+// removed (a watch that coalesced the user's write and the provider's
+// cleanup) owes nothing: the removal L9 asks for is done, and there is no
+// Provisioning left to bump (L6).
+func TestCheck_L9_RemovedWithTheChange(t *testing.T) {
+	served := ready("web", 10)
+	cleaned := next(served)
+	toClusterIP(cleaned)
+	cleaned.Status = v1.ServiceStatus{}
+	found := check(served, cleaned)
+	noFinding(t, found, "L9")
+	noFinding(t, found, "L6")
+
+	gone := specChange(served)
+	gone.Status = v1.ServiceStatus{}
+	noFinding(t, check(served, gone), "L6")
+}
+
 // After a spec change, until the provider writes status, the status still
 // answers the old spec: the rules that hold status against spec (L9, P5,
 // P6) wait for the provider's next write, and judge that.

@@ -369,8 +369,10 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 			// the latest spec saw no change.
 			st.owed = nil
 		}
-		if st.owed != nil && prov.present && prov.ltt != st.owed.pre {
-			st.owed = nil // acknowledged in the same observation
+		if st.owed != nil && (!prov.present || prov.ltt != st.owed.pre) {
+			// Acknowledged in the same observation, or the conditions are
+			// already gone: nothing left to acknowledge with or to remove.
+			st.owed = nil
 		}
 		return
 	}
