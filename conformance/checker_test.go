@@ -634,6 +634,30 @@ func TestCheck_Gap_FirstWriteNotJudged(t *testing.T) {
 	wantFinding(t, c.Observe(next(next(reprovisioning))), "L1", SeverityViolation, "")
 }
 
+// TestCheck_Gap_AddedListsAgain: an ADDED watch event of a Service whose
+// trace goes on (the same uid) is a watch that listed again, so the
+// writes since its last observation were not seen: as after Gap, L1's
+// trace half leaves that step alone. Without a uid to show it is the same
+// Service, an ADDED object is judged as any other step.
+func TestCheck_Gap_AddedListsAgain(t *testing.T) {
+	created := newLB("web")
+	reprovisioning := next(created) // served, then reprovisioning: unseen
+	setReady(reprovisioning, 10)
+	getCond(t, reprovisioning, v1.LoadBalancerConditionProvisioning).Status = metav1.ConditionTrue
+	getCond(t, reprovisioning, v1.LoadBalancerConditionProvisioning).Reason = string(v1.LoadBalancerReasonProvisioning)
+	steps := func(first, then *v1.Service, added bool) []Finding {
+		c := NewChecker()
+		c.ObserveObject(Object{Kind: "Service", Service: first})
+		return c.ObserveObject(Object{Kind: "Service", Service: then, Added: added})
+	}
+	noFinding(t, steps(created, reprovisioning, true), "L1")
+	wantFinding(t, steps(created, reprovisioning, false), "L1", SeverityViolation, conditionsField)
+
+	anonymous, later := created.DeepCopy(), reprovisioning.DeepCopy()
+	anonymous.UID, later.UID = "", ""
+	wantFinding(t, steps(anonymous, later, true), "L1", SeverityViolation, conditionsField)
+}
+
 // TestCheck_Gap_L4_RefillAfterTheGap: a Service last seen provisioning
 // may have served inside a gap, then been reprovisioned with its ingress
 // cleared: the ingress it fills again after the gap, Serving still False,
@@ -794,6 +818,36 @@ func TestCheck_RepeatedObservationCheckedOnce(t *testing.T) {
 	noUID.UID = ""
 	if got := withRule(check(noUID, noUID.DeepCopy()), "C3"); len(got) != 2 {
 		t.Errorf("an observation without a uid was taken for a repeat:\n%s", dump(got))
+	}
+}
+
+// TestCheck_RepeatedOnlyWithTheSameContent: an observation is a repeat,
+// checked once, only when everything the rules read is the last one's
+// again (spec section 8, "Live watches"); the same uid and
+// resourceVersion with another ingress, another condition or another spec,
+// as hand-written examples give, is checked. Without a resourceVersion
+// there is nothing to tell a repeat by.
+func TestCheck_RepeatedOnlyWithTheSameContent(t *testing.T) {
+	served := ready("web", 10)
+
+	noIngress := served.DeepCopy()
+	noIngress.Status.LoadBalancer.Ingress = nil
+	wantFinding(t, check(served, noIngress), "L4", SeverityViolation, ingressField)
+
+	otherCondition := served.DeepCopy()
+	otherCondition.Status.Conditions = append(otherCondition.Status.Conditions,
+		metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "bad reason", LastTransitionTime: at(10)})
+	wantFinding(t, check(served, otherCondition), "C5", SeverityViolation, "status.conditions[2].reason")
+
+	otherSpec := served.DeepCopy()
+	otherSpec.Spec.LoadBalancerIP = "192.0.2.7"
+	wantFinding(t, check(served, otherSpec), "L6", SeverityWarning, conditionsField)
+
+	noRV := served.DeepCopy()
+	getCond(t, noRV, v1.LoadBalancerConditionServing).Reason = "Fine" // C3 warning
+	noRV.ResourceVersion = ""
+	if got := withRule(check(noRV, noRV.DeepCopy()), "C3"); len(got) != 2 {
+		t.Errorf("an observation without a resourceVersion was taken for a repeat:\n%s", dump(got))
 	}
 }
 

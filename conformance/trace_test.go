@@ -165,6 +165,39 @@ func TestCheck_L6_BackwardsIsC7(t *testing.T) {
 	noFinding(t, found, "L6")
 }
 
+// A lastTransitionTime moved backwards in the very observation that shows
+// the change is C7's as well; it closes the obligation as a move does,
+// and nothing is owed at the end.
+func TestCheck_L6_BackwardsWithTheChangeIsC7(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	getCond(t, changed, v1.LoadBalancerConditionProvisioning).LastTransitionTime = at(5)
+	found := check(served, changed)
+	wantFinding(t, found, "C7", SeverityViolation, "status.conditions[0].lastTransitionTime")
+	noFinding(t, found, "L6")
+}
+
+// L4's trace half judges the write that fills the ingress, once: later
+// writes of a provisioning that keep the ingress, Serving still False, are
+// no new fault; nor is a first write of the conditions beside an ingress a
+// provider that predates them filled.
+func TestCheck_L4_OnlyTheWriteThatFillsTheIngress(t *testing.T) {
+	created := newLB("web")
+	provisioning := next(created)
+	setProvisioning(provisioning, 5)
+	early := next(provisioning)
+	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	later := next(early)
+	getCond(t, later, v1.LoadBalancerConditionServing).Message = "health checks pending"
+	wantFinding(t, check(created, provisioning, early, later), "L4", SeverityViolation, ingressField)
+
+	legacy := next(created)
+	legacy.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	upgraded := next(legacy)
+	setProvisioning(upgraded, 5)
+	noFinding(t, check(created, legacy, upgraded), "L4")
+}
+
 // Two changes before the provider answers: it owes the acknowledgement
 // since the first one, and the warning at the end names that change.
 func TestCheck_L6_OwedSinceTheFirstChange(t *testing.T) {
