@@ -19,6 +19,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -230,20 +231,37 @@ func TestCollector_SummaryOnly(t *testing.T) {
 }
 
 func TestSummary_Merge(t *testing.T) {
-	a := Summary{Objects: 1, Findings: SeverityCounts{Violations: 1}, Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 1}}}
-	b := Summary{Objects: 2, Services: 1, Findings: SeverityCounts{Warnings: 2}, Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 2}, "C2": {Warnings: 2}}}
+	a := Summary{Objects: 1, Observations: 1, Findings: SeverityCounts{Violations: 1, Notices: 1},
+		Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 1}, "T3": {Notices: 1}}}
+	b := Summary{Objects: 2, Services: 1, Skipped: 1, InputErrors: 1, Findings: SeverityCounts{Warnings: 2, Notices: 1},
+		Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 2}, "C2": {Warnings: 2}, "T3": {Notices: 1}}}
 	var total Summary
 	total.Merge(a)
 	total.Merge(b)
-	if total.Objects != 3 || total.Services != 1 || total.Findings.Violations != 1 || total.Findings.Warnings != 2 ||
-		total.Rules["L4"].Violations != 3 || total.Rules["C2"].Warnings != 2 {
-		t.Errorf("merged %+v", total)
+	want := Summary{Objects: 3, Observations: 1, Services: 1, Skipped: 1, InputErrors: 1, Findings: SeverityCounts{Violations: 1, Warnings: 2, Notices: 2},
+		Rules: map[RuleID]*SeverityCounts{"L4": {Violations: 3}, "C2": {Warnings: 2}, "T3": {Notices: 2}}}
+	if !reflect.DeepEqual(total, want) {
+		t.Errorf("merged %+v, want %+v", total, want)
 	}
 	if a.Rules["L4"].Violations != 1 {
 		t.Error("Merge changed its argument")
 	}
-	if ids := total.SortedRules(); len(ids) != 2 || ids[0] != "C2" || ids[1] != "L4" {
+	if ids := total.SortedRules(); !slices.Equal(ids, []RuleID{"C2", "L4", "T3"}) {
 		t.Errorf("SortedRules() = %v", ids)
+	}
+}
+
+// SortedRules orders by family and number, as the specification does, and
+// puts every other ID last, by name: RuleInput, and IDs a merged report
+// from another version may carry.
+func TestSummary_SortedRulesOthersLastByName(t *testing.T) {
+	s := Summary{Rules: map[RuleID]*SeverityCounts{}}
+	for _, id := range []RuleID{"Zz", RuleInput, "L10", "C-1", "G1", "L6", "C", "C1"} {
+		s.Rules[id] = &SeverityCounts{Notices: 1}
+	}
+	want := []RuleID{"C1", "L6", "L10", "G1", "C", "C-1", RuleInput, "Zz"}
+	if ids := s.SortedRules(); !slices.Equal(ids, want) {
+		t.Errorf("SortedRules() = %v, want %v", ids, want)
 	}
 }
 

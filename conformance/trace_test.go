@@ -198,6 +198,26 @@ func TestCheck_L4_OnlyTheWriteThatFillsTheIngress(t *testing.T) {
 	noFinding(t, check(created, legacy, upgraded), "L4")
 }
 
+// Manifests carry no resourceVersion: L6's messages say so rather than
+// name an empty one, at a write and at the end.
+func TestCheck_L6_WithoutResourceVersionSaysUnset(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	written := next(changed)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	for _, svc := range []*v1.Service{served, changed, written} {
+		svc.ResourceVersion = ""
+	}
+	for _, f := range []Finding{
+		wantFinding(t, check(served, changed), "L6", SeverityWarning, conditionsField),
+		wantFinding(t, check(served, changed, written), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime"),
+	} {
+		if !strings.Contains(f.Message, "(resourceVersion unset)") {
+			t.Errorf("L6 message %q does not say the resourceVersion is unset", f.Message)
+		}
+	}
+}
+
 // Two changes before the provider answers: it owes the acknowledgement
 // since the first one, and the warning at the end names that change.
 func TestCheck_L6_OwedSinceTheFirstChange(t *testing.T) {
