@@ -30,6 +30,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/validation"
 )
 
@@ -231,6 +232,26 @@ func TestCheck_P1_ForeignClass(t *testing.T) {
 // provider's next write. Left unchanged by the move, and by the user's
 // edits after it, they are a warning, as L9's leftovers are; changed
 // since, they are the violation P1 is.
+// The class a P1 message quotes comes from the input: it is cut as every
+// quoted value is, for a leftover as for a violation.
+func TestCheck_P1_MessageClipsTheClass(t *testing.T) {
+	classes := []Option{Classes{"example.com/lb"}}
+	mine := ready("moved", 10)
+	mine.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+	moved := next(mine)
+	moved.Spec.LoadBalancerClass = ptr.To("example.com/" + strings.Repeat("x", 4*input.MaxTextBytes))
+	foreign := moved.DeepCopy()
+	foreign.UID = "uid-other"
+	for name, found := range map[string][]Finding{
+		"leftover":  observeAll(classes, mine, moved),
+		"violation": observeAll(classes, foreign),
+	} {
+		if f := withRule(found, "P1"); len(f) != 1 || len(f[0].Message) > 2*input.MaxTextBytes {
+			t.Errorf("%s: P1 message of %d bytes:\n%s", name, len(dump(f)), dump(f))
+		}
+	}
+}
+
 func TestCheck_P1_LeftoversOfAMoveAreAWarning(t *testing.T) {
 	classes := []Option{Classes{"example.com/lb"}}
 	mine := ready("moved", 10)
@@ -1093,6 +1114,21 @@ func TestCheck_Input_OtherKinds(t *testing.T) {
 	}
 	if c.Services() != 0 {
 		t.Error("a skipped object left state behind")
+	}
+	f = wantFinding(t, c.ObserveObject(Object{Ref: ObjectRef{Name: "x"}}), RuleInput, SeverityNotice, "")
+	if f.Message != "skipped: the object has no kind" {
+		t.Errorf("skip notice of an object without a kind: %q", f.Message)
+	}
+}
+
+// A nil option is ignored, as NewChecker and NewCollector say.
+func TestCheck_NilOptionsAreIgnored(t *testing.T) {
+	c := NewChecker(nil, Classes{"example.com/lb"}, nil)
+	col := NewCollector(nil, KeepFindings(1), nil)
+	obj := Object{Kind: "Service", Service: ready("web", 10)}
+	col.Observe(obj, c.ObserveObject(obj))
+	if r := col.Report(); r.Summary.Observations != 1 {
+		t.Errorf("report %+v", r.Summary)
 	}
 }
 

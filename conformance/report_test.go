@@ -228,6 +228,11 @@ func TestCollector_SummaryOnly(t *testing.T) {
 	if c.Seen() != 1 {
 		t.Errorf("Seen() = %d", c.Seen())
 	}
+	// Input problems are counted, not kept, either.
+	col.Error(errors.New("x.yaml:3: not JSON"))
+	if r := col.Report(); len(r.Errors) != 0 || r.ErrorsOmitted != 1 || r.Summary.InputErrors != 1 {
+		t.Errorf("errors %q, %d omitted, %d counted", r.Errors, r.ErrorsOmitted, r.Summary.InputErrors)
+	}
 }
 
 func TestSummary_Merge(t *testing.T) {
