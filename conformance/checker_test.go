@@ -677,6 +677,13 @@ func TestCheck_Gap_AddedListsAgain(t *testing.T) {
 	anonymous, later := created.DeepCopy(), reprovisioning.DeepCopy()
 	anonymous.UID, later.UID = "", ""
 	wantFinding(t, steps(anonymous, later, true), "L1", SeverityViolation, conditionsField)
+
+	// Listed again with nothing changed: the last observation again, no
+	// gap, and the next step is judged.
+	c := NewChecker()
+	c.ObserveObject(Object{Kind: "Service", Service: created})
+	c.ObserveObject(Object{Kind: "Service", Service: created.DeepCopy(), Added: true})
+	wantFinding(t, c.ObserveObject(Object{Kind: "Service", Service: reprovisioning}), "L1", SeverityViolation, conditionsField)
 }
 
 // TestCheck_Gap_L4_RefillAfterTheGap: a Service last seen provisioning
@@ -731,6 +738,18 @@ func TestCheck_L4_FirstSeenAtWork(t *testing.T) {
 	setProvisioning(early, 10)
 	early.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
 	wantFinding(t, check(newLB("web"), early), "L4", SeverityViolation, "status.loadBalancer.ingress")
+
+	// An ingress at the start, without conditions (a provider that
+	// predates them, since upgraded), shows a load balancer provisioned
+	// before: a refill after its reprovisioning is no first provisioning.
+	served := newLB("web")
+	served.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	cleared := next(served)
+	setProvisioning(cleared, 30)
+	cleared.Status.LoadBalancer.Ingress = nil
+	refilled = next(cleared)
+	refilled.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.9"}}
+	noFinding(t, check(served, cleared, refilled), "L4")
 }
 
 // TestCheck_L4_AfterConversionBack: a Service converted to ClusterIP, its
@@ -1208,6 +1227,14 @@ func TestCheck_ForgottenStateIsReusedClean(t *testing.T) {
 func TestCheck_NilService(t *testing.T) {
 	if found := NewChecker().Observe(nil); found != nil {
 		t.Errorf("Observe(nil) = %v", found)
+	}
+	// Nor is nil a repeat of the observation before it.
+	c := NewChecker()
+	c.Observe(ready("web", 10))
+	c.Observe(ready("web", 10))
+	c.Observe(nil)
+	if c.Repeated() {
+		t.Error("Repeated() after Observe(nil)")
 	}
 }
 
