@@ -205,13 +205,16 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
 		return f, opts, 2, true
 	}
+	if fs.NArg() > 0 {
+		// First: a stray word ("lbstatus-provider help") is the problem,
+		// not the flags it came without.
+		fmt.Fprintf(stderr, "lbstatus-provider: no arguments expected, got %q (run \"lbstatus-provider --help\")\n", fs.Args())
+		return f, opts, 2, true
+	}
 	opts, err := f.options()
 	if timeout, terr := clientcmd.ParseTimeout(*f.cluster.Timeout); err == nil && (terr != nil || timeout < 0) {
 		// clientcmd takes a negative timeout as no limit at all.
 		err = fmt.Errorf("--request-timeout %q: want a duration of zero (no limit) or more, such as 30s", *f.cluster.Timeout)
-	}
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("no arguments expected, got %q", fs.Args())
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)

@@ -65,6 +65,9 @@ func TestRun_Usage(t *testing.T) {
 		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
 		{"unknown metrics port", []string{"--class", "c", "--metrics-addr", ":nope"}, 2, `--metrics-addr ":nope"`},
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
+		// A word where none is taken is named first, whatever else is
+		// missing: "help" is no reason to ask for --class.
+		{"help as an argument", []string{"help"}, 2, `no arguments expected, got ["help"] (run "lbstatus-provider --help")`},
 		// Without --leader-elect no Lease is held: two replicas given a
 		// Lease's name would both write, each believing the other waits.
 		// clientcmd would take it as no limit at all.
