@@ -56,7 +56,8 @@ func NewPool(cidrs ...string) (*Pool, error) {
 	for _, c := range cidrs {
 		prefix, err := netip.ParsePrefix(strings.TrimSpace(c))
 		if err != nil {
-			return nil, fmt.Errorf("IP pool: %w", err)
+			// netip's error names its own function: say what was wanted.
+			return nil, fmt.Errorf("IP pool: %q is not a CIDR, such as 198.18.0.0/16 or fd00:1b::/112", strings.TrimSpace(c))
 		}
 		if prefix.Masked() != prefix {
 			return nil, fmt.Errorf("IP pool: %s is not the start of its range (%s)", prefix, prefix.Masked())

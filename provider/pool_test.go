@@ -99,6 +99,11 @@ func TestNewPool_BadCIDRs(t *testing.T) {
 			t.Errorf("NewPool(%q): no error", c)
 		}
 	}
+	// What a user gets from --pool names the value and the form wanted,
+	// not the parser that refused it.
+	if _, err := NewPool("198.18.0.0"); err == nil || err.Error() != `IP pool: "198.18.0.0" is not a CIDR, such as 198.18.0.0/16 or fd00:1b::/112` {
+		t.Errorf("NewPool without a prefix length: %v", err)
+	}
 	var nilPool *Pool
 	if _, err := nilPool.Allocate("k", corev1.IPv4Protocol, ""); !errors.Is(err, ErrPoolExhausted) {
 		t.Errorf("nil pool: %v", err)
