@@ -62,7 +62,7 @@ type checkFlags struct {
 
 // addCheckerFlags adds the flags that configure the checker.
 func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
-	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per input, a row per Service) or "json"; check also "html" (a page with timelines)`)
+	fs.StringVarP(&f.output, "output", "o", "text", `output format: "text" (a table per input, a row per Service), "json", or "html" (one page with the timelines)`)
 	addClassFlag(fs, &f.classes)
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
