@@ -83,7 +83,7 @@ cannot be written (the watch stops at once), or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
 
-Example:
+Examples:
   lbstatus watch --context kind-kind -n shop --class example.com/lb
   lbstatus watch -A -o json --request-timeout 10s > findings.jsonl
   lbstatus watch -n shop -l app=web
