@@ -28,11 +28,13 @@ limitations under the License.
 // check reads single objects, Lists (in JSON and YAML, item by item),
 // multi-document YAML, watch events and streams of concatenated JSON
 // objects ("kubectl get services --watch -o json"), and prints a table per
-// input (-o text) or a JSON report (-o json). Its exit status is 0 when
+// input (-o text), a JSON report (-o json) or one HTML page of timelines
+// (-o html). Its exit status is 0 when
 // nothing violates the specification, 1 when something does, and 2 when an
 // input cannot be read or parsed (one line per problem on standard error,
-// naming the file and the position), when the check was interrupted
-// without a violation, or when the command line is wrong; a bad input does
+// naming the file and the position), when --require-services found no
+// Service, when the check was interrupted without a violation, when the
+// report could not be written, or when the command line is wrong; a bad input does
 // not stop the others from being checked. SIGINT and SIGTERM stop it with
 // a report of what was read, which names the document the interrupt cut
 // short, not checked.
