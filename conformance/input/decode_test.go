@@ -334,6 +334,23 @@ func TestDecode_DuplicateKeys(t *testing.T) {
 	}
 }
 
+// A YAML object with a key given twice is named in its one line, as a JSON
+// one is: the line says which object of the file to fix.
+func TestDecode_DuplicateYAMLKeysNameTheObject(t *testing.T) {
+	for name, in := range map[string]string{
+		"document":         "kind: Service\napiVersion: v1\nmetadata:\n  name: web\n  namespace: shop\nspec: {}\nspec: {}\n",
+		"item of a List":   "kind: List\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata: {name: web, namespace: shop}\n  spec: {}\n  spec: {}\n",
+		"keys 1 and \"1\"": "kind: Service\napiVersion: v1\nmetadata:\n  name: web\n  namespace: shop\n  labels:\n    1: a\n    \"1\": b\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, errs := decodeAll(t, strings.NewReader(in))
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), ": shop/web: duplicate key") {
+				t.Errorf("errors %v, want one naming shop/web", errs)
+			}
+		})
+	}
+}
+
 func TestDecode_WrongFieldTypes(t *testing.T) {
 	tests := []struct {
 		name, in, want string

@@ -227,12 +227,20 @@ func decodeJob(j job, limit int, r *results) {
 			return
 		}
 		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
-			fail(fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey), false)
+			r.add(result{err: &DecodeError{Position: j.pos, Object: refOf(raw, j.cut),
+				Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
 			return
 		} else if err != nil {
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known.
 			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
+			if errors.Is(err, errDuplicateKey) && len(text) <= limit {
+				// Named as in JSON, from a reading that lets the
+				// later key win: the line says which object to fix.
+				lax, _ := yaml.YAMLToJSON(text)
+				r.add(result{err: &DecodeError{Position: j.pos, Object: refOf(lax, j.cut), Err: err}})
+				return
+			}
 			fail(err, j.cut && !errors.Is(err, errDuplicateKey))
 			return
 		}
@@ -762,6 +770,24 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 		de.Err = errors.New(trimJSONError(err))
 	}
 	return de, &p
+}
+
+// refOf names the object of a YAML document's JSON, or of the item of a
+// List cut from its text (the JSON then is {"items":[ITEM]}), whatever the
+// types of its members; the zero ObjectRef when it names none.
+func refOf(raw []byte, cut bool) ObjectRef {
+	var p probe
+	if cut {
+		var l struct {
+			Items []jsontext.Value `json:"items"`
+		}
+		if json.Unmarshal(raw, &l, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions) != nil || len(l.Items) != 1 {
+			return ObjectRef{}
+		}
+		raw = l.Items[0]
+	}
+	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
+	return ObjectRef{Kind: unquote(p.Kind), Namespace: unquote(p.Metadata.Namespace), Name: unquote(p.Metadata.Name)}
 }
 
 // probe is what names an object that does not decode, and says whether it
