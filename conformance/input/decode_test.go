@@ -360,7 +360,7 @@ func TestDecode_WrongFieldTypes(t *testing.T) {
 		{"port as a string", "{\"kind\":\"Service\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\"},\n\"spec\":{\"ports\":[{\"port\":\"eighty\"}]}}", "spec.ports[0].port", 2, "a JSON string where an integer is expected"},
 		{"condition status as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"LoadBalancerServing","status":5}]}}`, "status.conditions[0].status", 1, "a JSON number where a string is expected"},
 		{"conditions as an object", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":{"type":"x"}}}`, "status.conditions", 1, "a JSON object where a list is expected"},
-		{"time that is no time", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":"yesterday"}]}}`, "status.conditions[0].lastTransitionTime", 1, "this value is not a time (RFC 3339): parsing time"},
+		{"time that is no time", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":"yesterday"}]}}`, "status.conditions[0].lastTransitionTime", 1, `this value is not a time (RFC 3339): "yesterday"; a time is written as 2026-05-04T12:00:00Z`},
 		{"time as a number", `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"status":{"conditions":[{"type":"x","lastTransitionTime":5}]}}`, "status.conditions[0].lastTransitionTime", 1, "a JSON number where a time (RFC 3339) is expected"},
 		// A kind that is not a string is not "no kind": the object is not
 		// skipped as one without a kind, but cannot be read.

@@ -184,8 +184,13 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 		return &json.SemanticError{JSONKind: tok.Kind()} // "a JSON number where a time is expected"
 	}
 	pt, err := time.Parse(time.RFC3339, tok.String())
+	if err != nil {
+		// time's own message speaks in its layout ("cannot parse
+		// \"bogus\" as \"2006\""): show the value and a time instead.
+		return fmt.Errorf("%q; a time is written as 2026-05-04T12:00:00Z", tok.String())
+	}
 	*t = metav1.NewTime(pt.Local())
-	return err
+	return nil
 }
 
 // decodeJob turns one job into its objects and problems, in input order,
