@@ -85,11 +85,24 @@ type results struct {
 	kindless *Position // see result.kindless
 }
 
-// add adds a result of the job being decoded, with the hint a wrong type
-// in YAML needs.
+// errNotObject and errNotArray are a value of another kind where an
+// object, or a List's items, are read; add words them for YAML.
+var (
+	errNotObject = errors.New("not a JSON object")
+	errNotArray  = errors.New("not a JSON array")
+)
+
+// add adds a result of the job being decoded; in YAML, a problem of a
+// value's kind is told in YAML's words, with the hint a wrong type needs.
 func (r *results) add(x result) {
 	var wt *wrongType
-	if de := x.err; r.yaml && de != nil && errors.As(de.Err, &wt) {
+	switch de := x.err; {
+	case !r.yaml || de == nil:
+	case de.Err == errNotObject:
+		de.Err = errors.New("not a mapping")
+	case de.Err == errNotArray:
+		de.Err = errors.New("not a sequence")
+	case errors.As(de.Err, &wt):
 		wt.yaml = true
 		if wt.unquotedString() {
 			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
@@ -565,7 +578,7 @@ func decodeValue(raw []byte, pos Position, containerKind, event string, limit, d
 		decodeElements(raw, pos, listKind(containerKind), limit, depth+1, r)
 		return
 	case kindOf(raw) != '{':
-		fail("not a JSON object")
+		r.add(result{err: &DecodeError{Position: pos, Err: errNotObject}})
 		return
 	}
 	var w wire
@@ -663,7 +676,7 @@ func decodeEvent(raw []byte, pos Position, w *wire, limit, depth int, r *results
 		case 0:
 			de.Err = fmt.Errorf("watch event %s without an object", w.Type)
 		default: // null, or an array, which would be read as a List's items
-			de.Position, de.Err = objPos, errors.New("not a JSON object")
+			de.Position, de.Err = objPos, errNotObject
 		}
 	case "BOOKMARK": // a resourceVersion, not an observation
 		return
@@ -711,7 +724,7 @@ func decodeElements(raw []byte, pos Position, containerKind string, limit, depth
 	// Read in place: each value, valid until the next is read, is not kept.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), jsonOptions...)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
-		r.add(result{err: &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}})
+		r.add(result{err: &DecodeError{Position: pos, Field: "items", Err: errNotArray}})
 		return
 	}
 	var prev int64 // the offset in raw that pos is at
@@ -740,7 +753,7 @@ func checkMembers(raw []byte, pos Position, itemsKind string) *DecodeError {
 		return de
 	}
 	if k := kindOf(w.Items.v); k != '[' && k != 'n' && k != 0 { // a YAML "items:" whose value is on the next line
-		return &DecodeError{Position: pos, Field: "items", Err: errors.New("not a JSON array")}
+		return &DecodeError{Position: pos, Field: "items", Err: errNotArray}
 	}
 	if !untyped(w.Kind) && itemsKind == "" { // as in a sorted List (jq -S)
 		return &DecodeError{Position: pos, Field: "kind", Err: fmt.Errorf("the List's kind %q follows its items, which were read before it: %w", w.Kind, errKindless)}

@@ -353,7 +353,7 @@ func TestRead_YAMLListCutInsideAValue(t *testing.T) {
 		"CR in a comment":  {"kind: List\nitems:\n# c\r- metadata: {name: a}\n", "a,next", ""},
 		"CR in an item":    {"kind: List\nitems:\n- metadata: {name: a}\n\r {0}\n- metadata: {name: evil}\n", "next", "the rest of the List is not read"},
 		"CR in items:":     {"kind: List\nitems: # c\r- metadata: {name: a}\n- metadata: {name: b}\n", "a,b,next", ""},
-		"items a scalar":   {"kind: List\nitems:\n>\n  - metadata: {name: a}\n", "next", "items: not a JSON array"},
+		"items a scalar":   {"kind: List\nitems:\n>\n  - metadata: {name: a}\n", "next", "items: not a sequence"},
 		// A tab indents no line: one in an item's indentation is the
 		// item's, which then does not parse, or goes on with a quoted
 		// value, as YAML reads the List whole.

@@ -958,7 +958,7 @@ func (s *yamlSplitter) inputLine(n int) int {
 // fail hands out a problem of the input document.
 func (s *yamlSplitter) fail(de *DecodeError) {
 	s.flush()
-	s.send(job{err: de, pos: de.Position, cut: true})
+	s.send(job{err: de, pos: de.Position, cut: true, yaml: true})
 }
 
 // at is line lineNo of the input document.

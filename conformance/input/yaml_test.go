@@ -178,7 +178,7 @@ func TestRead_YAMLListItemsOnTheNextLine(t *testing.T) {
 		{"flow", "kind: List\nitems:\n  " + flow + "\nmetadata: {resourceVersion: \"1\"}\n", "a,b", ""},
 		{"empty", "kind: List\nitems:\n  []\n", "", ""},
 		{"tagged", "kind: List\nitems:\n  !!seq\n- " + svcJSON("a") + "\n", "a", ""},
-		{"not a sequence", "kind: List\nitems:\n  a: 1\n", "", "items: not a JSON array"},
+		{"not a sequence", "kind: List\nitems:\n  a: 1\n", "", "items: not a sequence"},
 	} {
 		for _, limit := range []int{DefaultMaxObjectBytes, 80} {
 			objs, errs := decodeAll(t, strings.NewReader(tc.in), MaxObjectBytes(limit))
@@ -396,5 +396,22 @@ func TestRead_YAMLListItemOverTheLimitEndsTheList(t *testing.T) {
 	if names(objs) != "next" || len(errs) != 1 || errs[0].Position.Item != "items[0]" ||
 		!strings.Contains(errs[0].Error(), "larger than the limit of 1000 bytes; skipped; the rest of the List is not read") {
 		t.Errorf("objects %q, errors %v; want next, and items[0] over the limit, the rest of the List not read", names(objs), errs)
+	}
+}
+
+// A value of the wrong kind is told in the input's own words: a YAML user
+// wrote no JSON object, and reads "mapping" where JSON's reader reads
+// "object".
+func TestRead_YAMLKindsInYAMLWords(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"- a\n- b\n", "(document 1, items[0]): not a mapping"},
+		{"kind: List\nitems:\n- 5\n", "(document 1, items[0]): not a mapping"},
+		{"kind: List\nitems: 5\n", "items: not a sequence"},
+		{"[1]", "(document 1, items[0], byte 1): not a JSON object"},
+	} {
+		_, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) == 0 || !strings.HasSuffix(errs[0].Error(), tc.want) {
+			t.Errorf("%q: errors %v, want the first to end %q", tc.in, errs, tc.want)
+		}
 	}
 }
