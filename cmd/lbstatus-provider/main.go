@@ -178,7 +178,7 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 	fs.BoolVar(&f.needNodePorts, "need-node-ports", false, "refuse Services with allocateLoadBalancerNodePorts false")
 	fs.StringSliceVar(&f.unsupported, "unsupported", nil, "features not implemented: SessionAffinity, LoadBalancerIP, LoadBalancerSourceRanges, ExternalTrafficPolicy (no source-IP preservation)")
 	fs.StringSliceVar(&f.refuse, "refuse", nil, "features of P3 given to --unsupported to refuse rather than degrade")
-	fs.StringSliceVar(&f.unknown, "unknown-features", nil, "required features the provider does not know (refused when required)")
+	fs.StringSliceVar(&f.unknown, "unknown-features", nil, "features of this version to act as if not known, as an older provider would: a Service that requires one is refused (R2)")
 	fs.DurationVar(&f.delay, "provision-delay", 2*time.Second, "how long provisioning takes")
 	fs.IntVar(&f.workers, "workers", 4, "Services reconciled at once")
 	fs.StringVar(&f.fieldManager, "field-manager", "", "field manager of the status writes; default: "+provider.DefaultFieldManager+", followed by /CLASSES with --class (providers of different classes must not share one)")
