@@ -29,7 +29,10 @@ import (
 // Fault annotations: with Options.Faults, a Service asks the provider to
 // misbehave in ways a real load balancer does, so that clients and suites
 // can be tested against failures (the proposal's test plan asks for a
-// provider that fails on purpose, based on annotations).
+// provider that fails on purpose, based on annotations). A value that does
+// not parse (a delay that is no duration, a stop-writing that is no
+// boolean) is ignored, without a word: check the value when a fault does
+// not happen.
 const (
 	// FailAnnotation: provisioning fails in the infrastructure
 	// (Serving=False/Infrastructure) with the annotation's value as message.
