@@ -380,3 +380,21 @@ func TestCheck_ReportInACheckedDirectoryIsNotRead(t *testing.T) {
 		t.Errorf("the report does not count the one Service: %s", got)
 	}
 }
+
+// A number or a boolean that does not parse is said as what the flag
+// wants, not in the words of Go's strconv.
+func TestFlags_ValueThatDoesNotParseSaysWhatIsWanted(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--max-object-bytes", "10k"}, `lbstatus: invalid argument "10k" for "--max-object-bytes" flag: want a whole number` + "\n"},
+		{[]string{"check", "--require-services=maybe"}, `lbstatus: invalid argument "maybe" for "--require-services" flag: want true or false` + "\n"},
+		{[]string{"conformance", "--parallel", "99999999999999999999"}, `lbstatus: invalid argument "99999999999999999999" for "--parallel" flag: out of range` + "\n"},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitInput || stderr.String() != tc.want {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
