@@ -78,8 +78,9 @@ more than 30s after its creation, or after a conversion to LoadBalancer the
 watch saw, or else after the last write that may have set the type, as in
 describe (no KEP-aware provider handles it; time after the watch was lost
 does not count), and a summary. Exit status: 0 no violation seen, 1 at least one, 2 the
-cluster cannot be reached, refuses the first list or watch, findings that
-cannot be written (the watch stops at once), or bad usage.
+cluster cannot be reached, refuses the first list or watch, or is
+interrupted before the first list answered, findings that cannot be
+written (the watch stops at once), or bad usage.
 
 Installed as kubectl-lbstatus on the PATH, it is also "kubectl lbstatus watch".
 
