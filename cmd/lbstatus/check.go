@@ -66,7 +66,7 @@ func addCheckerFlags(fs *pflag.FlagSet, f *checkFlags) {
 	addClassFlag(fs, &f.classes)
 	fs.BoolVar(&f.requireConditions, "require-conditions", false, "report a LoadBalancer Service without KEP-4631 conditions as a violation (R3), not a notice")
 	fs.StringSliceVar(&f.annotations, "relevant-annotation", nil, "an annotation the provider reads, whose changes it must acknowledge like the G3 fields (repeatable)")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: list every notice, verdict changes and each skipped object included")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text output: also list each verdict change (T1-T4 notices, which the VERDICT column sums up) and each object skipped as not a Service")
 }
 
 // addClassFlag adds --class, a comma-separated list as kubectl's list
