@@ -211,6 +211,11 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 		fmt.Fprintf(stderr, "lbstatus-provider: no arguments expected, got %q (run \"lbstatus-provider --help\")\n", fs.Args())
 		return f, opts, 2, true
 	}
+	if fs.Changed("class") && (len(f.classes) == 0 || slices.Contains(f.classes, "")) {
+		// As lbstatus check takes --class '': here that is a flag of its own.
+		fmt.Fprintln(stderr, `lbstatus-provider: --class "": for the Services without a class, give --default-class`)
+		return f, opts, 2, true
+	}
 	opts, err := f.options()
 	if timeout, terr := clientcmd.ParseTimeout(*f.cluster.Timeout); err == nil && (terr != nil || timeout < 0) {
 		// clientcmd takes a negative timeout as no limit at all.

@@ -65,6 +65,10 @@ func TestRun_Usage(t *testing.T) {
 		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
 		{"unknown metrics port", []string{"--class", "c", "--metrics-addr", ":nope"}, 2, `--metrics-addr ":nope"`},
 		{"arguments", []string{"--class", "c", "extra"}, 2, "no arguments expected"},
+		// lbstatus check takes --class '' for the Services without a
+		// class; the provider has --default-class for them, and says so.
+		{"empty class", []string{"--class", ""}, 2, `--class "": for the Services without a class, give --default-class`},
+		{"empty class in a list", []string{"--class", "a,"}, 2, `--class "": for the Services without a class, give --default-class`},
 		// A word where none is taken is named first, whatever else is
 		// missing: "help" is no reason to ask for --class.
 		{"help as an argument", []string{"help"}, 2, `no arguments expected, got ["help"] (run "lbstatus-provider --help")`},
