@@ -54,3 +54,14 @@ func TestFieldManagerFor_OnePerClassSet(t *testing.T) {
 		t.Error("New does not default to FieldManagerFor")
 	}
 }
+
+// A field manager of exactly the apiserver's 128 characters still names
+// its classes: only a longer one is replaced by a hash.
+func TestFieldManagerFor_ClassesUpTo128Characters(t *testing.T) {
+	prefix := DefaultFieldManager + "/example.com/"
+	class := "example.com/" + strings.Repeat("x", 128-len(prefix))
+	want := DefaultFieldManager + "/" + class
+	if got := FieldManagerFor(conditions.Capabilities{Classes: []string{class}}); len(want) != 128 || got != want {
+		t.Errorf("FieldManagerFor(%q) = %q, want %q (%d characters)", class, got, want, len(want))
+	}
+}

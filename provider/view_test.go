@@ -1,0 +1,96 @@
+/*
+Copyright The lbstatus Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provider
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conditions"
+)
+
+// L6: every load-balancer-relevant spec change delivered is owed an
+// acknowledgement, even one a later change undid, so View reports a
+// change pending, and Settled is false, until the provider has acted on
+// the count of changes it was delivered.
+func TestView_L6_ChangePendingUntilActedOn(t *testing.T) {
+	p := New(nil, Options{Capabilities: ipv4TCP()})
+	first := v1.FromCore(lbService("web"))
+	first.ResourceVersion = "1"
+	moved := first.DeepCopy()
+	moved.ResourceVersion = "2"
+	moved.Spec.Ports[0].Port = 8080
+	back := first.DeepCopy()
+	back.ResourceVersion = "3"
+
+	p.delivered(nil, first)
+	p.delivered(first, moved)
+	if v := p.View("ns", "web"); !v.ChangePending || v.Acted != nil {
+		t.Errorf("a change delivered before any was acted on: %+v, want ChangePending and no Acted", v)
+	}
+	p.remember("ns/web", record{acted: first})
+	p.delivered(moved, back)
+	if v := p.View("ns", "web"); !v.ChangePending || v.Settled(v1.ToCore(back)) {
+		t.Errorf("acted on the first version, delivered a change and its undoing: %+v, want a change pending, not settled", v)
+	}
+	p.remember("ns/web", record{acted: back, changes: p.changeCount("ns/web")})
+	if v := p.View("ns", "web"); v.ChangePending || !v.Settled(v1.ToCore(back)) {
+		t.Errorf("acted on every change delivered: %+v, want settled", v)
+	}
+}
+
+// L6: a relevant spec change that a later change undid before the
+// provider got to it is still acknowledged: Provisioning's
+// lastTransitionTime moves, though the spec is the one acted on.
+func TestProvider_L6_ChangeUndoneIsStillAcknowledged(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	s.served(s.p.manager)
+	s.reconcile()
+	svc := s.reconcile() // acted on: nothing more to write
+	before := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+	writes := s.p.Stats().Writes
+
+	seen := v1.FromCore(svc)
+	moved := seen.DeepCopy()
+	moved.Spec.Ports[0].Port = 8080
+	s.p.delivered(seen, moved)
+	s.p.delivered(moved, seen)
+	svc = s.reconcile()
+	after := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
+	if s.p.Stats().Writes != writes+1 || !before.Before(&after) {
+		t.Errorf("a change and its undoing: %d writes, Provisioning's lastTransitionTime %v, then %v; want one write that moves it",
+			s.p.Stats().Writes-writes, before, after)
+	}
+}
+
+// L2: with a provisioning that takes a while, the provider comes back
+// when it is done and writes its end, with no other event to wake it.
+func TestProvider_L2_ProvisioningEndsAfterTheDelay(t *testing.T) {
+	client := fake.NewClientset()
+	run(t, New(client, Options{Workers: 1, Capabilities: ipv4TCP(), ProvisionDelay: 200 * time.Millisecond}))
+	if _, err := client.CoreV1().Services("ns").Create(t.Context(), lbService("web"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "not served after the provisioning delay", func() bool {
+		svc, err := client.CoreV1().Services("ns").Get(t.Context(), "web", metav1.GetOptions{})
+		return err == nil && conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing)
+	})
+}
