@@ -132,3 +132,17 @@ func TestFaults_DegradeAlreadyDegraded(t *testing.T) {
 		t.Errorf("degraded %v, want SessionAffinity once", got)
 	}
 }
+
+// TestFaults_DelayAnnotationTimesTheProvisioning: the delay annotation,
+// not Options.ProvisionDelay, says when the provisioning it starts ends.
+func TestFaults_DelayAnnotationTimesTheProvisioning(t *testing.T) {
+	p := New(nil, Options{Faults: true, ProvisionDelay: time.Second})
+	svc := v1.FromCore(lbService("web"))
+	svc.Annotations = map[string]string{DelayAnnotation: "1h"}
+	now := time.Now()
+	var lb loadBalancer
+	after := p.ensure("ns/web", svc, record{}, &lb, now, p.faultsOf(svc))
+	if lb.state != conditions.LoadBalancerProvisioning || after != time.Hour || !lb.ready.Equal(now.Add(time.Hour)) {
+		t.Errorf("load balancer %+v, look again after %s; want provisioning for 1h", lb, after)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -93,4 +94,24 @@ func TestProvider_L2_ProvisioningEndsAfterTheDelay(t *testing.T) {
 		svc, err := client.CoreV1().Services("ns").Get(t.Context(), "web", metav1.GetOptions{})
 		return err == nil && conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing)
 	})
+}
+
+// L1, L4 after a restart: a status that says Serving=True with no
+// address left (the apiserver clears the ingress when the type leaves
+// LoadBalancer; the Service came back while the provider was down) is no
+// load balancer of the provider's: it provisions again, as on a first
+// sight, rather than call it served.
+func TestProvider_L4_ServingWithoutAddressIsProvisionedAgain(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	st := corev1ac.ServiceStatus().WithConditions(
+		condition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, string(v1.LoadBalancerReasonComplete)),
+		condition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, string(v1.LoadBalancerReasonServing)))
+	if _, err := s.client.CoreV1().Services("ns").ApplyStatus(t.Context(), corev1ac.Service("web", "ns").WithStatus(st),
+		metav1.ApplyOptions{FieldManager: s.p.manager, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	svc := s.reconcile()
+	if !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) || !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
+		t.Errorf("after a restart, Serving=True without an address: %+v; want provisioned again", svc.Status)
+	}
 }
