@@ -454,3 +454,30 @@ func TestProvider_NoPoolHonorsLoadBalancerIP(t *testing.T) {
 		})
 	}
 }
+
+// With a field manager of its own choosing (Options.FieldManager), which
+// names no class, the addresses a Service of another class shows are
+// still the provider's when that manager applied them: its earlier
+// configuration served the Service. They are not handed out again.
+func TestProvider_RecoverClaimsAddressesUnderItsOwnFieldManager(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/29")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(nil, Options{Pool: pool, FieldManager: "example-lb", Capabilities: conditions.Capabilities{
+		IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Protocols: []corev1.Protocol{corev1.ProtocolTCP},
+		Classes: []string{"example.com/lb"}, KnownFeatures: v1.LoadBalancerFeatures(),
+	}})
+	svc := lbService("left")
+	svc.Spec.LoadBalancerClass = ptr.To("example.com/gone")
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "198.18.0.1"}}
+	svc.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "example-lb", Operation: metav1.ManagedFieldsOperationApply, Subresource: "status"}}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := indexer.Add(v1.FromCore(svc)); err != nil {
+		t.Fatal(err)
+	}
+	p.recover(indexer)
+	if a, err := pool.Allocate("ns/new", corev1.IPv4Protocol, ""); err != nil || a.String() == "198.18.0.1" {
+		t.Errorf("a new Service got %v, %v; want an address other than the 198.18.0.1 ns/left shows", a, err)
+	}
+}

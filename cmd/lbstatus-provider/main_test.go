@@ -60,6 +60,7 @@ func TestRun_Usage(t *testing.T) {
 			"--refuse: SessionAffinity is supported, so there is nothing to refuse: give --unsupported SessionAffinity too"},
 		{"bad class", []string{"--class", "c", "--class", "example.com/Bad!"}, 2, `--class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
 		{"negative delay", []string{"--class", "c", "--provision-delay", "-1s"}, 2, "--provision-delay -1s: want zero or more"},
+		{"no workers", []string{"--class", "c", "--workers", "0"}, 2, "--workers 0: want at least 1"},
 		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
 		{"empty pool", []string{"--class", "c", "--pool="}, 2, "--pool: no CIDR given"},
 		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
@@ -308,6 +309,28 @@ func TestBoundedTransport_BoundsAList(t *testing.T) {
 	}
 	if err == nil || time.Since(start) > 10*time.Second {
 		t.Errorf("a list without an answer: error %v after %v, want one after about 200ms", err, time.Since(start))
+	}
+}
+
+// boundedTransport leaves a watch unbounded however the request spells
+// it: watch=true, as client-go does, or watch=1, which the apiserver takes
+// as well.
+func TestBoundedTransport_LeavesAWatchOpen(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	client := &http.Client{Transport: &boundedTransport{rt: http.DefaultTransport, timeout: 50 * time.Millisecond}}
+	for _, watch := range []string{"true", "1"} {
+		resp, err := client.Get(srv.URL + "/api/v1/services?watch=" + watch)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		if err != nil {
+			t.Errorf("a watch (watch=%s) answered after 300ms: %v; want it left open past the 50ms timeout", watch, err)
+		}
 	}
 }
 
