@@ -334,6 +334,31 @@ func TestBoundedTransport_LeavesAWatchOpen(t *testing.T) {
 	}
 }
 
+// A request that fails because its caller gave up (the provider is
+// stopping) says nothing of an outage: the apiserver was not found
+// unreachable.
+func TestReachTransport_CallerGaveUp(t *testing.T) {
+	var stderr bytes.Buffer
+	failing := roundTripFunc(func(r *http.Request) (*http.Response, error) { return nil, r.Context().Err() })
+	reach := &reachTransport{rt: failing, host: "https://apiserver", stderr: &stderr}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://apiserver/api/v1/services", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reach.RoundTrip(req); err == nil {
+		t.Fatal("a request of a context that ended did not fail")
+	}
+	if stderr.Len() > 0 || reach.down {
+		t.Errorf("a request its caller gave up: stderr %q, down %v; want nothing said", stderr.String(), reach.down)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // lockedBuffer is a bytes.Buffer written by the provider's goroutines and
 // read by the test.
 type lockedBuffer struct {
