@@ -61,6 +61,7 @@ func TestRun_Usage(t *testing.T) {
 		{"bad class", []string{"--class", "c", "--class", "example.com/Bad!"}, 2, `--class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
 		{"negative delay", []string{"--class", "c", "--provision-delay", "-1s"}, 2, "--provision-delay -1s: want zero or more"},
 		{"no workers", []string{"--class", "c", "--workers", "0"}, 2, "--workers 0: want at least 1"},
+		{"unknown feature that is none", []string{"--class", "c", "--unknown-features", "Teleport"}, 2, `--unknown-features: "Teleport" is not a feature`},
 		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
 		{"empty pool", []string{"--class", "c", "--pool="}, 2, "--pool: no CIDR given"},
 		{"malformed health address", []string{"--class", "c", "--health-addr", "bad"}, 2, `--health-addr "bad": address bad: missing port`},
