@@ -327,6 +327,12 @@ func TestReconcile_P1_CleanupOnlyWhereManagerApplied(t *testing.T) {
 	if r.Apply != nil || !HasKEPConditions(after.Status.Conditions) {
 		t.Errorf("another manager's status: write %v, %s; want none, the status kept", r.Apply != nil, combination(after.Status.Conditions))
 	}
+	// Nor where that status's observedGeneration lags behind the Service.
+	stale := foreign.DeepCopy()
+	stale.Generation++
+	if _, r := reconciled(t, stale, caps, nil, LoadBalancer{}, WithFieldManager("mine")); r.Apply != nil {
+		t.Error("another manager's status, its observedGeneration behind: a write; want none")
+	}
 	// An empty manager is no option: the one before it stays.
 	if _, r := reconciled(t, foreign, caps, nil, LoadBalancer{}, WithFieldManager("mine"), WithFieldManager("")); r.Apply != nil {
 		t.Error("WithFieldManager(\"mine\") then WithFieldManager(\"\"): a cleanup of another manager's status; want none")

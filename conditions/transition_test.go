@@ -917,6 +917,8 @@ func TestSpecUpdated_P5_DropsUnaskedBesideProviderReason(t *testing.T) {
 		{"two left", "AcmeSlowDisks,LoadBalancerIPNotSupported,SessionAffinityNotSupported: three", noAffinity,
 			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,LoadBalancerIPNotSupported: three"},
 		{"no text", "AcmeSlowDisks,SessionAffinityNotSupported", noAffinity, "AcmeSlowDisks", ""},
+		{"two left, no text", "AcmeSlowDisks,LoadBalancerIPNotSupported,SessionAffinityNotSupported", noAffinity,
+			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,LoadBalancerIPNotSupported"},
 		{"all still asked for", "AcmeSlowDisks,SessionAffinityNotSupported: two", func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 },
 			string(v1.LoadBalancerReasonMultiple), "AcmeSlowDisks,SessionAffinityNotSupported: two"},
 	} {
@@ -939,5 +941,22 @@ func TestSpecUpdated_P5_DropsUnaskedBesideProviderReason(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Before the provider has acknowledged the Service (Seen writes
+// Provisioning first), SpecUpdated changes nothing, whatever another
+// writer left in the status: not even observedGeneration.
+func TestSpecUpdated_NothingBeforeSeen(t *testing.T) {
+	svc := lbService()
+	svc.Generation = 1
+	svc.Status.Conditions = []metav1.Condition{{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue,
+		Reason: string(v1.LoadBalancerReasonServing), ObservedGeneration: 1, LastTransitionTime: metav1.Now()}}
+	updated := svc.DeepCopy()
+	updated.Generation = 2
+	updated.Spec.Ports[0].Port = 8080
+	tr, err := SpecUpdated(svc, updated)
+	if err != nil || tr.Changed || tr.Apply != nil {
+		t.Errorf("SpecUpdated before Seen: changed %v, apply %v, err %v; want nothing written", tr.Changed, tr.Apply != nil, err)
 	}
 }
