@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -113,5 +114,42 @@ func TestProvider_L4_ServingWithoutAddressIsProvisionedAgain(t *testing.T) {
 	svc := s.reconcile()
 	if !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) || !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
 		t.Errorf("after a restart, Serving=True without an address: %+v; want provisioned again", svc.Status)
+	}
+}
+
+// L9: a Service the provider let go of (its cleanup done) is cleaned up
+// again when relevant changes were delivered since and its status shows
+// conditions its field manager applied: the provider acted on a version
+// in between whose record it lost (its write succeeded, but the release
+// of an old manager after it failed), and what it wrote then must go.
+func TestProvider_L9_CleanupAgainAfterChangesSinceLettingGo(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	services := s.client.CoreV1().Services("ns")
+	svc, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := v1.FromCore(svc)
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	if _, err := services.Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.served(s.p.manager)
+	if svc := s.reconcile(); conditions.HasKEPConditions(svc.Status.Conditions) {
+		t.Fatalf("no cleanup of a Service that is no LoadBalancer: %+v", svc.Status)
+	}
+	if rec, ok := s.p.record("ns/web"); !ok || !rec.letGo {
+		t.Fatalf("no marker after the cleanup: %+v", rec)
+	}
+	// Served in between, and no LoadBalancer again.
+	s.served(s.p.manager)
+	clusterIP, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.p.delivered(v1.FromCore(clusterIP), lb)
+	s.p.delivered(lb, v1.FromCore(clusterIP))
+	if svc := s.reconcile(); conditions.HasKEPConditions(svc.Status.Conditions) || len(svc.Status.LoadBalancer.Ingress) > 0 {
+		t.Errorf("the conditions written in between stayed (L9): %+v", svc.Status)
 	}
 }
