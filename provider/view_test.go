@@ -153,3 +153,16 @@ func TestProvider_L9_CleanupAgainAfterChangesSinceLettingGo(t *testing.T) {
 		t.Errorf("the conditions written in between stayed (L9): %+v", svc.Status)
 	}
 }
+
+// L3 after a restart: a Service the provider serves is still served, and
+// not provisioned again: its load balancer is found from the status
+// (Serving=True with an address), so the first reconcile writes
+// Provisioning=False, not a reprovisioning.
+func TestProvider_L3_RestartFindsTheServingLoadBalancer(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	s.served(s.p.manager)
+	svc := s.reconcile()
+	if !conditions.IsFalse(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) || !conditions.IsTrue(svc.Status.Conditions, v1.LoadBalancerConditionServing) {
+		t.Errorf("after a restart: %+v; want still served, Provisioning=False", svc.Status)
+	}
+}
