@@ -481,3 +481,67 @@ func TestProvider_RecoverClaimsAddressesUnderItsOwnFieldManager(t *testing.T) {
 		t.Errorf("a new Service got %v, %v; want an address other than the 198.18.0.1 ns/left shows", a, err)
 	}
 }
+
+// An address the pool cannot give (requested, but another Service holds
+// it; or none left) fails the load balancer in the infrastructure, both
+// when a provisioning ends and when a serving load balancer is updated
+// in place for a new spec: served without it, the Service would get a
+// made-up address outside the pool.
+func TestProvider_AddressesThePoolCannotGiveFail(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/30") // 198.18.0.1 and .2
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(nil, Options{Pool: pool, Capabilities: conditions.Capabilities{IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, LoadBalancerIP: true}})
+	for _, key := range []string{"ns/a", "ns/b"} {
+		if _, err := pool.Allocate(key, corev1.IPv4Protocol, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		requested string
+		state     conditions.LoadBalancerState
+	}{
+		{"provisioned, the pool exhausted", "", conditions.LoadBalancerProvisioning},
+		{"updated in place, the address requested in use", "198.18.0.1", conditions.LoadBalancerReady},
+	} {
+		svc := v1.FromCore(lbService("web"))
+		svc.Spec.LoadBalancerIP = tc.requested
+		lb := loadBalancer{state: tc.state, ready: now}
+		p.ensure("ns/web", svc, record{acted: svc}, &lb, now, faults{})
+		if lb.state != conditions.LoadBalancerFailed || lb.message == "" {
+			t.Errorf("%s: load balancer %+v; want failed, saying why", tc.name, lb)
+		}
+	}
+}
+
+// A marker of a Service the provider let go of is kept when Run runs
+// again and the Service is still there, the same one: its cleanup is
+// done, and another provider's later write there is not removed (P1).
+func TestProvider_P1_MarkerOfALiveServiceIsKept(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{Classes: []string{"example.com/lb"}}, ptr.To("other.example/lb"))
+	services := s.client.CoreV1().Services("ns")
+	svc, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.UID = "uid-web" // as an apiserver gives it
+	if _, err := services.Update(t.Context(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.served("other-provider")
+	s.reconcile()
+	if svc, err = services.Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if err := store.Add(v1.FromCore(svc)); err != nil {
+		t.Fatal(err)
+	}
+	s.p.forgetGone(store)
+	if rec, ok := s.p.record("ns/web"); !ok || !rec.letGo {
+		t.Errorf("the marker of a Service still there went: %+v", rec)
+	}
+}

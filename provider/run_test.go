@@ -114,6 +114,17 @@ func TestIngress_MixedProtocols(t *testing.T) {
 	}
 }
 
+// Ingress of a nil Service is nil, not a panic.
+func TestIngress_NilService(t *testing.T) {
+	caps := conditions.Capabilities{Protocols: []corev1.Protocol{corev1.ProtocolTCP}}
+	if in := Ingress((*corev1.Service)(nil), caps); in != nil {
+		t.Errorf("Ingress of a nil *corev1.Service: %+v", in)
+	}
+	if in := Ingress((*v1.Service)(nil), caps); in != nil {
+		t.Errorf("Ingress of a nil *v1.Service: %+v", in)
+	}
+}
+
 // lbService returns a LoadBalancer Service ns/name of IPv4 with one TCP
 // port, 80, as ipv4TCP serves.
 func lbService(name string) *corev1.Service {
