@@ -53,6 +53,9 @@ func TestFieldManagerFor_OnePerClassSet(t *testing.T) {
 	if New(nil, Options{Capabilities: conditions.Capabilities{Classes: []string{"example.com/lb"}}}).manager != DefaultFieldManager+"/example.com/lb" {
 		t.Error("New does not default to FieldManagerFor")
 	}
+	if m := New(nil, Options{FieldManager: "example-lb", Capabilities: conditions.Capabilities{Classes: []string{"example.com/lb"}}}).manager; m != "example-lb" {
+		t.Errorf("Options.FieldManager example-lb: the provider writes under %q", m)
+	}
 }
 
 // A field manager of exactly the apiserver's 128 characters still names

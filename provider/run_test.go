@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -290,5 +291,38 @@ func TestProvider_P3_R1_LoadBalancerIPItCannotTake(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// Run recovers the pool addresses its Services' status shows before it
+// writes anything: a Service served before a restart keeps its address,
+// though it is not the first free one.
+func TestProvider_RunKeepsTheAddressesShownAcrossARestart(t *testing.T) {
+	pool, err := NewPool("198.18.0.0/24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	p := New(client, Options{Pool: pool, Workers: 1, Capabilities: ipv4TCP()})
+	services := client.CoreV1().Services("ns")
+	if _, err := services.Create(t.Context(), lbService("web"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := corev1ac.ServiceStatus().WithConditions(
+		condition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, string(v1.LoadBalancerReasonComplete)),
+		condition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, string(v1.LoadBalancerReasonServing))).
+		WithLoadBalancer(corev1ac.LoadBalancerStatus().WithIngress(corev1ac.LoadBalancerIngress().WithIP("198.18.0.2").
+			WithIPMode(corev1.LoadBalancerIPModeVIP).WithPorts(corev1ac.PortStatus().WithPort(80).WithProtocol(corev1.ProtocolTCP))))
+	if _, err := services.ApplyStatus(t.Context(), corev1ac.Service("web", "ns").WithStatus(st), metav1.ApplyOptions{FieldManager: p.manager, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p)
+	eventually(t, "web not acted on", func() bool { return p.View("ns", "web").Acted != nil })
+	svc, err := services.Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := svc.Status.LoadBalancer.Ingress; len(in) != 1 || in[0].IP != "198.18.0.2" {
+		t.Errorf("after a restart web is served at %+v; want the 198.18.0.2 it showed", in)
 	}
 }
