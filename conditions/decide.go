@@ -162,16 +162,16 @@ func (d Decision) Message() string {
 	return strings.Join(msgs, "; ")
 }
 
-// Decide says what a provider with capabilities caps must do with svc: ignore
-// it (P1: not a LoadBalancer, or a loadBalancerClass the provider does not
-// handle), refuse it (P2: no IP family or protocol it can serve, or node
-// ports it needs; R1: a required feature it cannot implement; R2: a required
-// feature it does not know, that is one not in caps.KnownFeatures, or a required-features annotation that does not
-// parse; P3: an unsupported feature caps says to refuse), or provision it
-// with the degradations of P3 and P4. Required features come from
-// RequiredFeatures: the spec field, else the annotation fallback. A
-// required feature is never degraded: it is refused instead. A nil svc is
-// ignored with IgnoreNoService.
+// Decide says what a provider with capabilities caps must do with svc:
+// ignore it (P1: not a LoadBalancer, or a loadBalancerClass the provider
+// does not handle), refuse it (P2: no IP family or protocol it can serve, or
+// node ports it needs; R1: a required feature it cannot implement; R2: a
+// required feature it does not know, that is one not in caps.KnownFeatures,
+// or a required-features annotation that does not parse; P3: an unsupported
+// feature caps says to refuse), or provision it with the degradations of P3
+// and P4. Required features come from RequiredFeatures: the spec field, else
+// the annotation fallback. A required feature is never degraded: it is
+// refused instead. A nil svc is ignored with IgnoreNoService.
 func Decide[S Object](svc S, caps Capabilities) Decision {
 	return decide(view(svc), caps)
 }
