@@ -26,18 +26,17 @@ limitations under the License.
 //	lbstatus version                     the version, commit and rules version
 //
 // check reads single objects, Lists (in JSON and YAML, item by item),
-// multi-document YAML, watch events and streams of concatenated JSON
-// objects ("kubectl get services --watch -o json"), and prints a table per
-// input (-o text), a JSON report (-o json) or one HTML page of timelines
-// (-o html). Its exit status is 0 when
-// nothing violates the specification, 1 when something does, and 2 when an
-// input cannot be read or parsed (one line per problem on standard error,
-// naming the file and the position), when --require-services found no
-// Service, when the check was interrupted without a violation, when the
-// report could not be written, or when the command line is wrong; a bad input does
-// not stop the others from being checked. SIGINT and SIGTERM stop it with
-// a report of what was read, which names the document the interrupt cut
-// short, not checked.
+// multi-document YAML, watch events and streams of concatenated JSON objects
+// ("kubectl get services --watch -o json"), and prints a table per input (-o
+// text), a JSON report (-o json) or one HTML page of timelines (-o html).
+// Its exit status is 0 when nothing violates the specification, 1 when
+// something does, and 2 when an input cannot be read or parsed (one line per
+// problem on standard error, naming the file and the position), when
+// --require-services found no Service, when the check was interrupted
+// without a violation, when the report could not be written, or when the
+// command line is wrong; a bad input does not stop the others from being
+// checked. SIGINT and SIGTERM stop it with a report of what was read, which
+// names the document the interrupt cut short, not checked.
 //
 // watch lists and watches the Services of a cluster selected by kubectl's
 // cluster flags (cluster.go: --kubeconfig, --context, -n, -A, -l,
