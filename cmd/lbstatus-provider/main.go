@@ -55,6 +55,7 @@ import (
 	"k8s.io/klog/v2"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/cmd/internal/flagerror"
 	"github.com/lbstatus/lbstatus/cmd/internal/kubeconfig"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/provider"
@@ -202,7 +203,7 @@ func parse(args []string, stdout, stderr io.Writer) (f flags, opts provider.Opti
 			}
 			return f, opts, 0, true
 		}
-		fmt.Fprintf(stderr, "lbstatus-provider: %v\n", err)
+		fmt.Fprintf(stderr, "lbstatus-provider: %s\n", flagerror.Message(err))
 		return f, opts, 2, true
 	}
 	if fs.NArg() > 0 {

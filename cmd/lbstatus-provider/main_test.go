@@ -61,6 +61,10 @@ func TestRun_Usage(t *testing.T) {
 		{"bad class", []string{"--class", "c", "--class", "example.com/Bad!"}, 2, `--class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
 		{"negative delay", []string{"--class", "c", "--provision-delay", "-1s"}, 2, "--provision-delay -1s: want zero or more"},
 		{"no workers", []string{"--class", "c", "--workers", "0"}, 2, "--workers 0: want at least 1"},
+		// Said as what the flag wants, not in the words of Go's strconv.
+		{"workers that is no number", []string{"--class", "c", "--workers", "x"}, 2, `invalid argument "x" for "--workers" flag: want a whole number`},
+		{"workers out of range", []string{"--class", "c", "--workers", "99999999999999999999"}, 2, `invalid argument "99999999999999999999" for "--workers" flag: out of range`},
+		{"default class that is no boolean", []string{"--default-class=maybe"}, 2, `invalid argument "maybe" for "--default-class" flag: want true or false`},
 		{"unknown feature that is none", []string{"--class", "c", "--unknown-features", "Teleport"}, 2, `--unknown-features: "Teleport" is not a feature`},
 		{"bad bug", []string{"--class", "c", "--bug", "Everything"}, 2, `unknown bug "Everything"`},
 		{"empty pool", []string{"--class", "c", "--pool="}, 2, "--pool: no CIDR given"},

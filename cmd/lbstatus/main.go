@@ -24,13 +24,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/lbstatus/lbstatus/cmd/internal/flagerror"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
@@ -210,27 +210,7 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, d
 	case errors.Is(err, pflag.ErrHelp):
 		return flushOutput(help, stderr, "the help"), true
 	default:
-		fmt.Fprintf(stderr, "lbstatus: %s\n", flagMessage(err))
+		fmt.Fprintf(stderr, "lbstatus: %s\n", flagerror.Message(err))
 		return exitInput, true
 	}
-}
-
-// parseNumber is the end of pflag's message for a value that is not an
-// integer or a boolean, which names Go's parser: 'invalid argument "10k"
-// for "--max-object-bytes" flag: strconv.ParseInt: parsing "10k": invalid
-// syntax'.
-var parseNumber = regexp.MustCompile(`strconv\.Parse(Int|Uint|Bool): parsing ".*": (invalid syntax|value out of range)$`)
-
-// flagMessage is err's message with parseNumber's part said as what the
-// flag wants instead.
-func flagMessage(err error) string {
-	return parseNumber.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		switch sub := parseNumber.FindStringSubmatch(m); {
-		case sub[2] == "value out of range":
-			return "out of range"
-		case sub[1] == "Bool":
-			return "want true or false"
-		}
-		return "want a whole number"
-	})
 }
