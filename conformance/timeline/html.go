@@ -562,6 +562,8 @@ const longWord = 63
 // which breaks the run where it does not fit rather than widen the page.
 // Not every cell is: a browser narrowing a table then takes each column's
 // narrowest to be one character, and broke short words ("sever-ity").
+// A table still wider than the window, with several such words in a row,
+// scrolls sideways in a box of its own (class "scroll") instead.
 func longCellText(s string) bool {
 	n := 0
 	for _, r := range s {

@@ -825,3 +825,52 @@ func TestWriteHTML_LongWordsWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTML_WideTablesScroll: words of up to 63 characters keep their
+// cells' words whole (TestWriteHTML_LongWordsWrap), so several of them in
+// one row made a table, and so the page, wider than the window. Every
+// table is in a box of its own that scrolls sideways (overflow-x: auto),
+// as a timeline's drawing is: the page keeps the window's width, and no
+// cell breaks a short word to get there.
+func TestWriteHTML_WideTablesScroll(t *testing.T) {
+	word := func(c string) string { return strings.Repeat(c, 63) }
+	svc := lbService(word("n"), "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Namespace = word("s")
+	svc.Status.Conditions[0].Reason = word("r")[5:] // the cell is "True/" and the reason
+	tl := New()
+	tl.Observe(svc, []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation, Message: word("m"), Field: "status." + word("f")[7:],
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}}})
+	_, doc := renderHTML(t, Page{Services: tl.Services(), Tables: []Table{{Header: []string{"name", "severity"}, Rows: [][]string{{word("a"), word("b")}}}}})
+	styles := findAll(doc, func(n *html.Node) bool { return n.Data == "style" })
+	if len(styles) != 1 {
+		t.Fatalf("%d style elements, want 1", len(styles))
+	}
+	scrolls := map[string]bool{} // the classes whose box scrolls sideways
+	for _, rule := range strings.Split(text(styles[0]), "}") {
+		sel, body, _ := strings.Cut(rule, "{")
+		for _, decl := range strings.Split(body, ";") {
+			if prop, value, _ := strings.Cut(decl, ":"); strings.TrimSpace(prop) == "overflow-x" && strings.TrimSpace(value) == "auto" {
+				for _, s := range strings.Split(sel, ",") {
+					if class, ok := strings.CutPrefix(strings.TrimSpace(s), "."); ok {
+						scrolls[class] = true
+					}
+				}
+			}
+		}
+	}
+	tables := findAll(doc, func(n *html.Node) bool { return n.Data == "table" })
+	if len(tables) != 3 { // the caller's, the observations', the findings'
+		t.Fatalf("%d tables, want 3", len(tables))
+	}
+	for _, table := range tables {
+		class, _ := attr(table, "class")
+		box := table.Parent
+		boxClass, _ := attr(box, "class")
+		if box.Data != "div" || !scrolls[boxClass] {
+			t.Errorf("table %q is in <%s class=%q>, which does not scroll sideways; the classes that do: %v", class, box.Data, boxClass, scrolls)
+		}
+	}
+	for _, c := range findAll(doc, func(n *html.Node) bool { return hasClass(n, "long") }) {
+		t.Errorf("<%s class=long>%.70s: no word is longer than 63 characters", c.Data, text(c))
+	}
+}
