@@ -59,7 +59,7 @@ limitations under the License.
 //     ChangeSeen tells whether the provider saw an update (L6), which
 //     Wait's WithSpecChange waits for. WaitReleased waits, after a change
 //     of the type away from LoadBalancer, for the provider to remove its
-//     conditions and the ingress (L9).
+//     conditions and the ingress (L9), which Released tells.
 //
 // Options are functions, in one family per kind of call (SetOption,
 // TransitionOption, ChangeOption, WaitOption): an option that does not

@@ -151,8 +151,8 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 // provider has released the load balancer (L9): the Service is not of type
 // LoadBalancer, and has none of LoadBalancerServing,
 // LoadBalancerProvisioning and LoadBalancerDegraded (HasKEPConditions) and
-// no status.loadBalancer.ingress. It returns the last Service it saw, nil
-// when none. No verdict of section 6 follows such a change, so Wait, even
+// no status.loadBalancer.ingress (Released). It returns the last Service it
+// saw, nil when none. No verdict of section 6 follows such a change, so Wait, even
 // with WithSpecChange, would only end at the provisioning deadline.
 //
 // The wait is bounded by the provisioning deadline of L8
@@ -423,11 +423,27 @@ func ChangeSeen[S Object](before, svc S) bool {
 	return old == nil || !now.LastTransitionTime.Equal(&old.LastTransitionTime)
 }
 
+// Released reports whether the provider has released svc's load balancer
+// (L9): svc is not of type LoadBalancer, and has none of
+// LoadBalancerServing, LoadBalancerProvisioning and LoadBalancerDegraded
+// (HasKEPConditions) and no status.loadBalancer.ingress. WaitReleased
+// waits for it. The deprecated LoadBalancerPortsError and other
+// controllers' conditions do not count. A nil svc gives false.
+func Released[S Object](svc S) bool {
+	s := view(svc)
+	return s != nil && s.Spec.Type != corev1.ServiceTypeLoadBalancer &&
+		!HasKEPConditions(s.Status.Conditions) && len(s.Status.LoadBalancer.Ingress) == 0
+}
+
 // released is the verdict of WaitReleased on svc: Ready once the provider
-// has released the load balancer (L9), else Pending with what svc still
-// shows.
+// has released the load balancer (Released), else Pending with what svc
+// still shows.
 func released(svc *corev1.Service) Verdict {
 	v := Verdict{Result: ResultPending, Rule: "L9"}
+	if Released(svc) {
+		v.Result, v.Reason = ResultReady, "the provider removed its conditions and the ingress (L9)"
+		return v
+	}
 	var kept []string
 	for _, c := range svc.Status.Conditions {
 		if isKEPType(c.Type) {
@@ -439,10 +455,8 @@ func released(svc *corev1.Service) Verdict {
 		v.Reason = "the service is still of type LoadBalancer"
 	case len(kept) > 0:
 		v.Reason = fmt.Sprintf("the service still has %s (L9)", strings.Join(kept, ", "))
-	case len(svc.Status.LoadBalancer.Ingress) > 0:
-		v.Reason = "the service still has a status.loadBalancer.ingress (L9)"
 	default:
-		v.Result, v.Reason = ResultReady, "the provider removed its conditions and the ingress (L9)"
+		v.Reason = "the service still has a status.loadBalancer.ingress (L9)"
 	}
 	return v
 }

@@ -1257,6 +1257,36 @@ func TestWaitReleased_L9(t *testing.T) {
 	}
 }
 
+// Released, which WaitReleased and ext/gomega's BeReleased share: a
+// Service no longer of type LoadBalancer, without the three conditions and
+// without an ingress (L9); either type of Service, nil is not released.
+func TestReleased_L9(t *testing.T) {
+	clusterIP := func(s *v1.Service) { s.Spec.Type = corev1.ServiceTypeClusterIP }
+	serving := metav1.Condition{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue, Reason: "Serving"}
+	ports := metav1.Condition{Type: string(v1.LoadBalancerConditionPortsError), Status: metav1.ConditionTrue, Reason: "PortsError"}
+	for name, tc := range map[string]struct {
+		svc  *v1.Service
+		want bool
+	}{
+		"released":                     {lbService(clusterIP), true},
+		"the deprecated PortsError":    {lbService(clusterIP, func(s *v1.Service) { s.Status.Conditions = []metav1.Condition{ports} }), true},
+		"still a LoadBalancer":         {lbService(), false},
+		"a condition kept":             {lbService(clusterIP, func(s *v1.Service) { s.Status.Conditions = []metav1.Condition{serving} }), false},
+		"the ingress kept":             {lbService(clusterIP, func(s *v1.Service) { s.Status.LoadBalancer.Ingress = ingress }), false},
+		"an ingress entry without one": {lbService(clusterIP, func(s *v1.Service) { s.Status.LoadBalancer.Ingress = make([]corev1.LoadBalancerIngress, 1) }), false},
+	} {
+		if got := Released(tc.svc); got != tc.want {
+			t.Errorf("%s: Released = %v, want %v", name, got, tc.want)
+		}
+		if got := Released(v1.ToCore(tc.svc)); got != tc.want {
+			t.Errorf("%s: Released of the client-go Service = %v, want %v", name, got, tc.want)
+		}
+	}
+	if Released((*corev1.Service)(nil)) || Released((*v1.Service)(nil)) {
+		t.Error("Released(nil) = true, want false")
+	}
+}
+
 // A provider that never releases the load balancer: WaitReleased fails at
 // the provisioning deadline, not at the conditions deadline, with a
 // FailError that names the Service and what it still has (L8, L9).

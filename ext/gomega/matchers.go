@@ -82,9 +82,10 @@ func HaveSeenChange(before any) types.GomegaMatcher {
 
 // BeReleased succeeds when the Service is no longer of type LoadBalancer
 // and carries none of LoadBalancerServing, LoadBalancerProvisioning and
-// LoadBalancerDegraded: the provider removed them together with the load
-// balancer (L9). After a change of the type away from LoadBalancer, where
-// no verdict follows:
+// LoadBalancerDegraded and no status.loadBalancer.ingress: the provider
+// removed them together with the load balancer (L9, conditions.Released,
+// what conditions.WaitReleased waits for). After a change of the type away
+// from LoadBalancer, where no verdict follows:
 //
 //	Eventually(get).WithTimeout(timeout).Should(lbgomega.BeReleased())
 //
@@ -328,7 +329,7 @@ func (m *releasedMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.svc = svc
-	return svc != nil && svc.Spec.Type != corev1.ServiceTypeLoadBalancer && !conditions.HasKEPConditions(svc.Status.Conditions), nil
+	return conditions.Released(svc), nil
 }
 
 // typeOf names the Service's type, which describe leaves out.
@@ -340,9 +341,9 @@ func (m *releasedMatcher) typeOf() string {
 }
 
 func (m *releasedMatcher) FailureMessage(any) string {
-	return "expected a Service no longer of type LoadBalancer and without the KEP-4631 conditions (L9)" + m.typeOf() + "\n" + describe(m.svc)
+	return "expected a Service no longer of type LoadBalancer, without the KEP-4631 conditions and without an ingress (L9)" + m.typeOf() + "\n" + describe(m.svc)
 }
 
 func (m *releasedMatcher) NegatedFailureMessage(any) string {
-	return "expected a LoadBalancer Service, or one with KEP-4631 conditions still (L9)" + m.typeOf() + "\n" + describe(m.svc)
+	return "expected a LoadBalancer Service, or one with KEP-4631 conditions or an ingress still (L9)" + m.typeOf() + "\n" + describe(m.svc)
 }

@@ -264,8 +264,9 @@ func TestHaveSeenChange_L6(t *testing.T) {
 }
 
 // BeReleased: after a change of the type away from LoadBalancer, the
-// provider removes its conditions (L9); a LoadBalancer Service without
-// them yet, or a ClusterIP one that keeps them, is not released.
+// provider removes its conditions and the ingress (L9), as
+// conditions.WaitReleased waits for; a LoadBalancer Service without them
+// yet, or a ClusterIP one that keeps either, is not released.
 func TestBeReleased_L9(t *testing.T) {
 	clusterIP := func(s *corev1.Service) *corev1.Service {
 		s = s.DeepCopy()
@@ -283,6 +284,7 @@ func TestBeReleased_L9(t *testing.T) {
 		{"ClusterIP, deprecated PortsError left", clusterIP(svcWith(false, legacyPortsError.Status.Conditions[2])), true},
 		{"ClusterIP, conditions kept", clusterIP(ready), false},
 		{"ClusterIP, Degraded kept", clusterIP(svcWith(false, degradedMultiple.Status.Conditions[2])), false},
+		{"ClusterIP, conditions removed, ingress kept", clusterIP(svcWith(true)), false},
 		{"LoadBalancer without conditions yet", svcWith(false), false},
 		{"from a function", func() *corev1.Service { return clusterIP(svcWith(false)) }, true},
 		{"nil", (*corev1.Service)(nil), false},
