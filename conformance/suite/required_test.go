@@ -45,6 +45,7 @@ type createdService struct {
 	dryRun, fieldValidation string
 	field                   []string
 	required                string // the required-features annotation
+	annotated               bool   // whether the annotation is there
 }
 
 // TestCreateRequiring_FieldWhereKept (section 9, R1): the suite requires a
@@ -106,6 +107,7 @@ func (c *cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	created := createdService{dryRun: q.Get("dryRun"), fieldValidation: q.Get("fieldValidation"), required: svc.Annotations[v1.RequiredFeaturesAnnotation]}
+	_, created.annotated = svc.Annotations[v1.RequiredFeaturesAnnotation]
 	for _, f := range svc.Spec.RequiredLoadBalancerFeatures {
 		created.field = append(created.field, string(f))
 	}
@@ -174,6 +176,21 @@ func TestCreateRequiring_R1_RefusedProbeIsNotKept(t *testing.T) {
 	}
 	if got := r.field.usedSource(); got != conditions.RequiredFeaturesSourceAnnotation {
 		t.Errorf("required through %q, want the annotation", got)
+	}
+}
+
+// TestCreateRequiring_R1_NoFeaturesNoAnnotation: the suite writes the
+// annotation as conditions.SetRequiredFeaturesAnnotation does, so a
+// Service that requires no feature goes without one, not with an empty
+// value that RequiredFeatures would report as the annotation's.
+func TestCreateRequiring_R1_NoFeaturesNoAnnotation(t *testing.T) {
+	c := &cluster{}
+	r := c.run(t)
+	if err := r.createRequiring(r.service("a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if sent := c.sent(); len(sent) != 2 || sent[1].annotated {
+		t.Errorf("sent %+v, want the dry run, then a Service without %s", sent, v1.RequiredFeaturesAnnotation)
 	}
 }
 

@@ -110,15 +110,6 @@ func (r *testRun) service(name string, mutate func(*corev1.Service)) *corev1.Ser
 	return svc
 }
 
-// require marks svc as requiring features, through the annotation every
-// cluster keeps.
-func require(svc *corev1.Service, features ...v1.LoadBalancerFeature) {
-	if svc.Annotations == nil {
-		svc.Annotations = map[string]string{}
-	}
-	svc.Annotations[v1.RequiredFeaturesAnnotation] = conditions.FormatRequiredFeaturesAnnotation(features)
-}
-
 // requiredField is whether a run's cluster keeps
 // spec.requiredLoadBalancerFeatures, found once, by the first test that
 // requires a feature, and how the run's tests required features.
@@ -176,7 +167,7 @@ func (r *testRun) createRequiring(svc *corev1.Service, features ...v1.LoadBalanc
 	services, ok := conditions.RESTServicesOf(r.client.CoreV1(), r.ns)
 	if !ok || !r.fieldKept() {
 		r.field.used(conditions.RequiredFeaturesSourceAnnotation)
-		require(svc, features...)
+		conditions.SetRequiredFeaturesAnnotation(svc, features...)
 		return r.create(svc)
 	}
 	r.field.used(conditions.RequiredFeaturesSourceSpec)
@@ -478,7 +469,7 @@ func (r *testRun) unknownRequired() (outcome, error) {
 		// a provider older than the cluster still may not know. The
 		// annotation, which R4 does not judge, stands in for that.
 		svc := r.service("unknown", nil)
-		require(svc, UnknownFeature)
+		conditions.SetRequiredFeaturesAnnotation(svc, UnknownFeature)
 		err = r.create(svc)
 	}
 	if err != nil {
