@@ -245,12 +245,13 @@ type SpecChangeOption struct {
 // such as the end of a provisioning, would count as the acknowledgement.
 // One without Provisioning makes any Provisioning count. A change
 // of another field is never acknowledged, and the wait ends at the
-// provisioning deadline; so does a change of the type away from
-// LoadBalancer, which the provider answers by removing the conditions (L9),
-// not by a verdict: wait for that with WaitReleased, or use BeReleased of
-// ext/gomega. The deadlines run from the start of the wait, the
-// change being what the provider answers: WithDeadlinesFromCreation is
-// ignored. A Service of the name with another uid than before's is
+// provisioning deadline. A before not of type LoadBalancer, as after a
+// change of the type away from it, which the provider answers by
+// releasing the load balancer (L9), not by a verdict, makes Wait fail at
+// once with ErrNotLoadBalancer: wait for the release with WaitReleased, or
+// use BeReleased of ext/gomega. The deadlines run from the start of the
+// wait, the change being what the provider answers:
+// WithDeadlinesFromCreation is ignored. A Service of the name with another uid than before's is
 // ErrServiceDeleted. A nil before does nothing.
 //
 // The option has only the Service after the change, so it cannot tell a
@@ -265,8 +266,9 @@ func WithSpecChange(before *corev1.Service) SpecChangeOption { return SpecChange
 // (G3, L6), and the wait would only end at the provisioning deadline.
 // opts names the annotations the provider reads (WithRelevantAnnotations).
 // old is a copy taken before the change was made (DeepCopy): the object
-// that was changed and sent compares equal to updated. A nil old is
-// WithSpecChange(updated).
+// that was changed and sent compares equal to updated. An updated not of
+// type LoadBalancer fails with ErrNotLoadBalancer, as with WithSpecChange.
+// A nil old is WithSpecChange(updated).
 func WithSpecChangeFrom(old, updated *corev1.Service, opts ...ChangeOption) SpecChangeOption {
 	return SpecChangeOption{before: updated, old: old, annotations: annotationsOf(opts)}
 }

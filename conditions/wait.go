@@ -60,6 +60,12 @@ var (
 	// WithSpecChangeFrom touched no load-balancer-relevant field (G3): no
 	// provider acknowledges it (L6).
 	ErrNoSpecChange = errors.New("the update changed no load-balancer-relevant field (G3), so no provider acknowledges it (L6)")
+	// ErrNotLoadBalancer is returned by Wait, at once, when the Service of
+	// WithSpecChange or WithSpecChangeFrom is not of type LoadBalancer: a
+	// provider answers a change of the type away from LoadBalancer by
+	// releasing the load balancer (L9), which WaitReleased waits for, and
+	// acknowledges no change (L6).
+	ErrNotLoadBalancer = errors.New("the service is not of type LoadBalancer, so no provider acknowledges the change (L6); after a change away from LoadBalancer, WaitReleased waits for the release (L9)")
 	// ErrServiceDeleted is returned by Wait when the Service is deleted
 	// before the verdict is final.
 	ErrServiceDeleted = errors.New("the service was deleted")
@@ -121,7 +127,9 @@ type ServiceListWatcher interface {
 // LoadBalancerProvisioning to appear, else ErrNoKEPProvider;
 // WithProvisionTimeout (default 15 minutes) for the verdict to become
 // final, else ErrProvisionTimeout. After an update, WithSpecChange waits
-// for the provider to acknowledge the change (L6) before a verdict counts;
+// for the provider to acknowledge the change (L6) before a verdict counts,
+// and fails at once, with ErrNotLoadBalancer, when the changed Service is
+// not of type LoadBalancer (WaitReleased is the wait for that);
 // WithSpecChangeFrom also fails at once, with ErrNoSpecChange, on an update
 // that changed no load-balancer-relevant field.
 // The clock of WithClock drives the deadlines when it is a clock.Clock.
@@ -152,8 +160,9 @@ func Wait(ctx context.Context, services ServiceListWatcher, name string, feature
 // LoadBalancer, and has none of LoadBalancerServing,
 // LoadBalancerProvisioning and LoadBalancerDegraded (HasKEPConditions) and
 // no status.loadBalancer.ingress (Released). It returns the last Service it
-// saw, nil when none. No verdict of section 6 follows such a change, so Wait, even
-// with WithSpecChange, would only end at the provisioning deadline.
+// saw, nil when none. No verdict of section 6 follows such a change: Wait
+// would only end at the provisioning deadline, and with WithSpecChange
+// fails at once with ErrNotLoadBalancer.
 //
 // The wait is bounded by the provisioning deadline of L8
 // (WithProvisionTimeout, default 15 minutes), from the start of the wait;
@@ -187,13 +196,22 @@ func wait(ctx context.Context, services ServiceListWatcher, name string, feature
 		// does not have.
 		return nil, verdict, fmt.Errorf("feature %q is not one this version knows (%v)", feature, v1.LoadBalancerFeatures())
 	}
-	if o.before != nil && o.old != nil && !o.release && len(changedFields(view(o.old), view(o.before), o.oldAnnotations)) == 0 {
+	if o.before != nil && !o.release {
 		// Nothing for the provider to acknowledge: the wait could only
 		// end at the provisioning deadline.
-		if o.before.Namespace != "" {
-			name = o.before.Namespace + "/" + name
+		var nothing error
+		switch {
+		case o.before.Spec.Type != corev1.ServiceTypeLoadBalancer:
+			nothing = ErrNotLoadBalancer
+		case o.old != nil && len(changedFields(view(o.old), view(o.before), o.oldAnnotations)) == 0:
+			nothing = ErrNoSpecChange
 		}
-		return nil, verdict, fmt.Errorf("service %s: %w", name, ErrNoSpecChange)
+		if nothing != nil {
+			if o.before.Namespace != "" {
+				name = o.before.Namespace + "/" + name
+			}
+			return nil, verdict, fmt.Errorf("service %s: %w", name, nothing)
+		}
 	}
 	clk, ok := o.clock.(clock.Clock)
 	if !ok {

@@ -1063,42 +1063,28 @@ func TestChangeSeen_L6(t *testing.T) {
 	}
 }
 
-// WithSpecChange after a change of the type away from LoadBalancer: the
-// provider answers by removing its conditions (L9), which is no sign that
-// no KEP-aware provider handles the Service. The wait ends at the
-// provisioning deadline, as the option says, and its reason says what
-// the Service shows, not a lastTransitionTime it no longer has.
+// WithSpecChange and WithSpecChangeFrom after a change of the type away
+// from LoadBalancer: the provider answers by releasing the load balancer
+// (L9), not by acknowledging the change (L6), so Wait fails at once, before
+// any list, naming the Service and WaitReleased, instead of at the
+// provisioning deadline.
 func TestWait_L6_SpecChangeAwayFromLoadBalancer(t *testing.T) {
-	clk := testingclock.NewFakeClock(t0)
-	cs := fake.NewClientset(coreService())
-	served := provide(t, cs)(Seen(lbService(), Decide(lbService(), fullCapabilities())))
-	provide(t, cs)(Succeeded(served, ingress, nil))
-	services := cs.CoreV1().Services("default")
-	current, err := services.Get(context.Background(), "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	current.Spec.Type = corev1.ServiceTypeClusterIP
-	changed, err := services.Update(context.Background(), current, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	provide(t, cs)(NotLoadBalancer(v1.FromCore(changed)))
-
-	waitWatch := watching(t, cs)
-	done, observed := startWait(t, context.Background(), cs, "", WithClock(clk), WithSpecChange(changed))
-	waitWatch(1)
-	nextObservation(t, observed)
-	waitForTimers(t, clk, 2)
-	clk.Step(DefaultConditionsTimeout)
-	notDone(t, done, "at the conditions deadline, after the provider removed its conditions (L9)")
-	clk.Step(DefaultProvisionTimeout - DefaultConditionsTimeout)
-	r := result(t, done)
-	if !errors.Is(r.err, ErrProvisionTimeout) {
-		t.Fatalf("Wait = %v, %v; want ErrProvisionTimeout", r.verdict, r.err)
-	}
-	if strings.Contains(r.verdict.Reason, "is still") || !strings.Contains(r.verdict.Reason, "ClusterIP") {
-		t.Errorf("reason %q; want it to say the Service is of type ClusterIP and has no LoadBalancerProvisioning", r.verdict.Reason)
+	old := coreService()
+	changed := old.DeepCopy()
+	changed.Spec.Type = corev1.ServiceTypeClusterIP
+	for name, opt := range map[string]SpecChangeOption{
+		"WithSpecChange":     WithSpecChange(changed),
+		"WithSpecChangeFrom": WithSpecChangeFrom(old, changed),
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		client := &stopAtList{cancel: cancel}
+		_, _, err := Wait(ctx, client, "web", "", opt)
+		cancel()
+		if !errors.Is(err, ErrNotLoadBalancer) || client.lists.Load() != 0 {
+			t.Errorf("%s: Wait = %v after %d lists; want ErrNotLoadBalancer at once", name, err, client.lists.Load())
+		} else if msg := err.Error(); !strings.Contains(msg, "service default/web") || !strings.Contains(msg, "WaitReleased") {
+			t.Errorf("%s: error %q; want it to name the Service and WaitReleased", name, msg)
+		}
 	}
 }
 
