@@ -66,6 +66,12 @@ type Finding struct {
 	// Verdict is the section 6 verdict of the Service; set on verdict
 	// notices (rules T1 to T4) only.
 	Verdict *Verdict `json:"verdict,omitempty"`
+	// EndOfTrace reports a finding owed when the Service's trace ended
+	// (deleted, created again with a new uid, no longer selected, or the
+	// input ended): it is about the trace's last observation, Object,
+	// even when it comes with the observation of a new Service of the
+	// same name, where no resourceVersion may tell the two apart.
+	EndOfTrace bool `json:"endOfTrace,omitempty"`
 }
 
 // Verdict is a conditions.Verdict as a report carries it: the section 6

@@ -454,7 +454,7 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 			rule, msg = "L9", fmt.Sprintf("%s before the provider removed the conditions of a Service no longer of type LoadBalancer (changed at resourceVersion %s)",
 				ended, orUnset(o.rv))
 		}
-		out = append(out, Finding{Rule: rule, Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions", Message: msg, Position: p})
+		out = append(out, Finding{Rule: rule, Severity: SeverityWarning, Object: k.ref(st.rv), Field: "status.conditions", Message: msg, Position: p, EndOfTrace: true})
 	}
 	if st.noConditions {
 		gone := ended == endDeleted || ended == endRecreated || ended == endLeft // else it is still observed
@@ -472,7 +472,7 @@ func (c *Checker) endOfTrace(k serviceKey, st *serviceState, pos *Position, ende
 		if pos != nil {
 			p = pos
 		}
-		out = append(out, Finding{Rule: "R3", Severity: sev, Object: k.ref(st.rv), Field: conditionsField, Message: msg, Position: p})
+		out = append(out, Finding{Rule: "R3", Severity: sev, Object: k.ref(st.rv), Field: conditionsField, Message: msg, Position: p, EndOfTrace: true})
 	}
 	return out
 }

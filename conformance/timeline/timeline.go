@@ -416,13 +416,13 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		}
 	}
 	// endedAt is the old Service's last step when this observation starts
-	// a new one, and endedVersion that step's resourceVersion.
-	endedAt, endedVersion := 0, ""
+	// a new one.
+	endedAt := 0
 	if s.prev != nil && s.uid != "" && svc.UID != "" && string(svc.UID) != s.uid {
 		// Created again without a deletion in the input: the old one
 		// ended after its last observation.
 		t.ended(s)
-		endedAt, endedVersion = s.Observations, s.LastVersion
+		endedAt = s.Observations
 	}
 	// A new object's conditions are its own, not a change of the old
 	// one's: nothing in its first observation is a bump (L6).
@@ -482,10 +482,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	}
 
 	for _, f := range found {
-		// A new Service's first observation owes no acknowledgement (L6)
-		// and is no end of a trace (R3): those are the old one's also
-		// where no resourceVersion tells them apart.
-		if endedAt > 0 && f.Object.ResourceVersion == endedVersion && (endedVersion != svc.ResourceVersion || f.Rule == "L6" || f.Rule == "R3") {
+		if endedAt > 0 && f.EndOfTrace {
 			// What the old Service still owed, which the checker reports
 			// with the observation of the new one: pinned to the old
 			// one's last observation, as for a DELETED event, not to the

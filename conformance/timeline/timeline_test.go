@@ -518,6 +518,44 @@ func TestTimeline_RecreatedWithoutConditionsEndsItsOwn(t *testing.T) {
 	}
 }
 
+// TestTimeline_RecreatedOwesL9AtItsEnd: a Service no longer of type
+// LoadBalancer whose conditions were never removed (L9), created again
+// (a new uid) in a trace without resourceVersions: the checker's L9 that
+// ends the old trace, given with the new Service's first observation, is
+// pinned to the old Service's last, not to the new one's first, where it
+// would read as the new Service's own.
+func TestTimeline_RecreatedOwesL9AtItsEnd(t *testing.T) {
+	checker := conformance.NewChecker()
+	tl := New()
+	feed := func(svc *v1.Service, uid types.UID) []conformance.Finding {
+		svc.UID = uid
+		svc.Status.Conditions = append(svc.Status.Conditions, metav1.Condition{
+			Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete",
+			LastTransitionTime: svc.Status.Conditions[0].LastTransitionTime,
+		})
+		found := checker.Observe(svc)
+		tl.Observe(svc, found)
+		return found
+	}
+	feed(lbService("x", "", metav1.ConditionTrue, time.Unix(0, 0)), "u1")
+	clusterIP := lbService("x", "", metav1.ConditionTrue, time.Unix(0, 0))
+	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
+	feed(clusterIP, "u1") // the conditions stay: owed, never removed
+	found := feed(lbService("x", "", metav1.ConditionTrue, time.Unix(60, 0)), "u2")
+	if !slices.ContainsFunc(found, func(f conformance.Finding) bool { return f.Rule == "L9" && f.EndOfTrace }) {
+		t.Fatalf("the checker's findings on the new Service %+v, want the old one's L9 that ends its trace", found)
+	}
+	var pins []int
+	for _, p := range tl.Services()[0].Findings {
+		if p.Finding.Rule == "L9" {
+			pins = append(pins, p.Step)
+		}
+	}
+	if len(pins) == 0 || slices.Contains(pins, 3) {
+		t.Errorf("L9 pinned at %v; want none at step 3, the new Service's first", pins)
+	}
+}
+
 // TestTimeline_DeletedTwice: a second DELETED event before the next
 // observation ends nothing more: it neither marks the deletion again nor
 // pushes earlier deletions out of those kept (MaxPoints).
