@@ -180,7 +180,8 @@ type Service struct {
 	// from 1 to Observations.
 	Observations int
 	// FirstVersion and LastVersion are the resourceVersions of the first
-	// and the last observation; empty for manifests without one.
+	// and the last observation, cut as a Point's; empty for manifests
+	// without one.
 	FirstVersion, LastVersion string
 	// Lanes holds one lane per entry of the package's Lanes, in that order,
 	// and, when an observation of the Service held the deprecated
@@ -248,7 +249,9 @@ type Point struct {
 	Step int
 	// Seq is the observation's place among all observations, from 1.
 	Seq int
-	// ResourceVersion is the observation's, empty when it has none.
+	// ResourceVersion is the observation's, cut after MaxMessageBytes as
+	// Message is; empty when it has none. So are those of SpecChange, Mark
+	// and a Pin's Finding.
 	ResourceVersion string
 	// Status is True, False or Unknown (as written, cut as Message is) for
 	// a condition, empty when the condition is absent; for the verdict
@@ -396,12 +399,15 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		return
 	}
 	t.seq++
+	// Cut as a reason is: every point, spec change, mark and pin keeps
+	// it, and a crafted one may be long.
+	rv := input.Clip(svc.ResourceVersion)
 	k := key{svc.Namespace, svc.Name}
 	s := t.services[k]
 	if s == nil || svc.Name == "" {
 		// A manifest without a name is a Service of its own, as for the
 		// checker: two are not one Service's spec change.
-		s = &Service{Namespace: svc.Namespace, Name: svc.Name, FirstVersion: svc.ResourceVersion}
+		s = &Service{Namespace: svc.Namespace, Name: svc.Name, FirstVersion: rv}
 		for _, name := range trackedLanes {
 			l := &Lane{Name: name}
 			s.lanes = append(s.lanes, l)
@@ -431,12 +437,12 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 		s.uid = string(svc.UID) // an observation without one (a manifest) says nothing of it
 	}
 	s.Observations++
-	s.LastVersion = svc.ResourceVersion
+	s.LastVersion = rv
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		s.LoadBalancer = true
 	}
 	step := s.Observations
-	base := Point{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion}
+	base := Point{Step: step, Seq: t.seq, ResourceVersion: rv}
 
 	if len(s.Lanes) < len(s.lanes) && conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionPortsError) != nil {
 		s.Lanes = s.lanes
@@ -465,7 +471,7 @@ func (t *Timeline) Observe(svc *v1.Service, found []conformance.Finding) {
 	if s.prev != nil {
 		if fields := conditions.ChangedFields(s.prev, svc, t.changeOpts...); len(fields) > 0 {
 			changed = true
-			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: svc.ResourceVersion, Fields: fields})
+			s.SpecChanges = append(s.SpecChanges, SpecChange{Step: step, Seq: t.seq, ResourceVersion: rv, Fields: fields})
 			s.SpecChanges, s.DroppedSpecChanges = bound(t, s.SpecChanges, s.DroppedSpecChanges)
 		}
 	}
@@ -569,6 +575,7 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 		step = s.Observations
 	}
 	s.Counts.Add(f.Severity)
+	f.Object.ResourceVersion = input.Clip(f.Object.ResourceVersion) // as the points' (see Observe)
 	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
 	s.Findings, s.DroppedFindings = bound(t, s.Findings, s.DroppedFindings)
 }

@@ -1075,6 +1075,53 @@ func TestTimeline_LongStatusIsCut(t *testing.T) {
 	}
 }
 
+// TestTimeline_LongResourceVersionIsCut: the input may hold any string as
+// a resourceVersion. Every point, spec change, mark and pinned finding
+// keeps its first KiB, as for a reason, not a string as long as the
+// object once per event.
+func TestTimeline_LongResourceVersionIsCut(t *testing.T) {
+	tl := New()
+	rv := func(i int) string { return strconv.Itoa(i) + strings.Repeat("9", 64<<10) }
+	for i := range 3 {
+		svc := lbService("x", rv(i), metav1.ConditionTrue, time.Unix(int64(i), 0))
+		svc.Spec.Ports = []corev1.ServicePort{{Port: int32(80 + i), Protocol: corev1.ProtocolTCP}}
+		found := []conformance.Finding{{Rule: "C6", Severity: conformance.SeverityViolation,
+			Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "x", ResourceVersion: rv(i)}}}
+		tl.ObserveObject(conformance.Object{Service: svc}, found)
+		tl.Gap("ns", "x")
+	}
+	tl.ObserveObject(conformance.Object{Service: lbService("x", rv(2), metav1.ConditionTrue, time.Unix(2, 0)), Deleted: true}, nil)
+	s := tl.Services()[0]
+	versions := map[string]string{"first": s.FirstVersion, "last": s.LastVersion}
+	for _, l := range s.Lanes {
+		for _, p := range l.Points {
+			versions[fmt.Sprintf("%s point %d", l.Name, p.Step)] = p.ResourceVersion
+		}
+	}
+	for _, c := range s.SpecChanges {
+		versions[fmt.Sprintf("spec change %d", c.Step)] = c.ResourceVersion
+	}
+	for _, m := range s.Gaps {
+		versions[fmt.Sprintf("gap %d", m.Step)] = m.ResourceVersion
+	}
+	for _, m := range s.Deletions {
+		versions[fmt.Sprintf("deletion %d", m.Step)] = m.ResourceVersion
+	}
+	for _, p := range s.Findings {
+		versions[fmt.Sprintf("finding %d", p.Step)] = p.Finding.Object.ResourceVersion
+	}
+	// The first and the last, Serving's three points and one of each
+	// other lane, two spec changes, three gaps, a deletion, three findings.
+	if len(versions) != 2+3+3+2+3+1+3 {
+		t.Fatalf("only %d resourceVersions kept: %v", len(versions), slices.Collect(maps.Keys(versions)))
+	}
+	for what, v := range versions {
+		if len(v) > MaxMessageBytes+64 || !strings.HasSuffix(v, " more bytes)") {
+			t.Errorf("%s keeps a resourceVersion of %d bytes, want it cut after %d", what, len(v), MaxMessageBytes)
+		}
+	}
+}
+
 // TestTimeline_PortsErrorLane: a Service that holds the deprecated
 // LoadBalancerPortsError in one observation gets a lane for it after
 // Degraded, absent before it and drawn like the others in both renderings;
@@ -1345,14 +1392,15 @@ func TestWriteText_CutsLongCells(t *testing.T) {
 func TestWriteText_CutsLongVersionsInTheHeading(t *testing.T) {
 	tl := New()
 	rv := strings.Repeat("9", 100<<10)
-	tl.Observe(lbService("long", rv+"1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
-	tl.Observe(lbService("long", rv+"2", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	// Different in the first KiB, which the Timeline keeps of them.
+	tl.Observe(lbService("long", "1"+rv, metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("long", "2"+rv, metav1.ConditionTrue, time.Unix(0, 0)), nil)
 	var text bytes.Buffer
 	if err := WriteText(&text, tl.Services()); err != nil {
 		t.Fatal(err)
 	}
-	cut := rv[:MaxTextCell-1] + "…"
-	if want := "\nns/long: 2 observations, resourceVersion " + cut + " to " + cut + "\n"; !strings.Contains(text.String(), want) {
+	cut := rv[:MaxTextCell-2] + "…"
+	if want := "\nns/long: 2 observations, resourceVersion 1" + cut + " to 2" + cut + "\n"; !strings.Contains(text.String(), want) {
 		t.Errorf("the heading is not %q", strings.Trim(want, "\n"))
 	}
 	for line := range strings.Lines(text.String()) {
