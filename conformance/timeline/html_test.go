@@ -566,6 +566,30 @@ func TestWriteHTML_FirstObservationWithoutResourceVersion(t *testing.T) {
 	}
 }
 
+// TestWriteHTML_LastObservationWithoutResourceVersion: a trace read from
+// a cluster that goes on with a manifest (no resourceVersion) names the
+// first resourceVersion and says the last has none, in the page and in
+// the text, not a range to nothing ("resourceVersion 5 to ").
+func TestWriteHTML_LastObservationWithoutResourceVersion(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("manifest", "5", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("manifest", "", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	page, doc := renderHTML(t, Page{Services: tl.Services()})
+	var text []string
+	for _, p := range findAll(doc, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "p" }) {
+		if c := p.FirstChild; c != nil && c.Type == html.TextNode && strings.HasPrefix(c.Data, "2 observations") {
+			text = append(text, c.Data)
+		}
+	}
+	if want := "2 observations, resourceVersion 5 at first, none at the last."; len(text) != 1 || text[0] != want {
+		t.Errorf("the Service's line reads %q, want %q:\n%s", text, want, page)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil || !strings.Contains(buf.String(), "ns/manifest: 2 observations, resourceVersion 5 at first, none at the last\n") {
+		t.Errorf("the text says otherwise (%v):\n%s", err, buf.String())
+	}
+}
+
 // TestWriteHTML_MaxServicesViolationOutranksLaterWarning: a Service with
 // a violation is drawn before one with only a warning, even when a
 // warning follows its violation.

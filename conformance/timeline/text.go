@@ -245,6 +245,10 @@ func writeService(w io.Writer, s *Service) {
 	last, lastCut := clipCell(s.LastVersion)
 	clipped := false
 	switch {
+	case s.FirstVersion != "" && s.LastVersion == "":
+		// Read from a cluster, then from manifests: the first is known.
+		fmt.Fprintf(w, ", resourceVersion %s at first, none at the last", first)
+		clipped = firstCut
 	case s.FirstVersion != "" && s.FirstVersion != s.LastVersion:
 		fmt.Fprintf(w, ", resourceVersion %s to %s", first, last)
 		clipped = firstCut || lastCut
