@@ -281,7 +281,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 		c.retired = append(c.retired, old)
 		delete(c.services, k)
 		sr = c.service(k)
-		found = c.retiredFindings(old, svc.ResourceVersion, found)
+		found = c.retiredFindings(old, svc, found)
 	}
 	if svc.UID != "" {
 		sr.UID = string(svc.UID)
@@ -327,19 +327,19 @@ func (c *Collector) uidHash(svc *v1.Service) uint64 {
 	return maphash.String(c.seed, string(svc.UID)) | 1
 }
 
-// retiredFindings records on old's row the findings of found about its
-// last observation (resourceVersion), made when the observation of a new
-// Service of the name at resourceVersion now ended old's trace, and
-// returns the others. An old observation without a resourceVersion is
-// told apart as well as any: the new observation's findings carry its own.
-// Only when both are the same are the findings left together.
-func (c *Collector) retiredFindings(old *ServiceReport, now string, found []Finding) []Finding {
-	if old.ResourceVersion == now {
-		return found
-	}
+// retiredFindings records on old's row the findings of found that end
+// its trace (EndOfTrace) or are about its last observation
+// (resourceVersion), made when the observation svc of a new Service of the
+// name ended old's trace, and returns the others. An old observation
+// without a resourceVersion is told apart as well as any: the new
+// observation's findings carry its own. When both are the same only
+// EndOfTrace tells them apart; a manifest without a name ends its own
+// trace with its observation, not old's.
+func (c *Collector) retiredFindings(old *ServiceReport, svc *v1.Service, found []Finding) []Finding {
 	var rest []Finding
 	for _, f := range found {
-		if f.Object.Kind == "Service" && f.Object.ResourceVersion == old.ResourceVersion {
+		if f.Object.Kind == "Service" && (f.EndOfTrace && svc.Name != "" ||
+			old.ResourceVersion != svc.ResourceVersion && f.Object.ResourceVersion == old.ResourceVersion) {
 			c.count(&f)
 			c.addTo(old, &f)
 		} else {

@@ -338,13 +338,15 @@ func observeAllObjects(c *Checker, col *Collector, objs ...Object) Report {
 // A Service created again without a DELETED event: what the checker owes
 // at the end of the old one's trace (here R3, for a Service that never had
 // conditions) is recorded, and counted, on the old one's row; also when
-// the old one was read without a resourceVersion, as a manifest is.
+// the old one was read without a resourceVersion, as a manifest is, and
+// when neither was, where no resourceVersion tells the two apart.
 func TestCollector_EndOfRecreatedTraceOnTheOldRow(t *testing.T) {
-	for _, rv := range []string{"1", ""} {
+	for _, rvs := range [][2]string{{"1", "2"}, {"", "2"}, {"", ""}} {
+		rv := rvs[0]
 		legacy := newLB("web") // no conditions: R3 at the end of its trace
 		legacy.ResourceVersion = rv
 		again := ready("web", 20)
-		again.UID, again.ResourceVersion = "uid-web-2", "2"
+		again.UID, again.ResourceVersion = "uid-web-2", rvs[1]
 		r := observeAllObjects(NewChecker(), NewCollector(), Object{Kind: "Service", Service: legacy}, Object{Kind: "Service", Service: again})
 		if len(r.Services) != 2 {
 			t.Fatalf("resourceVersion %q: %d rows, want 2", rv, len(r.Services))
@@ -535,6 +537,28 @@ func TestCollector_ManifestsWithoutANameAreServicesOfTheirOwn(t *testing.T) {
 	for i, sr := range r.Services {
 		if sr.Observations != 1 || sr.Deleted || len(sr.Ingress) != 1 || sr.Ingress[0] != fmt.Sprintf("192.0.2.%d", i+1) {
 			t.Errorf("row %d: %+v; want one observation, not deleted, ingress 192.0.2.%d", i, sr, i+1)
+		}
+	}
+}
+
+// TestCollector_ManifestWithoutANameEndsItsOwnTrace: a manifest without
+// a name ends its own trace with its observation (R3 for one without
+// conditions): that finding is its own, on its row, not the previous
+// nameless manifest's.
+func TestCollector_ManifestWithoutANameEndsItsOwnTrace(t *testing.T) {
+	var objs []Object
+	for range 2 {
+		svc := newLB("")
+		svc.GenerateName, svc.UID, svc.ResourceVersion = "web-", "", ""
+		objs = append(objs, Object{Kind: "Service", Service: svc})
+	}
+	r := observeAllObjects(NewChecker(), NewCollector(), objs...)
+	if len(r.Services) != 2 {
+		t.Fatalf("%d rows, want 2", len(r.Services))
+	}
+	for i, sr := range r.Services {
+		if len(withRule(sr.Findings, "R3")) != 1 {
+			t.Errorf("row %d:\n%swant one R3", i, dump(sr.Findings))
 		}
 	}
 }
