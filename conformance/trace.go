@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // The checker's memory per Service is serviceState: what the trace rules
@@ -95,7 +96,7 @@ func (c statusCode) String() string {
 type obligation struct {
 	pre     int64  // Provisioning's lastTransitionTime before the change
 	spec    string // the G3 fields before the change, encoded by encodeG3
-	rv      string // resourceVersion of the observation that showed the change
+	rv      string // resourceVersion of the observation that showed the change, cut as messages quote it
 	changed string // the fields that changed, comma-separated
 	pos     *Position
 }
@@ -362,7 +363,7 @@ func (c *Checker) checkAcknowledgement(f *findings, st *serviceState, svc *v1.Se
 	if changed := o.changed; len(changed) > 0 {
 		switch {
 		case st.owed == nil && st.conds[slotProvisioning].present:
-			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, spec: o.prevSpec, rv: svc.ResourceVersion, changed: strings.Join(changed, ", ")}
+			st.owed = &obligation{pre: st.conds[slotProvisioning].ltt, spec: o.prevSpec, rv: input.Clip(svc.ResourceVersion), changed: strings.Join(changed, ", ")}
 			st.owed.pos = f.position()
 		case st.owed != nil && c.sameG3(st.owed.spec, svc):
 			// Changed back before the provider wrote: one that saw only

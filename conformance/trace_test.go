@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // degradedInAffinity returns a serving Service, degraded in the session
@@ -214,6 +215,25 @@ func TestCheck_L6_WithoutResourceVersionSaysUnset(t *testing.T) {
 	} {
 		if !strings.Contains(f.Message, "(resourceVersion unset)") {
 			t.Errorf("L6 message %q does not say the resourceVersion is unset", f.Message)
+		}
+	}
+}
+
+// A resourceVersion is any string the input holds: L6's messages, at a
+// write and at the end, quote its first KiB, as a finding quotes a reason,
+// and the checker keeps no more of it while the change is owed.
+func TestCheck_L6_LongResourceVersionIsCut(t *testing.T) {
+	served := ready("web", 10)
+	changed := specChange(served)
+	changed.ResourceVersion = strings.Repeat("7", 64<<10)
+	written := next(changed)
+	getCond(t, written, v1.LoadBalancerConditionServing).Message = "serving"
+	for _, f := range []Finding{
+		wantFinding(t, check(served, changed), "L6", SeverityWarning, conditionsField),
+		wantFinding(t, check(served, changed, written), "L6", SeverityViolation, "status.conditions[0].lastTransitionTime"),
+	} {
+		if len(f.Message) > 2*input.MaxTextBytes || !strings.Contains(f.Message, " more bytes)") {
+			t.Errorf("L6 message of %d bytes: %.80s...; want the resourceVersion cut after %d", len(f.Message), f.Message, input.MaxTextBytes)
 		}
 	}
 }
