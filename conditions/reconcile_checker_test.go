@@ -56,7 +56,7 @@ func TestReconcile_ConformsToChecker(t *testing.T) {
 		})
 		for _, f := range p.checker.Finish() {
 			if f.Severity == conformance.SeverityViolation {
-				t.Fatalf("at the end: %s", f)
+				t.Fatalf("at the end: %+v", f)
 			}
 		}
 	})
@@ -145,7 +145,7 @@ func (p *life) store(t *rapid.T, what string) {
 	p.svc = stored
 	for _, f := range p.checker.Observe(obs) {
 		if f.Severity == conformance.SeverityViolation {
-			t.Fatalf("after %v: %s\nstatus %+v", p.history, f, p.svc.Status)
+			t.Fatalf("after %v: %+v\nstatus %+v", p.history, f, p.svc.Status)
 		}
 	}
 }
@@ -350,7 +350,7 @@ func TestTransitions_ConformsToChecker(t *testing.T) {
 		})
 		for _, f := range p.checker.Finish() {
 			if f.Severity == conformance.SeverityViolation {
-				t.Fatalf("at the end: %s", f)
+				t.Fatalf("at the end: %+v", f)
 			}
 		}
 	})
