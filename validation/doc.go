@@ -98,8 +98,9 @@ limitations under the License.
 //
 //   - C1: LoadBalancerServing and LoadBalancerProvisioning with status
 //     Unknown (NotSupported on .status, listing True and False). Any other
-//     bad status is already ValidateConditions' error and is not reported
-//     twice.
+//     bad status is already ValidateConditions' error (C5) and is not
+//     reported twice; for these two types that error lists True and False
+//     too, not Unknown.
 //   - C3: a well-known reason that the specification's table gives to the
 //     other status of the same type (Invalid on .reason): Serving with
 //     LoadBalancerServing=False; Provisioning, Unsupported or Infrastructure

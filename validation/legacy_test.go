@@ -44,6 +44,17 @@ func legacyStatus(svc, old *v1.Service, gateOn bool) field.ErrorList {
 	}
 	base := field.NewPath("status", "conditions")
 	allErrs := metav1validation.ValidateConditions(conds, base)
+	// Serving and Provisioning take only True and False (C1): the metav1
+	// status error lists those.
+	for j, e := range allErrs {
+		i, _, ok := legacyIndex(e.Field)
+		if !ok || e.Type != field.ErrorTypeNotSupported {
+			continue
+		}
+		if t := v1.LoadBalancerConditionType(conds[i].Type); t == v1.LoadBalancerConditionServing || t == v1.LoadBalancerConditionProvisioning {
+			allErrs[j] = field.NotSupported(base.Index(i).Child("status"), conds[i].Status, []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse})
+		}
+	}
 	for i := range conds {
 		c := &conds[i]
 		if svc.Generation > 0 && c.ObservedGeneration > svc.Generation {

@@ -189,6 +189,12 @@ func validateConditions(fldPath *field.Path, conds, oldConds []metav1.Condition,
 		p := conditionPath(fldPath, i)
 		// C5: the metav1.Condition rules.
 		for _, e := range metav1validation.ValidateCondition(*c, p) {
+			// Its only NotSupported is the status, listing Unknown too: for
+			// Serving and Provisioning a writer who took that advice would be
+			// refused again by C1, so list what they take.
+			if e.Type == field.ErrorTypeNotSupported && onlyTrueOrFalse(c.Type) {
+				e = field.NotSupported(p.Child("status"), c.Status, servingStatuses)
+			}
 			allErrs = append(allErrs, c5(e))
 		}
 		// C5: observedGeneration not above metadata.generation. A
@@ -455,6 +461,12 @@ func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditio
 	}
 	return field.Invalid(fldPath.Index(provisioning).Child("status"), p.Status,
 		fmt.Sprintf("must be %s while %s is False with reason %s", want, v1.LoadBalancerConditionServing, conds[serving].Reason)).WithOrigin(OriginL5)
+}
+
+// onlyTrueOrFalse reports whether conditions of type t may only be True or
+// False (C1).
+func onlyTrueOrFalse(t string) bool {
+	return t == string(v1.LoadBalancerConditionServing) || t == string(v1.LoadBalancerConditionProvisioning)
 }
 
 // conditionKey is everything a metav1.Condition holds, with

@@ -336,3 +336,27 @@ func TestValidateServiceStatusUpdate_C3_EveryDegradedReason(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateServiceStatusUpdate_C1_OtherStatusListsTrueAndFalse: a
+// Serving or Provisioning status outside True, False and Unknown is still
+// the metav1 rules' error (C5), but it lists only what C1 takes: a writer
+// who picked Unknown from the metav1 list would be refused again.
+func TestValidateServiceStatusUpdate_C1_OtherStatusListsTrueAndFalse(t *testing.T) {
+	for _, c := range []metav1.Condition{servingTrue, provisioningTrue} {
+		t.Run(c.Type, func(t *testing.T) {
+			svc := service(withConditions(changed(c, func(c *metav1.Condition) { c.Status = "Maybe" })))
+			got := validation.ValidateServiceStatusUpdate(svc, nil, on)
+			testErrors(t, errs(want("C5", field.ErrorTypeNotSupported, conditionPath(0, "status"))), got)
+			if len(got) == 1 {
+				if d := got[0].Detail; !strings.Contains(d, `"True"`) || !strings.Contains(d, `"False"`) || strings.Contains(d, "Unknown") {
+					t.Errorf("detail %q does not list exactly True and False", d)
+				}
+			}
+		})
+	}
+	// Other types keep the metav1 list: Unknown is theirs to use.
+	got := validation.ValidateServiceStatusUpdate(service(withConditions(cond(v1.LoadBalancerConditionDegraded, "Maybe", "Whatever"))), nil, on)
+	if len(got) != 1 || !strings.Contains(got[0].Detail, `"Unknown"`) {
+		t.Errorf("Degraded=Maybe: got %v, want one error listing Unknown", got)
+	}
+}
