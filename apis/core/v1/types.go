@@ -27,6 +27,8 @@ import (
 // Service is a core/v1 Service with the KEP-4631 additions: the
 // spec.requiredLoadBalancerFeatures field and typed load-balancer conditions
 // in status.conditions. On the wire it is a superset of core/v1 Service.
+// +k8s:supportsSubresource="/status"
+// +k8s:supportsSubresource="/proxy"
 type Service struct {
 	// +k8s:opaqueType
 	metav1.TypeMeta `json:",inline"`

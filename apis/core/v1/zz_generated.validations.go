@@ -44,7 +44,7 @@ func RegisterValidations(scheme *runtime.Scheme) error {
 		(*Service)(nil),
 		func(ctx context.Context, op operation.Operation, obj, oldObj interface{}) field.ErrorList {
 			switch op.Request.SubresourcePath() {
-			case "/":
+			case "/", "/proxy", "/status":
 				return Validate_Service(
 					ctx, op, nil, /* fldPath */
 					obj.(*Service),
