@@ -57,7 +57,9 @@ limitations under the License.
 // and only for the Services it serves or refuses; of one it ignores, at
 // most a marker that its cleanup is done (L9, P1), where its field manager
 // wrote the status or the status shows KEP-4631 conditions;
-// after a restart it finds its load balancers from the status it wrote,
-// and moves Provisioning once on each Service it serves, which is always
+// after a restart it finds the load balancers it serves from the status it
+// wrote, provisions every other one again (a failure too: the status of a
+// stock Service cannot show whether its spec changed meanwhile, G6), and
+// moves Provisioning once on each Service it serves, which is always
 // allowed (L6).
 package provider

@@ -480,8 +480,8 @@ func (p *Provider) next(ctx context.Context, queue workqueue.TypedRateLimitingIn
 // Service: the Service it last acted on, and its load balancer. After a
 // restart it knows neither: it passes a nil acted, so that Reconcile moves
 // Provisioning once for a change it may have missed (L6), and it finds its
-// load balancer from the status it wrote (serving, failed, or to be
-// provisioned again).
+// serving load balancer from the status it wrote; any other is provisioned
+// again (see fromStatus).
 func (p *Provider) reconcile(ctx context.Context, key string, services cache.Store) (time.Duration, error) {
 	// The changes are counted before the Service is read, so that a
 	// change delivered meanwhile is acted on by the next reconcile, not
@@ -615,15 +615,16 @@ func (p *Provider) withoutUnknownRequired(svc *v1.Service) *v1.Service {
 }
 
 // fromStatus finds the provider's load balancer of svc from the status it
-// wrote, after a restart: serving, failed, or absent (provisioned again).
+// wrote, after a restart: serving, or absent. A failed one is absent, and
+// so provisioned again: a failure stands until the spec changes, and a
+// stock Service's status cannot say whether it changed while the provider
+// was down, since its metadata.generation does not move (G6). A restart
+// retries every failure, which then shows Provisioning again, and fails
+// again when its cause is still there.
 func fromStatus(svc *v1.Service) loadBalancer {
-	conds := svc.Status.Conditions
-	switch serving := conditions.Get(conds, v1.LoadBalancerConditionServing); {
-	case serving == nil:
-	case serving.Status == metav1.ConditionTrue && conditions.HasAddress(svc.Status.LoadBalancer.Ingress):
+	serving := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing)
+	if serving != nil && serving.Status == metav1.ConditionTrue && conditions.HasAddress(svc.Status.LoadBalancer.Ingress) {
 		return loadBalancer{state: conditions.LoadBalancerReady}
-	case serving.Reason == string(v1.LoadBalancerReasonInfrastructure):
-		return loadBalancer{state: conditions.LoadBalancerFailed, message: serving.Message}
 	}
 	return loadBalancer{}
 }

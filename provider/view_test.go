@@ -166,3 +166,23 @@ func TestProvider_L3_RestartFindsTheServingLoadBalancer(t *testing.T) {
 		t.Errorf("after a restart: %+v; want still served, Provisioning=False", svc.Status)
 	}
 }
+
+// L3 after a restart: a failed load balancer is tried again, as its doc
+// says. A stock Service's status cannot show whether the spec changed
+// while the provider was down (G6), so the failure is not taken to stand.
+func TestProvider_L3_RestartRetriesAFailure(t *testing.T) {
+	s := newStatusTest(t, conditions.Capabilities{DefaultClass: true}, nil)
+	st := corev1ac.ServiceStatus().WithConditions(
+		condition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, string(v1.LoadBalancerReasonComplete)),
+		condition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, string(v1.LoadBalancerReasonInfrastructure)).WithMessage("no address left"))
+	if _, err := s.client.CoreV1().Services("ns").ApplyStatus(t.Context(), corev1ac.Service("web", "ns").WithStatus(st), metav1.ApplyOptions{FieldManager: s.p.manager, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	svc := s.reconcile()
+	if serving := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionServing); serving == nil || serving.Reason == string(v1.LoadBalancerReasonInfrastructure) {
+		t.Errorf("after a restart the failure stands: %+v; want it provisioned again", svc.Status)
+	}
+	if rec, _ := s.p.record("ns/web"); rec.lb.state == conditions.LoadBalancerFailed {
+		t.Errorf("the provider holds the load balancer failed: %+v", rec.lb)
+	}
+}
