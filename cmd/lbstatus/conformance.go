@@ -56,8 +56,8 @@ account needs to create and delete namespaces and Services.
 
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
-cannot be reached, an account that may not create namespaces, or an
-interrupt (SIGINT, SIGTERM: the tests under way stop, clean up, and the
+cannot be reached, an account that may not create namespaces or watch
+Services in them, or an interrupt (SIGINT, SIGTERM: the tests under way stop, clean up, and the
 report is still written).
 
 Examples:

@@ -220,9 +220,10 @@ func CheckRun(run []string) error {
 // Run runs the suite against the cluster client talks to and returns its
 // report. It returns an error, and no report, only when the run cannot
 // start (nil client, a server that does not answer, a Run entry that names
-// no test, an account that may not create the tests' namespaces); what the
-// provider does, however bad, is in the report. Each test
-// creates its Services in a namespace of its own, deleted afterwards.
+// no test, an account that may not create the tests' namespaces or watch
+// the Services in them); what the provider does, however bad, is in the
+// report. Each test creates its Services in a namespace of its own,
+// deleted afterwards.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Report, error) {
 	if client == nil {
 		return nil, errors.New("conformance suite: client is nil")
@@ -279,11 +280,12 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 		})
 	}
 	wg.Wait()
-	// An account that may not create the tests' namespaces runs no test:
-	// that says nothing of the provider, so it is no report of failures.
+	// An account that may not create the tests' namespaces, or watch
+	// their Services, runs no test: that says nothing of the provider, so
+	// it is no report of failures.
 	for _, err := range denied {
 		if err != nil {
-			return nil, fmt.Errorf("conformance suite: the account cannot create the tests' namespaces: %w", err)
+			return nil, fmt.Errorf("conformance suite: %w", err)
 		}
 	}
 	for i, t := range tests {
@@ -307,8 +309,9 @@ func skipf(format string, args ...any) error { return skipError{fmt.Sprintf(form
 func failf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // runTest runs one test in a namespace of its own and cleans up after it.
-// The error is the apiserver's denial of the test's namespace (forbidden,
-// or not authenticated), which the test's report also shows.
+// The error is the apiserver's denial (forbidden, or not authenticated)
+// of the test's namespace or of a watch of its Services, which the test's
+// report also shows.
 func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t Test, field *requiredField) (rep TestReport, _ outcome, denied error) {
 	start := time.Now()
 	rep = TestReport{Name: t.Name, Rules: t.Rules}
@@ -333,7 +336,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	if err != nil {
 		rep.Result, rep.Reason = TestFailed, "creating the test namespace: "+err.Error()
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			denied = err
+			denied = fmt.Errorf("the account cannot create the tests' namespaces: %w", err)
 		}
 		if unanswered(err) {
 			// The server may have made it all the same (an interrupt or
@@ -355,10 +358,15 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	tr := newTracker(checkerOpts...)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	if err := tr.start(watchCtx, client, ns.Name); err != nil {
-		rep.Result, rep.Reason = TestFailed, err.Error()
+	// L8's first deadline: a test that cannot see its Services in that
+	// time cannot see the provider's first conditions either.
+	if err := tr.start(watchCtx, client, ns.Name, opts.ConditionsTimeout); err != nil {
+		rep.Result, rep.Reason = TestFailed, oneLine(err.Error())
 		rep.Cleanup = cleanup(client, ns.Name)
-		return rep, outcome{}, nil
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			denied = fmt.Errorf("the account cannot watch Services in the tests' namespaces: %w", err)
+		}
+		return rep, outcome{}, denied
 	}
 	run := &testRun{ctx: ctx, client: client, opts: opts, ns: ns.Name, tr: tr, test: t, field: field}
 	out, err := t.run(run)

@@ -1039,3 +1039,39 @@ func TestRun_UnansweredNamespaceIsDeleted(t *testing.T) {
 		t.Errorf("namespaces left %v, want only another run's", names)
 	}
 }
+
+// TestRun_ServicesCannotBeListed: an account that may make the tests'
+// namespaces but not list Services in them cannot watch what the provider
+// writes. The informer retries the list without end, so the test must give
+// up by L8's deadline for the first conditions and say why, not hang until
+// the run is interrupted; a refusal is the account's, and like one of the
+// namespaces it is the run's error, not a report on the provider.
+func TestRun_ServicesCannotBeListed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		report bool
+	}{
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no RBAC")), false},
+		{"another error", apierrors.NewInternalError(errors.New("etcd is down")), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tc.err
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: time.Second, ProvisionTimeout: time.Second})
+			if ctx.Err() != nil {
+				t.Fatalf("Run waited for the first list until the run's end")
+			}
+			switch {
+			case tc.report && (err != nil || report.Test("Basic").Result != TestFailed || !strings.Contains(report.Test("Basic").Reason, "etcd is down")):
+				t.Errorf("Run: %v, report %+v; want Basic failed, naming the list's error", err, report.Test("Basic"))
+			case !tc.report && (report != nil || err == nil || !strings.Contains(err.Error(), "no RBAC")):
+				t.Errorf("Run: %v, report %v; want the error alone", err, report)
+			}
+		})
+	}
+}

@@ -22,10 +22,13 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -75,16 +78,31 @@ func newTracker(opts ...conformance.Option) *tracker {
 }
 
 // start watches namespace's Services until ctx ends, and returns once the
-// first list is in.
-func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string) error {
+// first list is in, or with the error of the last attempt when lists
+// still fail after timeout: the informer retries a refused list without
+// end.
+func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namespace string, timeout time.Duration) error {
 	source := conditions.ServiceListWatch(client.CoreV1(), namespace)
-	list := source.ListWithContextFunc
+	var failed atomic.Pointer[error] // the last list's or watch's error
+	record := func(err error) {
+		if err != nil && ctx.Err() == nil {
+			failed.Store(&err)
+		}
+	}
+	list, watch := source.ListWithContextFunc, source.WatchFuncWithContext
 	source.ListWithContextFunc = func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		obj, err := list(ctx, opts)
 		if l, ok := obj.(*v1.ServiceList); ok && err == nil {
 			t.listed(l)
 		}
+		record(err)
 		return obj, err
+	}
+	// A watch-list stream, where the server serves one, is the first list.
+	source.WatchFuncWithContext = func(ctx context.Context, opts metav1.ListOptions) (watchapi.Interface, error) {
+		w, err := watch(ctx, opts)
+		record(err)
+		return w, err
 	}
 	lw := cache.ToListWatcherWithWatchListSemantics(source, client)
 	informer := cache.NewSharedInformer(lw, &v1.Service{}, 0)
@@ -101,8 +119,23 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 		return fmt.Errorf("watching Services in %s: %w", namespace, err)
 	}
 	go informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	// Only a list that fails ends the wait: one under way may take the
+	// time it needs, whatever the deadline of L8 a run was given.
+	begin := time.Now()
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
+		if informer.HasSynced() {
+			return true, nil
+		}
+		if err := failed.Load(); err != nil && time.Since(begin) >= timeout {
+			return false, fmt.Errorf("watching Services in %s: the first list did not complete within %s: %w", namespace, timeout, *err)
+		}
+		return false, nil
+	})
+	switch {
+	case ctx.Err() != nil:
 		return fmt.Errorf("watching Services in %s: the first list did not complete", namespace)
+	case err != nil:
+		return err
 	}
 	return nil
 }

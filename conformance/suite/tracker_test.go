@@ -225,7 +225,7 @@ func TestTracker_WatchesItsNamespaceAlone(t *testing.T) {
 	tr := newTracker()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	if err := tr.start(ctx, client, "t"); err != nil {
+	if err := tr.start(ctx, client, "t", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	for _, svc := range []*corev1.Service{
@@ -278,7 +278,7 @@ func TestTracker_RelistIsAGap(t *testing.T) {
 		})
 		tr := newTracker()
 		ctx, cancel := context.WithCancel(t.Context())
-		if err := tr.start(ctx, cs, "t"); err != nil {
+		if err := tr.start(ctx, cs, "t", time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		if relist {
