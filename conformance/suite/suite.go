@@ -262,9 +262,13 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 			continue
 		}
 		// Slots are taken here, in turn: tests start in the order listed.
+		// A select picks at random among what is ready, so a free slot
+		// after an interrupt is checked again: no test starts then.
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
 			report.Tests[i] = TestReport{Name: t.Name, Rules: t.Rules, Result: TestNotRun, Reason: "the run was interrupted before the test started"}
 			continue
 		}

@@ -1075,3 +1075,30 @@ func TestRun_ServicesCannotBeListed(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_InterruptedBeforeTestsStart: once the run is interrupted, no
+// further test starts: each would make a request that fails, then look for
+// a namespace it might have made, on a cluster perhaps out of reach, and
+// hold up the end of the run.
+func TestRun_InterruptedBeforeTestsStart(t *testing.T) {
+	client := fakeCluster(t)
+	var created atomic.Int32
+	client.PrependReactor("create", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		created.Add(1)
+		return false, nil, nil
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	report, err := Run(ctx, client, Options{Parallelism: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := created.Load(); n > 0 {
+		t.Errorf("%d tests made a namespace after the interrupt, want none", n)
+	}
+	for _, tr := range report.Tests {
+		if tr.Result != TestNotRun {
+			t.Errorf("%s %s (%s), want notRun", tr.Name, tr.Result, tr.Reason)
+		}
+	}
+}
