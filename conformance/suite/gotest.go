@@ -19,6 +19,7 @@ package suite
 import (
 	"context"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -30,13 +31,27 @@ import (
 // skipped and not-run tests skip with their reason; a test's cleanup that
 // left something on the cluster fails t, naming it. It returns the report,
 // or nil when the run could not start (t has then failed). A nil client
-// fails t.
+// fails t. The run ends before the go test's -timeout, which would end
+// the test binary without any cleanup: the tests under way stop, clean up
+// and are reported as not run, and t fails.
 func RunT(t *testing.T, client kubernetes.Interface, opts Options) *Report {
 	t.Helper()
-	report, err := Run(context.Background(), client, opts)
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		// Room for the cleanups: each has 30 s to delete its namespace,
+		// and as much again to find one whose creation got no answer.
+		grace := min(90*time.Second, time.Until(deadline)/2)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-grace))
+		defer cancel()
+	}
+	report, err := Run(ctx, client, opts)
 	if err != nil {
 		t.Fatal(err)
 		return nil
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the run stopped before go test's -timeout, to clean up; the tests it stopped are not run: give go test a longer -timeout")
 	}
 	for _, tr := range report.Tests {
 		t.Run(tr.Name, func(t *testing.T) {
