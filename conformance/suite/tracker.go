@@ -118,6 +118,12 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 	}); err != nil {
 		return fmt.Errorf("watching Services in %s: %w", namespace, err)
 	}
+	// A failed list or watch is the test's reason, or a gap of the trace:
+	// client-go's default handler would also log it, on the standard
+	// error of lbstatus conformance, once per retry.
+	if err := informer.SetWatchErrorHandlerWithContext(func(context.Context, *cache.Reflector, error) {}); err != nil {
+		return fmt.Errorf("watching Services in %s: %w", namespace, err)
+	}
 	go informer.RunWithContext(ctx)
 	// Only a list that fails ends the wait: one under way may take the
 	// time it needs, whatever the deadline of L8 a run was given.

@@ -17,8 +17,10 @@ limitations under the License.
 package suite
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -26,11 +28,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
@@ -302,5 +307,33 @@ func TestTracker_RelistIsAGap(t *testing.T) {
 		if l1 == relist {
 			t.Errorf("relist %v: findings %+v; want an L1 violation only when the watch delivered the write", relist, findings)
 		}
+	}
+}
+
+// TestTracker_WatchErrorsAreNotLogged: a list or watch that fails is the
+// test's to report (its reason names the error) or a gap of the trace;
+// client-go's default handler would also log it through klog, on the
+// standard error of lbstatus conformance, between its progress lines and
+// in a piped run, one raw line per retry.
+func TestTracker_WatchErrorsAreNotLogged(t *testing.T) {
+	var logged bytes.Buffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&logged)
+	t.Cleanup(func() {
+		klog.SetOutput(io.Discard)
+		klog.LogToStderr(true)
+	})
+	client := fake.NewClientset()
+	client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewInternalError(errors.New("etcd is down"))
+	})
+	tr := newTracker()
+	err := tr.start(t.Context(), client, "t", 2*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "etcd is down") {
+		t.Errorf("start: %v, want the list's error", err)
+	}
+	klog.Flush()
+	if logged.Len() > 0 {
+		t.Errorf("logged:\n%s", logged.String())
 	}
 }
