@@ -190,9 +190,11 @@ func (r *testRun) create(svc *corev1.Service) error {
 	return nil
 }
 
-// update changes the Service name as mutate says, on its latest version.
-func (r *testRun) update(name string, mutate func(*corev1.Service)) error {
+// update changes the Service name as mutate says, on its latest version,
+// and returns the Service the update made.
+func (r *testRun) update(name string, mutate func(*corev1.Service)) (*corev1.Service, error) {
 	services := r.client.CoreV1().Services(r.ns)
+	var updated *corev1.Service
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ctx, cancel := r.opts.request(r.ctx)
 		defer cancel()
@@ -201,13 +203,13 @@ func (r *testRun) update(name string, mutate func(*corev1.Service)) error {
 			return err
 		}
 		mutate(svc)
-		_, err = services.Update(ctx, svc, metav1.UpdateOptions{})
+		updated, err = services.Update(ctx, svc, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("updating Service %s: %w", name, err)
+		return nil, fmt.Errorf("updating Service %s: %w", name, err)
 	}
-	return nil
+	return updated, nil
 }
 
 // hasConditions: the provider has written Serving or Provisioning.
@@ -507,22 +509,38 @@ func (r *testRun) specChange() (outcome, error) {
 	} else if how == servedRefused {
 		return outcome{}, skipf("the provider refused a Service with one TCP port (T1)")
 	}
-	before := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning).LastTransitionTime
-	if err := r.update("change", func(s *corev1.Service) {
+	changed, err := r.update("change", func(s *corev1.Service) {
 		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "alt", Port: 8443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8443)})
-	}); err != nil {
+	})
+	if err != nil {
 		return outcome{}, err
 	}
-	// What a client's Wait with WithSpecChange waits for.
-	last, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return conditions.ChangeSeen(svc, s) })
+	// What a client's Wait with WithSpecChange waits for: a write after
+	// the change (an observation with the new port) that moved
+	// Provisioning past the status the change was made on. A write the
+	// provider made after await returned, but before the change, answers
+	// nothing.
+	before := v1.FromCoreShallow(changed)
+	last, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool {
+		return s != nil && len(s.Spec.Ports) == len(changed.Spec.Ports) && conditions.ChangeSeen(before, s)
+	})
 	if err != nil {
 		return outcome{}, r.explain(err, fmt.Sprintf("no write acknowledged the new port within %s: Provisioning's lastTransitionTime stayed %s (L6); last status %s",
-			r.opts.ProvisionTimeout, before.UTC().Format(time.RFC3339), describe(last)))
+			r.opts.ProvisionTimeout, provisioningSince(before).UTC().Format(time.RFC3339), describe(last)))
 	}
 	if _, err := r.tr.wait(r.ctx, "change", r.opts.ProvisionTimeout, func(s *v1.Service) bool { return s != nil && settled(s) }); err != nil {
 		return outcome{}, r.explain(err, fmt.Sprintf("change did not settle within %s after its spec changed (L2)", r.opts.ProvisionTimeout))
 	}
 	return outcome{}, nil
+}
+
+// provisioningSince is the lastTransitionTime of svc's Provisioning, zero
+// without one.
+func provisioningSince(svc *v1.Service) time.Time {
+	if c := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning); c != nil {
+		return c.LastTransitionTime.Time
+	}
+	return time.Time{}
 }
 
 // foreignClass: a Service of a class the provider does not handle gets no
@@ -575,7 +593,7 @@ func (r *testRun) typeChange() (outcome, error) {
 	if _, err := r.await("retype"); err != nil {
 		return outcome{}, err
 	}
-	if err := r.update("retype", func(s *corev1.Service) {
+	if _, err := r.update("retype", func(s *corev1.Service) {
 		s.Spec.Type = corev1.ServiceTypeClusterIP
 		s.Spec.LoadBalancerClass = nil
 		s.Spec.AllocateLoadBalancerNodePorts = nil

@@ -1102,3 +1102,48 @@ func TestRun_InterruptedBeforeTestsStart(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecChange_L6_WriteBeforeTheChange: a provider's write made just
+// before the port is added (a resync that moves Provisioning's
+// lastTransitionTime, say) acknowledges nothing: SpecChange judges the
+// writes after the change, against the status the change was made on, and
+// fails a provider that never answers the change (L6).
+func TestSpecChange_L6_WriteBeforeTheChange(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	created := time.Now().Truncate(time.Second)
+	fakeReconciler(ctx, t, client, func(ev watch.EventType, svc *corev1.Service) bool {
+		if ev != watch.Added {
+			return false // never answers the change
+		}
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(created, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	var resynced atomic.Bool
+	services := corev1.SchemeGroupVersion.WithResource("services")
+	client.PrependReactor("get", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		// The suite reads the Service to change it: the provider's
+		// resync lands first.
+		g := a.(k8stesting.GetAction)
+		if resynced.Swap(true) {
+			return false, nil, nil
+		}
+		obj, err := client.Tracker().Get(services, g.GetNamespace(), g.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		svc := obj.(*corev1.Service).DeepCopy()
+		svc.Status.Conditions = append(conditionsAt(created.Add(time.Second), "LoadBalancerProvisioning=False/Complete"),
+			conditionsAt(created, "LoadBalancerServing=True/Serving")...)
+		return false, nil, client.Tracker().Update(services, svc, g.GetNamespace())
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"SpecChange"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("SpecChange"); got.Result != TestFailed || !strings.Contains(got.Reason, "no write acknowledged the new port") {
+		t.Errorf("SpecChange %s (%s), want failed: the provider never answered the change (L6)", got.Result, got.Reason)
+	}
+}
