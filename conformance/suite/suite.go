@@ -378,6 +378,12 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	stopWatch()
 	rep.Findings, rep.LastObserved = tr.finish()
 	rep.Cleanup = cleanup(client, ns.Name)
+	if werr := tr.watchError(); werr != nil && (apierrors.IsForbidden(werr) || apierrors.IsUnauthorized(werr)) {
+		// The provider's writes were seen only at the relists between
+		// refusals: what the test concluded says nothing of it.
+		rep.Result, rep.Reason = TestFailed, oneLine(fmt.Sprintf("watching Services in %s: %v", ns.Name, werr))
+		return rep, outcome{}, fmt.Errorf("the account cannot watch Services in the tests' namespaces: %w", werr)
+	}
 
 	var skip skipError
 	switch {

@@ -253,6 +253,11 @@ func (r *testRun) explain(err error, msg string) error {
 	case errors.Is(err, errViolation):
 		return err
 	case errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil:
+		if werr := r.tr.watchError(); werr != nil {
+			// Seen only at the relists between failed watches, the
+			// provider may have written in time.
+			return fmt.Errorf("%s, but Services could not be watched, so what the provider wrote since the last list is not known: %w", msg, werr)
+		}
 		return errors.New(msg)
 	}
 	return err

@@ -1147,3 +1147,51 @@ func TestSpecChange_L6_WriteBeforeTheChange(t *testing.T) {
 		t.Errorf("SpecChange %s (%s), want failed: the provider never answered the change (L6)", got.Result, got.Reason)
 	}
 }
+
+// TestRun_ServicesCannotBeWatched: an account that may list Services but
+// not watch them sees the provider's writes only at the relists that
+// follow each refusal, ever further apart: a provider that writes its
+// conditions at once would miss L8's deadline in the suite's eyes. A
+// refusal is the account's, and the run's error, not a failure of Basic
+// (L8) laid on the provider; a watch that fails otherwise is named in the
+// reason of a deadline missed (here by a provider that writes nothing).
+func TestRun_ServicesCannotBeWatched(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		report bool
+	}{
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no RBAC to watch")), false},
+		{"another error", apierrors.NewInternalError(errors.New("etcd is down")), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				if tc.report {
+					return false
+				}
+				select { // after the first list
+				case <-time.After(100 * time.Millisecond):
+				case <-ctx.Done():
+					return false
+				}
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			// Prepended after the provider's own watch: only the suite's fail.
+			client.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) {
+				return true, nil, tc.err
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: time.Second, ProvisionTimeout: time.Second})
+			switch {
+			case tc.report && (err != nil || !strings.Contains(report.Test("Basic").Reason, "could not be watched")):
+				t.Errorf("Run: %v, report %+v; want Basic's reason to say the Services could not be watched", err, report.Test("Basic"))
+			case !tc.report && (report != nil || err == nil || !strings.Contains(err.Error(), "no RBAC to watch")):
+				t.Errorf("Run: %v, report %+v; want the watch's refusal alone", err, report.Test("Basic"))
+			}
+		})
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -66,6 +67,10 @@ type tracker struct {
 	// watches"), and the observation the list brings is marked as a gap.
 	lists    int
 	relisted map[string]string
+	// unwatched is the error of the last attempt to watch, nil once one
+	// succeeds: after a refused watch the informer lists again, ever
+	// further apart, and sees the provider's writes only then.
+	unwatched atomic.Pointer[error]
 }
 
 func newTracker(opts ...conformance.Option) *tracker {
@@ -102,6 +107,13 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 	source.WatchFuncWithContext = func(ctx context.Context, opts metav1.ListOptions) (watchapi.Interface, error) {
 		w, err := watch(ctx, opts)
 		record(err)
+		switch {
+		case err == nil, apierrors.IsResourceExpired(err), apierrors.IsGone(err):
+			// An expired resourceVersion is listed again at once.
+			t.unwatched.Store(nil)
+		case ctx.Err() == nil:
+			t.unwatched.Store(&err)
+		}
 		return w, err
 	}
 	lw := cache.ToListWatcherWithWatchListSemantics(source, client)
@@ -142,6 +154,18 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface, namesp
 		return fmt.Errorf("watching Services in %s: the first list did not complete", namespace)
 	case err != nil:
 		return err
+	}
+	return nil
+}
+
+// watchError returns the error of the last attempt to watch, nil when it
+// succeeded or t is nil.
+func (t *tracker) watchError() error {
+	if t == nil {
+		return nil
+	}
+	if err := t.unwatched.Load(); err != nil {
+		return *err
 	}
 	return nil
 }
