@@ -586,6 +586,11 @@ func (r *testRun) foreignClass() (outcome, error) {
 		return outcome{}, err
 	case bad != nil:
 		return outcome{}, failf("the provider wrote status on a Service of class %s, which it does not handle (P1): %s", ForeignClass, describe(bad))
+	case ownErr == nil && r.tr.watchError() != nil:
+		// Seen only at the relists between failed watches, a silence
+		// shows nothing.
+		return outcome{}, fmt.Errorf("foreign got no status for %s, but Services could not be watched, so what the provider wrote since the last list is not known (P1): %w",
+			period, r.tr.watchError())
 	}
 	return outcome{}, ownErr
 }

@@ -1195,3 +1195,53 @@ func TestRun_ServicesCannotBeWatched(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignClass_P1_Unwatched: while the watch of the test's Services
+// fails, the suite sees the foreign Service only at the relists between
+// failures, ever further apart: a settling period that ends between two
+// of them showed nothing, and ForeignClass does not pass on it.
+func TestForeignClass_P1_Unwatched(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	write := func(svc *corev1.Service) {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+	}
+	fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+		if svc.Name != "own" {
+			return false
+		}
+		write(svc)
+		return true
+	})
+	// The suite's watch fails; its lists go through. After the list that
+	// shows own served, the provider writes on foreign too.
+	client.PrependWatchReactor("services", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewInternalError(errors.New("etcd is down"))
+	})
+	var lists atomic.Int32
+	services := corev1.SchemeGroupVersion.WithResource("services")
+	client.PrependReactor("list", "services", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if lists.Add(1) == 2 {
+			ns := a.GetNamespace()
+			time.AfterFunc(100*time.Millisecond, func() {
+				obj, err := client.Tracker().Get(services, ns, "foreign")
+				if err != nil || ctx.Err() != nil {
+					return
+				}
+				svc := obj.(*corev1.Service).DeepCopy()
+				write(svc)
+				_ = client.Tracker().Update(services, svc, ns)
+			})
+		}
+		return false, nil, nil
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, SettlePeriod: 300 * time.Millisecond, ConditionsTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("ForeignClass"); got.Result != TestFailed {
+		t.Errorf("ForeignClass %s (%s), want failed: the settling period was not watched", got.Result, got.Reason)
+	}
+}
