@@ -595,7 +595,8 @@ func (r *testRun) foreignClass() (outcome, error) {
 	return outcome{}, ownErr
 }
 
-// typeChange: LoadBalancer to ClusterIP removes the conditions (L9).
+// typeChange: LoadBalancer to ClusterIP removes the conditions and the
+// ingress, with the load balancer (L9).
 func (r *testRun) typeChange() (outcome, error) {
 	if err := r.create(r.service("retype", nil)); err != nil {
 		return outcome{}, err
@@ -619,10 +620,10 @@ func (r *testRun) typeChange() (outcome, error) {
 	// provider has taken it down, which takes as long as provisioning.
 	// L8's deadline for the first conditions is no bound.
 	last, err := r.tr.wait(r.ctx, "retype", r.opts.ProvisionTimeout, func(s *v1.Service) bool {
-		return s != nil && s.Spec.Type == corev1.ServiceTypeClusterIP && !conditions.HasKEPConditions(s.Status.Conditions)
+		return s != nil && s.Spec.Type == corev1.ServiceTypeClusterIP && conditions.Released(s)
 	})
 	if err != nil {
-		return outcome{}, r.explain(err, fmt.Sprintf("the conditions were still there %s after the Service became ClusterIP (L9): %s", r.opts.ProvisionTimeout, describe(last)))
+		return outcome{}, r.explain(err, fmt.Sprintf("the conditions or the ingress were still there %s after the Service became ClusterIP (L9): %s", r.opts.ProvisionTimeout, describe(last)))
 	}
 	return outcome{}, nil
 }

@@ -777,15 +777,18 @@ func TestRecreate_DeletionTakesTheLoadBalancerDown(t *testing.T) {
 // conditions together with the load balancer (L9), once it has taken it
 // down, which is no quicker than provisioning: TypeChange passes a
 // provider that does so after L8's deadline for the first conditions, and
-// fails one that never does, naming L9.
+// fails one that never does, or leaves the ingress of the load balancer it
+// took down, naming L9.
 func TestTypeChange_L9_RemovedWithTheLoadBalancer(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		remove bool
-		want   TestResult
+		name        string
+		remove      bool
+		keepIngress bool
+		want        TestResult
 	}{
-		{"removed after the teardown", true, TestPassed},
-		{"never removed", false, TestFailed},
+		{"removed after the teardown", true, false, TestPassed},
+		{"never removed", false, false, TestFailed},
+		{"conditions removed, ingress kept", true, true, TestFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
@@ -802,7 +805,10 @@ func TestTypeChange_L9_RemovedWithTheLoadBalancer(t *testing.T) {
 					case <-ctx.Done():
 						return false
 					}
-					svc.Status = corev1.ServiceStatus{}
+					svc.Status.Conditions = nil
+					if !tc.keepIngress {
+						svc.Status = corev1.ServiceStatus{}
+					}
 				default:
 					return false
 				}
