@@ -57,8 +57,9 @@ account needs to create and delete namespaces and Services.
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
 cannot be reached, an account that may not create namespaces or watch
-Services in them, or an interrupt (SIGINT, SIGTERM: the tests under way stop, clean up, and the
-report is still written).
+Services in them, a cleanup that left something on the cluster (said on
+standard error), or an interrupt (SIGINT, SIGTERM: the tests under way
+stop, clean up, and the report is still written).
 
 Examples:
   # Test the provider of class example.com/lb; write the report to a file.
@@ -236,30 +237,34 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			return exitInput
 		}
 	}
-	// Left on the cluster, load balancers and all: said also when piped.
+	// Left on the cluster, load balancers and all: said also when piped,
+	// and no success, as RunT fails the go test.
+	leftovers := false
 	for _, tr := range report.Tests {
 		if tr.Cleanup != "" {
 			fmt.Fprintf(stderr, "lbstatus: %s: %s\n", tr.Name, input.Escape(tr.Cleanup))
+			leftovers = true
 		}
 	}
 	if isTerminal(stderr) || f.report != "" {
 		fmt.Fprintf(stderr, "lbstatus: %s: %d passed, %d skipped, %d failed, %d not run\n",
 			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)
 	}
-	return suiteExit(report.Result, ctx.Err() != nil, stderr)
+	return suiteExit(report.Result, ctx.Err() != nil, leftovers, stderr)
 }
 
 // suiteExit is the exit status of a run with this result: 1 when a test
-// failed, else 2 when the run was interrupted. An interrupted run says so
-// either way: the report is not of every test.
-func suiteExit(result suite.Result, interrupted bool, stderr io.Writer) int {
+// failed, else 2 when the run was interrupted or a cleanup left something
+// on the cluster. An interrupted run says so either way: the report is
+// not of every test.
+func suiteExit(result suite.Result, interrupted, leftovers bool, stderr io.Writer) int {
 	if interrupted {
 		fmt.Fprintln(stderr, "lbstatus: conformance interrupted; the report lists the tests that did not finish as notRun")
 	}
 	switch {
 	case result == suite.ResultFailure:
 		return exitViolation
-	case interrupted:
+	case interrupted, leftovers:
 		return exitInput
 	}
 	return exitOK

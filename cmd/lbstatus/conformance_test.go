@@ -205,22 +205,27 @@ func TestConformance_SilentServer(t *testing.T) {
 
 // An interrupted run says so also when a test failed before the
 // interrupt: its exit status is then 1, but the report is not of every
-// test. It used to say nothing.
+// test. It used to say nothing. A run whose cleanup left something on the
+// cluster (namespaces, load balancers) is no success either, as RunT
+// fails the go test: it exited 0.
 func TestSuiteExit(t *testing.T) {
 	for _, tc := range []struct {
-		result      suite.Result
-		interrupted bool
-		code        int
+		result                 suite.Result
+		interrupted, leftovers bool
+		code                   int
 	}{
-		{suite.ResultSuccess, false, exitOK},
-		{suite.ResultFailure, false, exitViolation},
-		{suite.ResultFailure, true, exitViolation},
-		{suite.ResultPartial, true, exitInput},
+		{suite.ResultSuccess, false, false, exitOK},
+		{suite.ResultFailure, false, false, exitViolation},
+		{suite.ResultFailure, true, false, exitViolation},
+		{suite.ResultPartial, true, false, exitInput},
+		{suite.ResultSuccess, false, true, exitInput},
+		{suite.ResultPartial, false, true, exitInput},
+		{suite.ResultFailure, false, true, exitViolation},
 	} {
 		var stderr bytes.Buffer
-		code := suiteExit(tc.result, tc.interrupted, &stderr)
+		code := suiteExit(tc.result, tc.interrupted, tc.leftovers, &stderr)
 		if said := strings.Contains(stderr.String(), "conformance interrupted"); code != tc.code || said != tc.interrupted {
-			t.Errorf("%s, interrupted %v: exit %d, said %q; want %d", tc.result, tc.interrupted, code, stderr.String(), tc.code)
+			t.Errorf("%s, interrupted %v, leftovers %v: exit %d, said %q; want %d", tc.result, tc.interrupted, tc.leftovers, code, stderr.String(), tc.code)
 		}
 	}
 }
