@@ -492,7 +492,9 @@ func (r *testRun) unknownRequired() (outcome, error) {
 		return outcome{}, err
 	}
 	if how, err := classify(got, ""); err != nil {
-		return outcome{}, err
+		// A failure where R2 asks for a refusal: R2's to report, not T2's.
+		serving := conditions.Get(got.Status.Conditions, v1.LoadBalancerConditionServing)
+		return outcome{}, failf("a Service requiring the unknown feature %s failed (Serving=False/%s: %s), not refused as Unsupported (R2)", UnknownFeature, serving.Reason, serving.Message)
 	} else if how != servedRefused {
 		return outcome{}, failf("a Service requiring the unknown feature %s was %s, not refused (R2)", UnknownFeature, how)
 	}

@@ -873,18 +873,22 @@ func TestFeature_RefusalOfEveryService(t *testing.T) {
 // TestUnknownRequiredFeature_R2_RefusalOfEveryService: the refusal R2 asks
 // for is the unknown feature's only when the provider serves the same
 // Service without it; one that refuses every Service leaves
-// UnknownRequiredFeature skipped, not passed.
+// UnknownRequiredFeature skipped, not passed. One that fails the Service
+// in its infrastructure, where R2 asks for a refusal, fails the test for
+// R2, not for T2.
 func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 	for _, tc := range []struct {
 		name                       string
 		refusesPlain, provisioning bool
+		fails                      bool // Serving=False/Infrastructure for the unknown feature
 		want                       TestResult
 	}{
-		{"refuses every Service", true, false, TestSkipped},
-		{"refuses the unknown feature", false, false, TestPassed},
+		{"refuses every Service", true, false, false, TestSkipped},
+		{"refuses the unknown feature", false, false, false, TestPassed},
 		// Taken on, still provisioning: no refusal, whatever the time
 		// provisioning takes (Basic's to judge).
-		{"refuses the unknown feature, provisions slowly", false, true, TestPassed},
+		{"refuses the unknown feature, provisions slowly", false, true, false, TestPassed},
+		{"fails the unknown feature", false, false, true, TestFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
@@ -892,7 +896,12 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 			defer cancel()
 			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
 				now := time.Now().Truncate(time.Second)
-				if _, required := svc.Annotations[v1.RequiredFeaturesAnnotation]; tc.refusesPlain || required {
+				_, required := svc.Annotations[v1.RequiredFeaturesAnnotation]
+				if required && tc.fails {
+					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Infrastructure")
+					return true
+				}
+				if tc.refusesPlain || required {
 					svc.Status.Conditions = conditionsAt(now, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported")
 					return true
 				}
@@ -909,7 +918,8 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := report.Test("UnknownRequiredFeature")
-			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "refused plain")) {
+			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "refused plain")) ||
+				(tc.want == TestFailed && (!strings.Contains(got.Reason, "(R2)") || strings.Contains(got.Reason, "T2"))) {
 				t.Errorf("UnknownRequiredFeature %s (%s), want %s", got.Result, got.Reason, tc.want)
 			}
 		})
