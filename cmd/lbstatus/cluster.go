@@ -101,7 +101,8 @@ type clusterConn struct {
 	// selector selects the Services by their labels; empty for all.
 	selector string
 	// requestTimeout bounds a request that should end (a list); zero is no
-	// bound. Watches, which are meant to stay open, are not bound by it.
+	// bound. Watches, which are meant to stay open, are bound by it only
+	// until the server answers.
 	requestTimeout time.Duration
 	// files are what the client is made from: the kubeconfig files and
 	// those they name (a certificate, a key, a token), which an output

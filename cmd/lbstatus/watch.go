@@ -63,7 +63,8 @@ from the last resourceVersion it saw, within a few seconds of the server
 being back. When that resourceVersion has expired it must list again, and
 what happened in between was not observed: a "gap" line names the window of
 resourceVersions and the Services that changed in it, and the summary counts
-gaps. The first list must answer within --request-timeout (default 30s).
+gaps. The first list must answer within --request-timeout (default 30s),
+and so must each watch request, or the watch is lost and tried again.
 
 -l selects Services by label, as kubectl's -l does. A Service whose labels
 stop matching leaves the watch as a deleted one does (the apiserver reports
@@ -515,7 +516,8 @@ type listWatchSource struct {
 	// what says what is watched ("Services in namespace shop of URL"),
 	// server says where: for messages.
 	what, server string
-	// requestTimeout bounds each list; zero is no bound.
+	// requestTimeout bounds each list, and the wait for a watch's answer;
+	// zero is no bound.
 	requestTimeout time.Duration
 	// pause waits between attempts; nil is sleep. Tests record the delays.
 	pause func(ctx context.Context, d time.Duration)
@@ -599,7 +601,8 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 	watched := false  // a watch request was accepted
 	closedAtOnce := 0 // watches in a row ended at once without an error
 	for ctx.Err() == nil {
-		w, err := s.api.watch(ctx, rv)
+		wctx, cancel := context.WithCancel(ctx)
+		w, err := s.watch(wctx, cancel, rv)
 		if err != nil && !watched && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
 			// As for the first list: a user who may list but not watch
 			// is refused every 2 s for ever, and a watch that never
@@ -614,6 +617,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			// watch and ends it at once is still down.
 			rv, healthy, err = s.consume(ctx, w, rv, known, handle, back)
 		}
+		cancel()
 		if ctx.Err() != nil {
 			break
 		}
@@ -649,6 +653,26 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		}
 	}
 	return nil
+}
+
+// watch starts a watch from rv on ctx, which cancel ends. The server must
+// answer (send the headers) within the request timeout, as it must a list:
+// a watch sent on a connection that died unseen would otherwise wait for
+// ever, the watch lost without a word.
+func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string) (watch.Interface, error) {
+	if s.requestTimeout <= 0 {
+		return s.api.watch(ctx, rv)
+	}
+	timer := time.AfterFunc(s.requestTimeout, cancel)
+	w, err := s.api.watch(ctx, rv)
+	if !timer.Stop() {
+		if err == nil {
+			w.Stop()
+		}
+		// As for a list: the flag to raise, not Go's words.
+		return nil, fmt.Errorf("watching Services: no answer within %s (--request-timeout)", s.requestTimeout)
+	}
+	return w, err
 }
 
 // consume reads a watch until it ends and returns the last resourceVersion

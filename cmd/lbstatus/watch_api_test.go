@@ -356,6 +356,45 @@ func TestWatchAPI_InterruptWhileWatchWaits(t *testing.T) {
 	}
 }
 
+// A watch whose answer (even the headers) does not come within
+// --request-timeout, as on a connection that died unseen, is lost, said
+// in the flag's words; its request is closed, and the watch is back, from
+// the same resourceVersion, once the server answers again.
+func TestWatchAPI_WatchUnansweredWithinRequestTimeout(t *testing.T) {
+	var watches atomic.Int32
+	closed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		if watches.Add(1) == 1 {
+			<-r.Context().Done() // no answer, not even the headers
+			close(closed)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		json.NewEncoder(w).Encode(map[string]any{"type": "ADDED", "object": pending("web", "11")})
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	stdout, stderr, stop := startWatch(t, defaultEnv(), "--kubeconfig", writeKubeconfig(t, srv.URL), "--request-timeout", "500ms")
+	waitFor(t, stderr, "lbstatus: lost the watch on "+srv.URL+" (watching Services: no answer within 500ms (--request-timeout)); trying again every few seconds\n"+
+		"lbstatus: watching again from resourceVersion 10\n")
+	waitFor(t, stdout, "Service default/web: status: verdict Pending (T4)")
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Error("the unanswered watch is still open")
+	}
+	if code := stop(); code != exitOK || strings.Contains(stdout.String(), "not back at the end") {
+		t.Errorf("exit %d, want 0 and the watch back:\n%s", code, stdout)
+	}
+}
+
 // A server that answers every watch and ends it at once, with no event
 // and no error (as a proxy before the apiserver may), is watching
 // nothing: the watch is said lost, and the summary says it was lost at
