@@ -64,7 +64,10 @@ being back. When that resourceVersion has expired it must list again, and
 what happened in between was not observed: a "gap" line names the window of
 resourceVersions and the Services that changed in it, and the summary counts
 gaps. The first list must answer within --request-timeout (default 30s),
-and so must each watch request, or the watch is lost and tried again.
+and so must each watch request, or the watch is lost and tried again. The
+server ends each watch after 5 to 10 minutes, as asked, and the watch
+resumes; one still open a tenth of that later, with nothing from the
+server meanwhile, is lost too: its connection died unseen.
 
 -l selects Services by label, as kubectl's -l does. A Service whose labels
 stop matching leaves the watch as a deleted one does (the apiserver reports
@@ -463,9 +466,9 @@ type watchSummary struct {
 type serviceAPI interface {
 	// list returns the Services and the list's resourceVersion.
 	list(ctx context.Context) (*v1.ServiceList, error)
-	// watch watches the Services from resourceVersion on. The watch ends
-	// when ctx does.
-	watch(ctx context.Context, resourceVersion string) (watch.Interface, error)
+	// watch watches the Services from resourceVersion on, asking the
+	// server to end the watch after timeout. The watch ends when ctx does.
+	watch(ctx context.Context, resourceVersion string, timeout time.Duration) (watch.Interface, error)
 }
 
 // selecting is a serviceAPI with a label selector. A Service whose labels
@@ -521,6 +524,9 @@ type listWatchSource struct {
 	requestTimeout time.Duration
 	// pause waits between attempts; nil is sleep. Tests record the delays.
 	pause func(ctx context.Context, d time.Duration)
+	// watchTimeout is the least time a watch asks the server to stay
+	// open; zero is defaultWatchTimeout. Tests shorten it.
+	watchTimeout time.Duration
 }
 
 func (s *listWatchSource) describe() string { return s.what }
@@ -601,8 +607,12 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 	watched := false  // a watch request was accepted
 	closedAtOnce := 0 // watches in a row ended at once without an error
 	for ctx.Err() == nil {
+		// Each watch asks for up to twice the least timeout, so that many
+		// watchers do not all come back at once.
+		least := cmp.Or(s.watchTimeout, defaultWatchTimeout)
+		timeout := least + rand.N(least)
 		wctx, cancel := context.WithCancel(ctx)
-		w, err := s.watch(wctx, cancel, rv)
+		w, err := s.watch(wctx, cancel, rv, timeout)
 		if err != nil && !watched && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
 			// As for the first list: a user who may list but not watch
 			// is refused every 2 s for ever, and a watch that never
@@ -615,7 +625,7 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 			watched = true
 			// Back once the watch works: a server that accepts each
 			// watch and ends it at once is still down.
-			rv, healthy, err = s.consume(ctx, w, rv, known, handle, back)
+			rv, healthy, err = s.consume(ctx, w, rv, timeout, known, handle, back)
 		}
 		cancel()
 		if ctx.Err() != nil {
@@ -659,12 +669,12 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 // answer (send the headers) within the request timeout, as it must a list:
 // a watch sent on a connection that died unseen would otherwise wait for
 // ever, the watch lost without a word.
-func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string) (watch.Interface, error) {
+func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string, timeout time.Duration) (watch.Interface, error) {
 	if s.requestTimeout <= 0 {
-		return s.api.watch(ctx, rv)
+		return s.api.watch(ctx, rv, timeout)
 	}
 	timer := time.AfterFunc(s.requestTimeout, cancel)
-	w, err := s.api.watch(ctx, rv)
+	w, err := s.api.watch(ctx, rv, timeout)
 	if !timer.Stop() {
 		if err == nil {
 			w.Stop()
@@ -680,19 +690,34 @@ func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string) (
 // error it ended with, if any. works is called once the watch works: at
 // its first event, once it has stayed open for healthyWatch, or when ctx
 // ends while it is open.
-func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, known map[string]observed, handle func(serviceEvent), works func()) (string, bool, error) {
+//
+// The server ends the watch after timeout, which the watch asked for. One
+// still open a tenth of timeout past that, with nothing from the server in
+// that tenth, is lost: its connection died unseen (one cut without a word
+// shows only to TCP keepalives or HTTP/2 pings, if they are on), and the
+// watch would hang without saying so.
+func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, timeout time.Duration, known map[string]observed, handle func(serviceEvent), works func()) (string, bool, error) {
 	defer w.Stop()
 	start := time.Now()
 	open := time.NewTimer(healthyWatch)
 	defer open.Stop()
+	end, grace := start.Add(timeout), timeout/10
+	silent := time.NewTimer(timeout + grace)
+	defer silent.Stop()
 	events := 0
 	for {
+		// Silence counts from the last event handled: time spent on it
+		// (a GET, a slow output) is not the server's.
+		silent.Reset(max(time.Until(end), 0) + grace)
 		select {
 		case <-ctx.Done():
 			works()
 			return rv, true, nil
 		case <-open.C:
 			works()
+		case <-silent.C:
+			return rv, true, fmt.Errorf("the watch stayed open past its timeout of %s with nothing from the server for %s",
+				duration.HumanDuration(timeout), duration.HumanDuration(grace))
 		case ev, ok := <-w.ResultChan():
 			worked := events > 0 || time.Since(start) >= healthyWatch
 			if !ok {
@@ -921,10 +946,9 @@ type coreServices struct {
 	selector  string // a label selector; empty for every Service
 }
 
-// watchTimeout is the least a watch asks the server to stay open; each
-// asks for up to twice as much, so that many watchers do not all come back
-// at once. Resuming at the end is seamless.
-const watchTimeout = 5 * time.Minute
+// defaultWatchTimeout is the least a watch asks the server to stay open;
+// each asks for up to twice as much. Resuming at the end is seamless.
+const defaultWatchTimeout = 5 * time.Minute
 
 func (c *coreServices) api() conditions.RESTServices {
 	return conditions.RESTServices{Client: c.client, Namespace: c.namespace}
@@ -962,8 +986,10 @@ func (c *coreServices) list(ctx context.Context) (*v1.ServiceList, error) {
 	return c.api().List(ctx, metav1.ListOptions{LabelSelector: c.selector})
 }
 
-func (c *coreServices) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
-	timeout := int64(watchTimeout.Seconds() * (1 + rand.Float64()))
+func (c *coreServices) watch(ctx context.Context, resourceVersion string, timeout time.Duration) (watch.Interface, error) {
+	// Whole seconds, rounded down: the server ends the watch no later
+	// than the source expects. Zero would be the server's default.
+	seconds := max(int64(timeout.Seconds()), 1)
 	return c.api().Watch(ctx, metav1.ListOptions{LabelSelector: c.selector, ResourceVersion: resourceVersion,
-		AllowWatchBookmarks: true, TimeoutSeconds: &timeout})
+		AllowWatchBookmarks: true, TimeoutSeconds: &seconds})
 }

@@ -395,6 +395,68 @@ func TestWatchAPI_WatchUnansweredWithinRequestTimeout(t *testing.T) {
 	}
 }
 
+// A watch that goes silent once the server answered, as on a connection
+// that died unseen, is lost once the server should have ended it (at the
+// timeoutSeconds the watch asked for) and a tenth of that has passed with
+// nothing from it: said once, its request closed, and the next watch
+// resumes from the same resourceVersion. Watches the server ends at their
+// timeout, as an apiserver does, are no loss.
+func TestWatchAPI_SilentWatchIsLost(t *testing.T) {
+	var watches atomic.Int32
+	closed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		q := r.URL.Query()
+		if q.Get("watch") != "true" {
+			json.NewEncoder(w).Encode(map[string]any{
+				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		if watches.Add(1) == 1 {
+			<-r.Context().Done() // silent for ever
+			close(closed)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"type": "ADDED", "object": pending("web", "11")})
+		w.(http.Flusher).Flush()
+		timeout, _ := strconv.Atoi(q.Get("timeoutSeconds"))
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Duration(timeout) * time.Second):
+		}
+	}))
+	t.Cleanup(srv.Close) // after startWatch's cleanup, which ends the held watch
+	e := env{newSource: func(f *watchFlags) (serviceSource, error) {
+		src, err := newClusterSource(f)
+		if err == nil {
+			src.(*listWatchSource).watchTimeout = time.Second
+		}
+		return src, err
+	}}
+	stdout, stderr, stop := startWatch(t, e, "--kubeconfig", writeKubeconfig(t, srv.URL))
+	waitFor(t, stderr, "lbstatus: lost the watch on "+srv.URL+" (the watch stayed open past its timeout of ")
+	waitFor(t, stderr, "lbstatus: watching again from resourceVersion 10\n")
+	waitFor(t, stdout, "Service default/web: status: verdict Pending (T4)")
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Error("the silent watch is still open")
+	}
+	for deadline := time.Now().Add(30 * time.Second); watches.Load() < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d watches; stderr:\n%s", watches.Load(), stderr)
+		}
+	}
+	if code := stop(); code != exitOK || strings.Contains(stdout.String(), "not back at the end") {
+		t.Errorf("exit %d, want 0 and the watch back:\n%s", code, stdout)
+	}
+	if n := strings.Count(stderr.String(), "lost the watch"); n != 1 {
+		t.Errorf("the watch said lost %d times, want once:\n%s", n, stderr)
+	}
+}
+
 // A server that answers every watch and ends it at once, with no event
 // and no error (as a proxy before the apiserver may), is watching
 // nothing: the watch is said lost, and the summary says it was lost at

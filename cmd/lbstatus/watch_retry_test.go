@@ -483,6 +483,35 @@ func TestWatchRetry_WatchesEndedAtOnceAreLost(t *testing.T) {
 	}
 }
 
+// A watch the server neither ends at its timeout nor sends anything on for
+// a tenth of it after, as when its connection died unseen, is lost, said
+// once; the next resumes from the last resourceVersion seen, at once, and
+// is back when it works.
+func TestWatchRetry_SilentPastItsTimeoutIsLost(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	src := fakeSource(cluster, cluster)
+	src.watchTimeout = time.Second
+	events, log, stop := runSource(t, src)
+	cluster.nextWatcher(t).Modify(pending("web", "11"))
+	cluster.nextWatcher(t).Add(pending("api", "12"))
+	waitFor(t, log, "lbstatus: watching again from resourceVersion 11\n")
+	stop()
+	if got, want := events.String(), "web@5, web@11, lost, back, api@12"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Count(l, "lost the watch on https://fake.example (the watch stayed open past its timeout of ") != 1 {
+		t.Errorf("log:\n%s\nwant the silent watch said lost once", l)
+	}
+	if d := cluster.delaysNow(); len(d) != 0 {
+		t.Errorf("delays %v: waited after a watch that had worked", d)
+	}
+	cluster.mu.Lock()
+	defer cluster.mu.Unlock()
+	if got := strings.Join(cluster.watchRVs, ","); got != "10,11" {
+		t.Errorf("watched from %s, want 10 then the event's 11", got)
+	}
+}
+
 // noList is a fake cluster whose lists answer without error and without a
 // list.
 type noList struct{ *fakeCluster }

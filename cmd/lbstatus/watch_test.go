@@ -139,7 +139,7 @@ func (f *fakeCluster) list(context.Context) (*v1.ServiceList, error) {
 	return list, nil
 }
 
-func (f *fakeCluster) watch(_ context.Context, rv string) (watch.Interface, error) {
+func (f *fakeCluster) watch(_ context.Context, rv string, _ time.Duration) (watch.Interface, error) {
 	f.mu.Lock()
 	f.watchRVs = append(f.watchRVs, rv)
 	if len(f.watchErrs) > 0 {
