@@ -148,6 +148,8 @@ func TestValidateServiceStatusUpdate_P6(t *testing.T) {
 		{"required in the annotation", service(asks, annotated(" SessionAffinity ,Ports"), withConditions(provisioningFalse, servingTrue, affinity)), service(asks),
 			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
 		{"the field first", service(asks, withFeatures(pt), annotated("SessionAffinity"), withConditions(provisioningFalse, servingTrue, affinity)), service(asks), nil},
+		{"an empty field, as JSON's [] decodes, leaves the annotation", service(asks, withFeatures([]v1.LoadBalancerFeature{}...), annotated("SessionAffinity"),
+			withConditions(provisioningFalse, servingTrue, affinity)), service(asks), errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
 		{"a Multiple listing two required", service(asks, withFeatures(pt, sa), withConditions(provisioningFalse, servingTrue, multiple)), service(asks),
 			errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "message")))},
 		{"LoadBalancerPortsError", service(asks, withFeatures(pt), withConditions(provisioningFalse, servingTrue, portsError)), service(asks),
