@@ -414,6 +414,20 @@ func TestBlocks_SameAsServiceLevel(t *testing.T) {
 	}
 }
 
+// TestBlocks_R5_GateWithoutFeatureAtTheirField: a gate that does not know
+// LoadBalancerStatusImprovements is one internal error at the field each
+// entry point validates, under the caller's path for the blocks, so that a
+// strategy reports it where its own errors go.
+func TestBlocks_R5_GateWithoutFeatureAtTheirField(t *testing.T) {
+	ctx := context.Background()
+	bad := validation.Options{FeatureGate: featuregate.NewFeatureGate()}
+	internal := func(path string) field.ErrorList { return errs(want("", field.ErrorTypeInternal, path)) }
+	matcher.Test(t, internal("x.requiredLoadBalancerFeatures"),
+		validation.ValidateRequiredLoadBalancerFeatures(ctx, field.NewPath("x"), &validation.RequiredFeaturesSpec{}, nil, bad))
+	matcher.Test(t, internal("x"), validation.ValidateConditions(ctx, field.NewPath("x"), nil, nil, validation.ConditionsSpec{}, bad))
+	matcher.Test(t, internal("status.conditions"), validation.ValidateServiceStatusUpdate(service(), nil, bad))
+}
+
 // c2 is a condition list.
 func c2(cs ...metav1.Condition) []metav1.Condition { return cs }
 
