@@ -17,6 +17,7 @@ limitations under the License.
 package validation_test
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
@@ -475,6 +476,9 @@ func TestNilInputs(t *testing.T) {
 				t.Errorf("ValidateServiceStatusUpdate(nil, svc) = %v", got)
 			}
 			validation.DropDisabledFields(nil, nil, opts)
+			if got := validation.ValidateRequiredLoadBalancerFeatures(context.Background(), field.NewPath("spec"), nil, &validation.RequiredFeaturesSpec{}, opts); got != nil {
+				t.Errorf("ValidateRequiredLoadBalancerFeatures(nil spec) = %v", got)
+			}
 
 			// A nil old is a create.
 			svc := service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports),
