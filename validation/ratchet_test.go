@@ -112,6 +112,10 @@ func TestValidateServiceStatusUpdate_Ratcheting(t *testing.T) {
 		old:  append([]metav1.Condition{foreign}, others(8)...),
 		svc:  append(others(8), foreign),
 	}, {
+		name: "C5 violation unchanged but moved to the front, in a long list",
+		old:  append(others(8), foreign),
+		svc:  append([]metav1.Condition{foreign}, others(8)...),
+	}, {
 		name: "C5 violation copied to a new type",
 		old:  []metav1.Condition{foreign},
 		svc:  []metav1.Condition{foreign, changed(foreign, func(c *metav1.Condition) { c.Type = "example.com/Copy" })},
