@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -88,5 +89,25 @@ func TestConversion_ToCoreDropsOnlyNewField(t *testing.T) {
 func TestConversion_Nil(t *testing.T) {
 	if v1.FromCore(nil) != nil || v1.FromCoreShallow(nil) != nil || v1.ToCore(nil) != nil {
 		t.Errorf("nil must convert to nil")
+	}
+}
+
+// TestConversion_ToCoreCopies: ToCore's result shares no memory with its
+// input: a caller that edits the core/v1 Service (to send it to a stock
+// cluster, say) leaves the Service it came from as it was.
+func TestConversion_ToCoreCopies(t *testing.T) {
+	in := &v1.Service{}
+	in.Labels = map[string]string{"app": "web"}
+	in.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80}}
+	in.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	in.Status.Conditions = []metav1.Condition{{Type: string(v1.LoadBalancerConditionServing), Reason: string(v1.LoadBalancerReasonServing)}}
+	orig := in.DeepCopy()
+	out := v1.ToCore(in)
+	out.Labels["app"] = "changed"
+	out.Spec.Ports[0].Name = "changed"
+	out.Status.LoadBalancer.Ingress[0].IP = "192.0.2.2"
+	out.Status.Conditions[0].Reason = "Changed"
+	if diff := cmp.Diff(orig, in); diff != "" {
+		t.Errorf("editing ToCore's result changed its input (-before +after):\n%s", diff)
 	}
 }
