@@ -99,6 +99,7 @@ func TestValidateServiceStatusUpdate_L4(t *testing.T) {
 		{"an entry without an address", service(serving, withIngress(ports)), service(withIngress()), l4},
 		{"a hostname", service(serving, withIngress(corev1.LoadBalancerIngress{Hostname: "lb.example.com"})), service(withIngress()), nil},
 		{"an ip", service(serving), service(), nil},
+		{"an address after an entry without one", service(serving, withIngress(ports, corev1.LoadBalancerIngress{IP: "192.0.2.1"})), service(withIngress()), nil},
 		{"ingress removed under Serving=True", service(serving, withIngress()), service(serving), l4},
 		{"address replaced by an entry without one under Serving=True", service(serving, withIngress(ports)), service(serving), l4},
 		{"unchanged, another condition added", service(withConditions(provisioningFalse, servingTrue, cond("Ready", metav1.ConditionTrue, "Ready")), withIngress()),
