@@ -131,6 +131,7 @@ func TestValidateServiceStatusUpdate_P6(t *testing.T) {
 		c.Message = "PortsNotSupported, SessionAffinityNotSupported: udp/53; no affinity"
 	})
 	portsError := cond(v1.LoadBalancerConditionPortsError, metav1.ConditionTrue, "PortsError")
+	servingUnknown := changed(servingTrue, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown })
 	asks := func(svc *v1.Service) {
 		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
 		svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP})
@@ -165,6 +166,8 @@ func TestValidateServiceStatusUpdate_P6(t *testing.T) {
 			changed(affinity, func(c *metav1.Condition) { c.Status = metav1.ConditionUnknown }))), service(asks), nil},
 		{"not required", service(asks, withFeatures(pt), withConditions(provisioningFalse, servingTrue, affinity)), service(asks), nil},
 		{"not serving", service(asks, withFeatures(sa), withConditions(provisioningTrue, servingFalse, affinity)), service(asks), nil},
+		{"Serving=Unknown kept from old", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingUnknown, affinity)),
+			service(asks, withFeatures(sa), withConditions(provisioningFalse, servingUnknown)), nil},
 		{"unchanged", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
 			service(asks, withConditions(provisioningFalse, servingTrue, affinity)), nil},
 		{"Serving turned True over an unchanged Degraded", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
