@@ -479,6 +479,9 @@ func TestNilInputs(t *testing.T) {
 			if got := validation.ValidateRequiredLoadBalancerFeatures(context.Background(), field.NewPath("spec"), nil, &validation.RequiredFeaturesSpec{}, opts); got != nil {
 				t.Errorf("ValidateRequiredLoadBalancerFeatures(nil spec) = %v", got)
 			}
+			if got := validation.ConditionsSpecFor(nil); !reflect.DeepEqual(got, validation.ConditionsSpec{}) {
+				t.Errorf("ConditionsSpecFor(nil) = %+v", got)
+			}
 
 			// A nil old is a create.
 			svc := service(withType(corev1.ServiceTypeClusterIP), withFeatures(ports),
