@@ -260,3 +260,30 @@ func TestRead_ListKindAfterItemsReadAsEvents(t *testing.T) {
 		}
 	}
 }
+
+// List without a kind whose items carry theirs.
+func TestRead_ListKindAfterSelfDescribingItemsAfterKindlessOnes(t *testing.T) {
+	for name, in := range map[string]string{
+		"JSON, after a List": `{"kind":"List","items":[{"metadata":{"name":"k"}}]}` +
+			`{"apiVersion":"v1","items":[{"kind":"Service","metadata":{"name":"a"}}],"kind":"EndpointsList","metadata":{}}`,
+		"YAML, after a List": "kind: List\nitems:\n- metadata: {name: k}\n---\napiVersion: v1\nitems:\n- kind: Service\n  metadata: {name: a}\nkind: EndpointsList\n",
+		"JSON, a List in it": `{"kind":"Service","metadata":{"name":"k"}}` +
+			`{"apiVersion":"v1","items":[{"items":[{"kind":"Service","metadata":{"name":"a"}}]}],"kind":"EndpointsList","metadata":{}}`,
+		"YAML, a List in it": "kind: Service\nmetadata: {name: k}\n---\napiVersion: v1\nitems:\n- items:\n  - kind: Service\n    metadata: {name: a}\nkind: EndpointsList\n",
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(100))
+		if names(objs) != "k,a" || slices.ContainsFunc(errs, func(e *DecodeError) bool { return e.Field == "kind" }) {
+			t.Errorf("%s: objects %q, errors %v; want k,a and no error at the kind", name, names(objs), errs)
+		}
+	}
+}
+
+// input error.
+func TestRead_NullKindIsNoKind(t *testing.T) {
+	for _, kind := range []string{``, `"kind":null,`} {
+		objs, errs := decodeAll(t, strings.NewReader(`{`+kind+`"metadata":{"name":"a"},"spec":{"type":5}}`))
+		if names(objs) != ":a" || len(errs) != 0 {
+			t.Errorf("%s: objects %q, errors %v; want a, of no kind, and none", kind, names(objs), errs)
+		}
+	}
+}
