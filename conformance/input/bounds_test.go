@@ -342,3 +342,29 @@ func TestRead_YAMLListMemberStretchesPastTheLimitAreNotKept(t *testing.T) {
 		t.Errorf("%d stretches noted at most, the List over the limit %v; want at most 1000, and the List over the limit", most, over)
 	}
 }
+
+// Clip keeps a string as long as a valid reason may be whole.
+func TestClip_KeepsMaxTextBytesWhole(t *testing.T) {
+	s := strings.Repeat("a", MaxTextBytes)
+	if got := Clip(s); got != s {
+		t.Errorf("Clip of %d bytes cut it: %q", MaxTextBytes, got)
+	}
+	if got, want := Clip(s+"b"), s+"… (1 more bytes)"; got != want {
+		t.Errorf("Clip of %d bytes = %q, want %q", MaxTextBytes+1, got, want)
+	}
+}
+
+// applies to each item, not to the List).
+func TestRead_NestedListsItemByItemAsReadWhole(t *testing.T) {
+	for _, depth := range []int{maxNesting, maxNesting + 1} {
+		in := svcJSON("a") + "," + svcJSON("b")
+		for range depth {
+			in = `{"kind":"List","items":[` + in + `]}`
+		}
+		whole, wholeErrs := decodeAll(t, strings.NewReader(in))
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(len(svcJSON("a"))+10))
+		if names(objs) != names(whole) || fmt.Sprint(errs) != fmt.Sprint(wholeErrs) {
+			t.Errorf("%d deep: objects %q, errors %v; want as read whole: %q, %v", depth, names(objs), errs, names(whole), wholeErrs)
+		}
+	}
+}

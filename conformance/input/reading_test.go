@@ -1176,3 +1176,35 @@ func TestRead_UnfinishedAfterTheObjectsBefore(t *testing.T) {
 		t.Errorf("at the end of the input: Unfinished %s, want none", positionOf(p))
 	}
 }
+
+// the field an error quotes are escaped, as names are.
+func TestDecodeError_EscapesWhatItQuotes(t *testing.T) {
+	for name, in := range map[string]string{
+		"message": `{"type":"ERROR","object":{"kind":"Status","message":"\u001b[2J"}}`,
+		"field":   `{"kind":"Service","apiVersion":"v1","metadata":{"name":"a"},"spec":{"\u001b[2J":1,"\u001b[2J":2}}`,
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || strings.Contains(errs[0].Error(), "\x1b") || !strings.Contains(errs[0].Error(), `\x1b[2J`) {
+			t.Errorf("%s: errors %q, want one quoting \\x1b[2J escaped", name, errs)
+		}
+	}
+}
+
+// say that the watch listed again.
+func TestDecode_WatchEventModifiedIsNotAdded(t *testing.T) {
+	objs, errs := decodeAll(t, strings.NewReader(`{"type":"MODIFIED","object":`+svcJSON("a")+`}`))
+	if len(errs) != 0 || len(objs) != 1 || objs[0].Added || objs[0].Deleted {
+		t.Errorf("objects %+v, errors %v; want a, neither added nor deleted", objs, errs)
+	}
+}
+
+// surrogates: UTF-16 that holds them is read.
+func TestRead_UTF16NextToTheSurrogates(t *testing.T) {
+	const name = "\uD7FF\uE000"
+	for _, big := range []bool{false, true} {
+		objs, errs := decodeAll(t, bytes.NewReader(utf16Text(big, svcJSON(name))))
+		if len(errs) != 0 || names(objs) != name {
+			t.Errorf("big-endian %t: objects %q, errors %v; want %q", big, names(objs), errs, name)
+		}
+	}
+}
