@@ -18,6 +18,7 @@ package input
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func TestRead_YAMLKeysOfDifferentTypesWithOneName(t *testing.T) {
 	item := func(name, annotations string) string {
 		return "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: " + name + "\n    annotations: " + annotations + "\n"
 	}
-	for _, keys := range []string{`{"1": v, 1: w}`, `{"true": v, true: "w"}`, `{yes: v, "true": w}`, `{1.0: v, "1": w}`, `{0x10: v, "16": w}`} {
+	for _, keys := range []string{`{"1": v, 1: w}`, `{"true": v, true: "w"}`, `{yes: v, "true": w}`, `{1.0: v, "1": w}`, `{0x10: v, "16": w}`, `{off: v, "false": w}`} {
 		in := "kind: List\nitems:\n" + item("a", `{"8080": v, "true1": w, a: "1"}`) + item("b", keys) + item("c", "{}")
 		for range 20 { // which key kubectl keeps is by chance
 			objs, errs := decodeAll(t, strings.NewReader(in))
@@ -413,5 +414,53 @@ func TestRead_YAMLKindsInYAMLWords(t *testing.T) {
 		if len(errs) == 0 || !strings.HasSuffix(errs[0].Error(), tc.want) {
 			t.Errorf("%q: errors %v, want the first to end %q", tc.in, errs, tc.want)
 		}
+	}
+}
+
+// given twice is cut right: the next item is read.
+func TestRead_YAMLItemNotUTF8WithAKeyTwice(t *testing.T) {
+	in := "kind: List\nitems:\n- metadata: {name: \"a\xff\", name: b}\n- kind: Service\n  metadata: {name: c}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "c" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "invalid UTF-8 (byte 0xff) at line 3") {
+		t.Errorf("objects %q, errors %v; want c, and an error naming byte 0xff at line 3", names(objs), errs)
+	}
+}
+
+// names (section 8: a wrong position misleads whoever fixes the input).
+func TestRead_YAMLNotUTF8LineAfterASeparator(t *testing.T) {
+	in := "kind: Service\nmetadata:\n  name: 'a\u2028b\u2029c'\n  namespace: \xff\n"
+	_, errs := decodeAll(t, strings.NewReader(in))
+	if len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), "invalid UTF-8 (byte 0xff) at line 6") {
+		t.Errorf("errors %v, want one naming byte 0xff at line 6", errs)
+	}
+}
+
+// under: the next item is read.
+func TestRead_YAMLItemWithKeyTwiceAtTheLimit(t *testing.T) {
+	const limit = 100
+	item := "- kind: Service\n  metadata: {name: a, name: b}\n"
+	item += "#" + strings.Repeat("x", limit-len(item)-2) + "\n"
+	objs, errs := decodeAll(t, strings.NewReader("kind: List\nitems:\n"+item+"- kind: Service\n  metadata: {name: c}\n"), MaxObjectBytes(limit))
+	if len(item) != limit || names(objs) != "c" || len(errs) != 1 || !errors.Is(errs[0], errDuplicateKey) {
+		t.Errorf("an item of %d bytes: objects %q, errors %v; want c, and one error about a key given twice", len(item), names(objs), errs)
+	}
+}
+
+// item of the List: it is never handed out, and is an input error.
+func TestRead_YAMLListEntryDedentedByOneColumn(t *testing.T) {
+	in := "kind: List\nitems:\n  - metadata: {name: a}\n - metadata: {name: evil}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "a" || len(errs) != 1 || errs[0].Position.Line != 4 || !strings.Contains(errs[0].Error(), "indented less than the first") {
+		t.Errorf("objects %q, errors %v; want a, and an error at line 4", names(objs), errs)
+	}
+}
+
+// held and read: only past it are they over the limit.
+func TestRead_YAMLListMembersAtTheLimit(t *testing.T) {
+	head := "kind: PodList\nmetadata:\n  annotations:\n    pad: \"" + strings.Repeat("p", 100) + "\"\nitems:\n"
+	in := head + "- metadata: {name: a}\n- metadata: {name: b}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(len(head)))
+	if names(objs) != "Pod:a,Pod:b" || len(errs) != 0 {
+		t.Errorf("objects %q, errors %v; want Pod:a,Pod:b and none", names(objs), errs)
 	}
 }
