@@ -368,3 +368,14 @@ func TestRead_NestedListsItemByItemAsReadWhole(t *testing.T) {
 		}
 	}
 }
+
+// An object read token by token, over the limit by the white space between
+// its members alone, is reported as over the limit, not lost in silence.
+func TestRead_ObjectOverTheLimitByItsWhiteSpace(t *testing.T) {
+	gap := strings.Repeat(" ", 60)
+	in := `{"kind":"Service",` + gap + `"apiVersion":"v1",` + gap + `"metadata":{"name":"a"},` + gap + `"spec":{}}` + svcJSON("next")
+	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(150))
+	if names(objs) != "next" || len(errs) != 1 || errs[0].Fatal || !strings.Contains(errs[0].Error(), "larger than the limit") {
+		t.Errorf("objects %q, errors %v; want next, and one error about the limit", names(objs), errs)
+	}
+}

@@ -44,6 +44,7 @@ func TestRead_DuplicateNamesCompareUnescaped(t *testing.T) {
 		"event, 2 object": `{"type":"ADDED","object":` + svcJSON("a") + `,"object":` + svcJSON("b") + `}`,
 		"event, 2 type":   `{"type":"ADDED","object":` + svcJSON("a") + `,"type":"DELETED"}`,
 		"List, 2 items":   `{"kind":"List","items":[` + svcJSON("a") + `],"items":[` + svcJSON("a") + `]}`,
+		"items, object":   `{"kind":"List","items":{"0":{},"0":{}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			objs, errs := decodeAll(t, strings.NewReader(in+"\n"+svcJSON("next")))
