@@ -446,9 +446,10 @@ func TestRead_YAMLItemWithKeyTwiceAtTheLimit(t *testing.T) {
 	}
 }
 
-// item of the List: it is never handed out, and is an input error.
+// item of the List: it is never handed out, and is an input error, once
+// for all such entries.
 func TestRead_YAMLListEntryDedentedByOneColumn(t *testing.T) {
-	in := "kind: List\nitems:\n  - metadata: {name: a}\n - metadata: {name: evil}\n"
+	in := "kind: List\nitems:\n  - metadata: {name: a}\n - metadata: {name: evil}\n - metadata: {name: evil2}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))
 	if names(objs) != "a" || len(errs) != 1 || errs[0].Position.Line != 4 || !strings.Contains(errs[0].Error(), "indented less than the first") {
 		t.Errorf("objects %q, errors %v; want a, and an error at line 4", names(objs), errs)
@@ -462,5 +463,17 @@ func TestRead_YAMLListMembersAtTheLimit(t *testing.T) {
 	objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(len(head)))
 	if names(objs) != "Pod:a,Pod:b" || len(errs) != 0 {
 		t.Errorf("objects %q, errors %v; want Pod:a,Pod:b and none", names(objs), errs)
+	}
+}
+
+// A member after an item, on a line after a line separator (a line break
+// to YAML, not to the splitter), is glued to the item: the item is not one
+// item of a List, an input error, and the List is not read on, never read
+// another way.
+func TestRead_YAMLListMemberGluedToAnItem(t *testing.T) {
+	in := "kind: List\nitems:\n- kind: Service\n  metadata: {name: a}\u2028x: 1\n- kind: Service\n  metadata: {name: b}\n"
+	objs, errs := decodeAll(t, strings.NewReader(in))
+	if names(objs) != "" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "not one item of a List") {
+		t.Errorf("objects %q, errors %v; want none, and one error: not one item of a List", names(objs), errs)
 	}
 }
