@@ -260,9 +260,10 @@ func TestCheck_URLPasswordNotShown(t *testing.T) {
 // colon as a port.
 func TestCheck_UnparseableURLPasswordNotShown(t *testing.T) {
 	for _, url := range []string{
-		"http://ci:s3cret@127.0.0.1:1/%zz",  // a bad escape after the host
-		"http://ci:s3cret/x@127.0.0.1:1/",   // a "/" in the password
-		"https://ci:s3cret@127.0.0.1:bad/x", // a bad port
+		"http://ci:s3cret@127.0.0.1:1/%zz",   // a bad escape after the host
+		"http://ci:s3cret/x@127.0.0.1:1/",    // a "/" in the password
+		"https://ci:s3cret@127.0.0.1:bad/x",  // a bad port
+		"https://ci:s3c@ret@127.0.0.1:bad/x", // an "@" in the password
 	} {
 		for _, format := range []string{"text", "json", "html"} {
 			code, stdout, stderr := runCmd(t, "", "check", "-o", format, url)
