@@ -762,6 +762,20 @@ func TestCheck_DecodeOnly(t *testing.T) {
 	}
 }
 
+// An interrupt stops --decode-only as it stops a check: the count says
+// what was decoded until then, and the exit status is 2, not a pass.
+func TestCheck_DecodeOnlyInterrupted(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	go func() { _, _ = io.WriteString(w, noIngressJSON) }() // then nothing
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	code, stdout, _ := runCmdContext(ctx, r, "check", "--decode-only")
+	if code != exitInput || !strings.Contains(stdout, "decoded 1 objects (1 Services)") {
+		t.Errorf("exit %d, want 2 and the object decoded: %s", code, stdout)
+	}
+}
+
 func TestExplain(t *testing.T) {
 	code, stdout, _ := runCmd(t, "", "explain", "l6")
 	if code != exitOK || !strings.HasPrefix(stdout, "L6: ") || !strings.Contains(stdout, "lastTransitionTime") || !strings.Contains(stdout, "violation, warning") {
