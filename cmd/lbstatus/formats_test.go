@@ -366,3 +366,23 @@ func TestCheck_TableCutsLongCells(t *testing.T) {
 		t.Errorf("the finding does not quote the reason whole:\n%s", out)
 	}
 }
+
+// A finding's line is named only when it is known: a position without
+// one (line 0, as JSON leaves it out) adds no "line 0".
+func TestFindingLine_Where(t *testing.T) {
+	f := conformance.Finding{Rule: "L4", Severity: conformance.SeverityViolation, Message: "m",
+		Object: conformance.ObjectRef{Namespace: "ns", Name: "web", ResourceVersion: "7"}}
+	for _, tc := range []struct {
+		pos  *conformance.Position
+		want string
+	}{
+		{nil, "m [resourceVersion 7]"},
+		{&conformance.Position{Source: "x.json", Offset: 4}, "m [resourceVersion 7]"},
+		{&conformance.Position{Source: "x.json", Line: 3}, "m [resourceVersion 7, line 3]"},
+	} {
+		f.Position = tc.pos
+		if got := findingLine(f, false); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("position %+v: %q, want it to end with %q", tc.pos, got, tc.want)
+		}
+	}
+}
