@@ -1131,6 +1131,20 @@ func TestCheck_VerboseCountsOneOmittedOtherFinding(t *testing.T) {
 	}
 }
 
+// The text lists only what there is: without a Service, no legend of the
+// table's VERDICT and CHECK columns; with -v and every skipped object
+// listed, no "... and 0 more".
+func TestCheck_TextSaysNothingOfWhatIsNotThere(t *testing.T) {
+	in := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-1"}}`
+	_, stdout, _ := runCmd(t, in, "check", "-v")
+	if !strings.Contains(stdout, "ConfigMap cm-1: skipped") {
+		t.Errorf("-v does not list the skipped object:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "VERDICT") || strings.Contains(stdout, "more finding") {
+		t.Errorf("a legend of no table, or a count of no finding left out:\n%s", stdout)
+	}
+}
+
 // The text table's columns: a condition without a reason is its status
 // alone, a deprecated LoadBalancerPortsError alone fills DEGRADED, and
 // CHECK and the totals count warnings (here C3, C4, and L9 for a ClusterIP
