@@ -314,6 +314,20 @@ func TestDescribe_L8Deadline(t *testing.T) {
 	}
 }
 
+// Provisioning True without a lastTransitionTime says nothing of when it
+// turned True: no provisioning deadline is claimed passed (L8).
+func TestDescribe_L8ProvisioningWithoutATime(t *testing.T) {
+	svc := describeService("shop", "lb", corev1.ServiceTypeLoadBalancer)
+	svc.CreationTimestamp = ago(time.Hour)
+	svc.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Provisioning", "", time.Minute),
+		{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionTrue, Reason: "Provisioning"},
+	}
+	if code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "lb"); code != exitOK || strings.Contains(out, "L8 deadline:") {
+		t.Errorf("exit %d, want 0 and no L8 deadline:\n%s", code, out)
+	}
+}
+
 // L8's first deadline runs from a write that may have converted the
 // Service to LoadBalancer (a manager owning spec.type wrote after the
 // creation), and not at all for a Service of a class --class leaves alone.
