@@ -346,6 +346,10 @@ func TestDescribe_L8AfterConversionAndForOtherClasses(t *testing.T) {
 		{"converted 5s ago", func(s *corev1.Service) {
 			s.ManagedFields = []metav1.ManagedFieldsEntry{owning("kubectl-create", time.Hour), owning("kubectl-patch", 5*time.Second)}
 		}, nil, ""},
+		// The latest write counts, wherever its manager is listed.
+		{"converted 5s ago, listed first", func(s *corev1.Service) {
+			s.ManagedFields = []metav1.ManagedFieldsEntry{owning("kubectl-patch", 5*time.Second), owning("kubectl-create", time.Hour)}
+		}, nil, ""},
 		{"converted 40s ago", func(s *corev1.Service) {
 			s.ManagedFields = []metav1.ManagedFieldsEntry{owning("kubectl-patch", 40*time.Second)}
 		}, nil,
