@@ -280,7 +280,8 @@ func TestWatch_EndOfTraceOnDelete(t *testing.T) {
 
 // L8 at the end of a watch: a LoadBalancer Service still without either
 // condition more than 30 s after its creation is noted, once; not one
-// created since, one that got its conditions, or one deleted.
+// created since, one that got its conditions, one deleted, or one whose
+// creation time is not known.
 func TestWatch_L8AtTheEnd(t *testing.T) {
 	old := metav1.NewTime(time.Now().Add(-time.Hour))
 	created := func(at metav1.Time) func(*v1.Service) { return func(s *v1.Service) { s.CreationTimestamp = at } }
@@ -297,6 +298,7 @@ func TestWatch_L8AtTheEnd(t *testing.T) {
 			s.CreationTimestamp = old
 			s.Spec.LoadBalancerClass = ptr.To("other.example/lb")
 		}),
+		service("undated", "18", nil), // no creationTimestamp: no clock to run
 	)
 	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json", "--class", "example.com/lb")
 	w := cluster.nextWatcher(t)
