@@ -699,6 +699,38 @@ func TestDescribe_RecentEvents(t *testing.T) {
 	}
 }
 
+// Ten Events, the most shown, are all shown, without a count of none left
+// out.
+func TestDescribe_AsManyEventsAsShown(t *testing.T) {
+	objs := []runtime.Object{describeService("shop", "busy", corev1.ServiceTypeClusterIP)}
+	for i := range maxDescribeEvents {
+		objs = append(objs, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: fmt.Sprintf("busy.%d", i)},
+			InvolvedObject: corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "busy", UID: "uid-busy"},
+			Type:           "Normal", Reason: fmt.Sprintf("Step%d", i), LastTimestamp: ago(time.Duration(100-i) * time.Minute),
+		})
+	}
+	code, out, _ := runDescribeFake(t, fake.NewClientset(objs...), "-n", "shop", "busy")
+	if code != exitOK || strings.Contains(out, "earlier not shown") || !strings.Contains(out, "Step0 ") {
+		t.Errorf("exit %d, want every Event and no count of those left out:\n%s", code, out)
+	}
+}
+
+// Conditions left on a Service that is no longer a LoadBalancer (L9) are
+// shown, as the object holds them, next to the checker's warning.
+func TestDescribe_L9ConditionsLeftAreShown(t *testing.T) {
+	svc := describeService("shop", "was-lb", corev1.ServiceTypeClusterIP)
+	svc.Status.Conditions = []metav1.Condition{
+		lbCondition(v1.LoadBalancerConditionProvisioning, metav1.ConditionFalse, "Complete", "", time.Hour),
+		lbCondition(v1.LoadBalancerConditionServing, metav1.ConditionTrue, "Serving", "", time.Hour),
+	}
+	code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "was-lb")
+	if code != exitOK || strings.Contains(out, "written on LoadBalancer Services only") ||
+		!regexp.MustCompile(`(?m)^  LoadBalancerServing +True +Serving +60m`).MatchString(out) || !regexp.MustCompile(`(?m)^  warning +L9 `).MatchString(out) {
+		t.Errorf("exit %d, want the conditions left and L9:\n%s", code, out)
+	}
+}
+
 // TestDescribe_EventTimes: an Event written through events.k8s.io has an
 // eventTime and no lastTimestamp, and is aged by it; one repeated there is
 // aged by its series' last occurrence, counted by the series, and ordered
