@@ -396,6 +396,24 @@ func TestWatchRetry_ResumeIgnoresAnEmptyResourceVersion(t *testing.T) {
 	}
 }
 
+// An event of a state already delivered (the same uid and
+// resourceVersion, as a watch that replays what the list showed sends it)
+// is not delivered again: each observation is checked once (section 8).
+func TestWatchRetry_KnownStateNotDeliveredAgain(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	events, _, stop := runSource(t, fakeSource(cluster, cluster))
+	w := cluster.nextWatcher(t)
+	w.Add(pending("web", "5"))
+	w.Modify(pending("web", "6"))
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(events.String(), "web@6") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if got := events.String(); got != "web@5, web@6" {
+		t.Errorf("events %s, want web@5, web@6", got)
+	}
+}
+
 // A 410 whose Status carries no message still says why the watch listed
 // again.
 func TestWatchRetry_GapReasonWithoutMessage(t *testing.T) {
