@@ -272,6 +272,11 @@ func TestDescribe_Selector(t *testing.T) {
 	if code != exitOK || errOut != "lbstatus: no Services found in any namespace matching app=api\n" {
 		t.Errorf("-A -l app=api: exit %d, stderr %q", code, errOut)
 	}
+	// Said as the selector means it, not as it was typed.
+	code, _, errOut = runDescribeFake(t, client, "-A", "-l", " app = api\t")
+	if code != exitOK || errOut != "lbstatus: no Services found in any namespace matching app=api\n" {
+		t.Errorf("-A -l ' app = api\\t': exit %d, stderr %q", code, errOut)
+	}
 	for _, args := range [][]string{{"-n", "shop", "-l", "app=web", "web"}, {"-l", "app web"}} {
 		if code, out, errOut := runDescribeFake(t, client, args...); code != exitInput || out != "" || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errOut)
