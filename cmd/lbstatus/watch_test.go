@@ -935,6 +935,27 @@ func TestWatch_UnreachableOrRejected(t *testing.T) {
 	}
 }
 
+// The requests say they come from lbstatus in the server's audit log,
+// not from whatever the binary is called, as client-go's default has it.
+func TestCluster_UserAgent(t *testing.T) {
+	agents := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case agents <- r.UserAgent():
+		default:
+		}
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	if code := runContext(context.Background(), []string{"watch", "--kubeconfig", writeKubeconfig(t, srv.URL)}, nil, &out, &errOut, defaultEnv()); code != exitInput {
+		t.Errorf("exit %d, want 2: %s", code, errOut.String())
+	}
+	if got := <-agents; got != "lbstatus" {
+		t.Errorf("User-Agent %q, want lbstatus", got)
+	}
+}
+
 // A gap line names ten Services at most and counts the rest.
 func TestWatchGap_TextNamesTenServices(t *testing.T) {
 	var names []string
