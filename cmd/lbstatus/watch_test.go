@@ -403,6 +403,31 @@ func TestWatch_L8ForAServiceCreatedAgainInAGap(t *testing.T) {
 	}
 }
 
+// Nor is a LoadBalancer Service created in a gap under the name of a
+// ClusterIP one a conversion: L8's clock runs from its creation, an hour
+// ago, not from when the watch saw it.
+func TestWatch_L8ForALoadBalancerCreatedAgainInAGap(t *testing.T) {
+	cluster := newFakeCluster(service("web", "9", func(s *v1.Service) {
+		s.Spec.Type = corev1.ServiceTypeClusterIP
+		s.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
+	}), service("other", "10", nil)) // its R3 notice says the list was read
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	w := cluster.nextWatcher(t)
+	waitFor(t, stdout, `"resourceVersion":"10"`)
+	cluster.set("20", service("web", "20", func(s *v1.Service) {
+		s.UID = "uid-web-2"
+		s.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Hour))
+	}))
+	w.Error(expired())
+	waitFor(t, stdout, `"resourceVersion":"20"`)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if l8 := l8Notices(stdout.String()); len(l8) != 1 || !strings.HasPrefix(l8[0], "web: no KEP-4631 condition 60m after the Service's creation") {
+		t.Errorf("L8 notices %q, want one from web's creation", l8)
+	}
+}
+
 // A spec change still unacknowledged when the watch is stopped is owed at
 // that point: the L6 warning says the watch stopped, not that an input
 // ended.
