@@ -386,3 +386,23 @@ func TestFindingLine_Where(t *testing.T) {
 		}
 	}
 }
+
+// DEGRADED shows LoadBalancerDegraded, then the deprecated
+// LoadBalancerPortsError marked as such, or either alone.
+func TestDegradedColumn(t *testing.T) {
+	degraded := conformance.ConditionSummary{Type: "LoadBalancerDegraded", Status: "True", Reason: "SessionAffinity"}
+	ports := conformance.ConditionSummary{Type: "LoadBalancerPortsError", Status: "True", Reason: "Mixed"}
+	for _, tc := range []struct {
+		conds []conformance.ConditionSummary
+		want  string
+	}{
+		{nil, "-"},
+		{[]conformance.ConditionSummary{degraded}, "True/SessionAffinity"},
+		{[]conformance.ConditionSummary{ports}, "PortsError:True/Mixed"},
+		{[]conformance.ConditionSummary{degraded, ports}, "True/SessionAffinity PortsError:True/Mixed"},
+	} {
+		if got := degradedColumn(&conformance.ServiceReport{Conditions: tc.conds}); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.conds, got, tc.want)
+		}
+	}
+}
