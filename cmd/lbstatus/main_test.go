@@ -760,6 +760,11 @@ func TestCheck_DecodeOnly(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "decoded 2 objects (0 Services)") || stderr != "" {
 		t.Errorf("--scan-only: exit %d: %s%s", code, stdout, stderr)
 	}
+	// What is not JSON is an input error, which --scan-only counts too.
+	bad := write(t, t.TempDir(), "bad.json", "{]")
+	if code, stdout, _ := runCmd(t, "", "check", "--scan-only", bad); code != exitInput || !strings.Contains(stdout, "; 1 input errors") {
+		t.Errorf("--scan-only of what is not JSON: exit %d, want 2 and the error counted: %s", code, stdout)
+	}
 }
 
 // An interrupt stops --decode-only as it stops a check: the count says
