@@ -666,6 +666,15 @@ func TestCheck_InterruptWhileOpening(t *testing.T) {
 	}
 }
 
+// Without an input problem, -o json's errors are an empty list, not
+// null: a consumer iterates over them either way.
+func TestCheck_JSONErrorsEmpty(t *testing.T) {
+	code, stdout, _ := runCmd(t, noIngressJSON, "check", "-o", "json")
+	if code != exitViolation || !strings.Contains(stdout, "\n\"errors\": [],\n") {
+		t.Errorf("exit %d, want 1 and \"errors\": []:\n%s", code, stdout)
+	}
+}
+
 func TestCheck_JSONOutput(t *testing.T) {
 	dir := t.TempDir()
 	path := write(t, dir, "bad.json", noIngressJSON+`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm"}}`)
