@@ -135,6 +135,9 @@ func readServiceSeeds() map[string][]*v1.Service {
 		"flip-same-time":          {svc(ip, servingT, provF), svc(ip, servingT, cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionTrue, "Provisioning", 10))},
 		"serving-without-address": {svc([]corev1.LoadBalancerIngress{{Ports: []corev1.PortStatus{{Port: 80}}}}, servingT, provF)},
 		"duplicate-types":         {svc(ip, servingT, provF, cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, "Unsupported", 1))},
+		// Services without a type, ClusterIP: the Pending reason of an
+		// unacknowledged change still ends naming L6.
+		"no-type": {{}, {}},
 	}
 }
 

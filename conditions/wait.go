@@ -485,7 +485,7 @@ func unacknowledged(before, svc *corev1.Service) string {
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		// A Service without a type is a ClusterIP one.
 		typ := cmp.Or(svc.Spec.Type, corev1.ServiceTypeClusterIP)
-		return fmt.Sprintf("the service is of type %s, which a provider answers by removing its conditions (L9), not by acknowledging the change (L6): WaitReleased waits for that", typ)
+		return fmt.Sprintf("the service is of type %s, which a provider answers by removing its conditions (L9, what WaitReleased waits for), not by acknowledging the change (L6)", typ)
 	}
 	old := Get(before.Status.Conditions, v1.LoadBalancerConditionProvisioning)
 	if old == nil || Get(svc.Status.Conditions, v1.LoadBalancerConditionProvisioning) == nil {
