@@ -645,7 +645,7 @@ func unmarshalWire(raw []byte, w *wire) error {
 		return err
 	}
 	var l wire
-	if json.Unmarshal(raw, &l, unmarshalOptions, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil || kindOf(l.Items.v) != '[' {
+	if json.Unmarshal(raw, &l, lenient...) != nil || kindOf(l.Items.v) != '[' {
 		return err
 	}
 	blank := bytes.Clone(raw)
@@ -768,10 +768,9 @@ var errKindless = errors.New("those without a kind of their own were read as a L
 // objectError turns an error decoding raw into a DecodeError naming the
 // object, the member and the byte; it also returns the object's metadata.
 func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
-	var p probe
-	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
-	m := p.Metadata
-	de := &DecodeError{Position: pos, Object: ObjectRef{Kind: unquote(p.Kind), Namespace: unquote(m.Namespace), Name: unquote(m.Name), ResourceVersion: unquote(m.ResourceVersion)}}
+	p := probeOf(raw)
+	de := &DecodeError{Position: pos, Object: p.ref()}
+	de.Object.ResourceVersion = unquote(p.Metadata.ResourceVersion)
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
 	switch {
@@ -787,24 +786,38 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	default:
 		de.Err = errors.New(trimJSONError(err))
 	}
-	return de, &p
+	return de, p
 }
 
 // refOf names the object of a YAML document's JSON, or of the item of a
 // List cut from its text (the JSON then is {"items":[ITEM]}), whatever the
 // types of its members; the zero ObjectRef when it names none.
 func refOf(raw []byte, cut bool) ObjectRef {
-	var p probe
 	if cut {
 		var l struct {
 			Items []jsontext.Value `json:"items"`
 		}
-		if json.Unmarshal(raw, &l, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions) != nil || len(l.Items) != 1 {
+		if json.Unmarshal(raw, &l, lenient...) != nil || len(l.Items) != 1 {
 			return ObjectRef{}
 		}
 		raw = l.Items[0]
 	}
-	_ = json.Unmarshal(raw, &p, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions)
+	return probeOf(raw).ref()
+}
+
+// lenient reads what does not decode as far as it names anything: names
+// given twice and bytes that are not UTF-8 are let through.
+var lenient = []json.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), unmarshalOptions}
+
+// probeOf is the probe of raw, read leniently.
+func probeOf(raw []byte) *probe {
+	var p probe
+	_ = json.Unmarshal(raw, &p, lenient...)
+	return &p
+}
+
+// ref names the object p probed, without its resourceVersion.
+func (p *probe) ref() ObjectRef {
 	return ObjectRef{Kind: unquote(p.Kind), Namespace: unquote(p.Metadata.Namespace), Name: unquote(p.Metadata.Name)}
 }
 
