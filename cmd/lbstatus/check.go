@@ -231,7 +231,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitInput
 	}
 	report := stdoutFile(stdout)
-	if in := stdoutInput(report, paths); in != "" {
+	if in := inputThatIs(report, paths); in != "" {
 		fmt.Fprintf(stderr, "lbstatus: %s: standard output is this input: the report would be written over it; write it to another file\n", input.Escape(in))
 		return exitInput
 	}
@@ -651,11 +651,13 @@ func stdoutFile(stdout io.Writer) os.FileInfo {
 	return out
 }
 
-// stdoutInput returns the first of the inputs named on the command line
-// that out, standard output, is, known by its identity (device and inode,
-// as fileID), or "" when none is: "check x.json > x.json" had the shell
-// empty the input, and with ">>" the report would be added to what is read.
-func stdoutInput(out os.FileInfo, paths []string) string {
+// inputThatIs returns the first of paths, the inputs named on the command
+// line, that is the file out, known by its identity (device and inode, as
+// fileID), or "" when none is; standard input ("-") and URLs are no file.
+// check asks it of standard output: "check x.json > x.json" had the shell
+// empty the input, and with ">>" the report would be added to what is
+// read. conformance asks it of the report's file (replacesInput).
+func inputThatIs(out os.FileInfo, paths []string) string {
 	if out == nil {
 		return ""
 	}

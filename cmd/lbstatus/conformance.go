@@ -396,12 +396,7 @@ func replacesInput(path string, inputs ...string) string {
 	if path == "" || err != nil {
 		return ""
 	}
-	for _, in := range inputs {
-		if info, err := os.Stat(in); in != "" && err == nil && os.SameFile(out, info) {
-			return in
-		}
-	}
-	return ""
+	return inputThatIs(out, inputs)
 }
 
 // progressLine is a finished test on the terminal. Its reason may quote
