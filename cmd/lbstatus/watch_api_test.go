@@ -205,8 +205,7 @@ func TestWatchAPI_MissingNamespace(t *testing.T) {
 			case r.URL.Path == "/api/v1/namespaces/shop":
 				json.NewEncoder(w).Encode(map[string]any{"kind": "Namespace", "apiVersion": "v1", "metadata": map[string]any{"name": "shop"}})
 			case r.URL.Query().Get("watch") != "true":
-				json.NewEncoder(w).Encode(map[string]any{
-					"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+				emptyList(w)
 			default:
 				w.WriteHeader(http.StatusOK)
 				w.(http.Flusher).Flush()
@@ -231,8 +230,7 @@ func TestWatchAPI_AllNamespaces(t *testing.T) {
 		paths.Store(r.URL.Path, true)
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Query().Get("watch") != "true" {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
@@ -258,8 +256,7 @@ func TestWatchAPI_WatchClosedAfterAnError(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Query().Get("watch") != "true" {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		n := watches.Add(1)
@@ -337,8 +334,7 @@ func TestWatchAPI_InterruptWhileWatchWaits(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		arrived <- struct{}{}
@@ -366,8 +362,7 @@ func TestWatchAPI_WatchUnansweredWithinRequestTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Query().Get("watch") != "true" {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		if watches.Add(1) == 1 {
@@ -408,8 +403,7 @@ func TestWatchAPI_SilentWatchIsLost(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		q := r.URL.Query()
 		if q.Get("watch") != "true" {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
@@ -466,8 +460,7 @@ func TestWatchAPI_WatchesEndedAtOnce(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Query().Get("watch") != "true" {
-			json.NewEncoder(w).Encode(map[string]any{
-				"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
+			emptyList(w)
 			return
 		}
 		watches.Add(1)
@@ -561,4 +554,10 @@ func TestWatchAPI_LeftTheSelectorInAGap(t *testing.T) {
 		unselected[0].Query().Get("limit") != strconv.Itoa(leftInGapPage) || unselected[0].Query().Has("labelSelector") {
 		t.Errorf("lists without the selector %v, want one page of namespace default", unselected)
 	}
+}
+
+// emptyList answers a list of Services with none, at resourceVersion 10.
+func emptyList(w http.ResponseWriter) {
+	json.NewEncoder(w).Encode(map[string]any{
+		"kind": "ServiceList", "apiVersion": "v1", "metadata": map[string]any{"resourceVersion": "10"}, "items": []any{}})
 }
