@@ -251,7 +251,7 @@ func decide(svc *v1.Service, caps Capabilities) Decision {
 
 	// A value no one knows is refused below as a feature of its own; the
 	// annotation's own refusal is for what is malformed in it (an empty
-	// item, a value twice).
+	// item, a value twice, too many items).
 	errs = errs.Filter(func(err error) bool {
 		var fe *field.Error
 		return errors.As(err, &fe) && fe.Type == field.ErrorTypeNotSupported

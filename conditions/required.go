@@ -50,10 +50,11 @@ const (
 // item and a repeat of a value are. The problems with the annotation are
 // also reported in errs, with the annotation's field path, as
 // v1.ParseRequiredFeatures reports them: one error for the unknown values,
-// one for the repeats, one for the empty items. Values from the spec field
-// are returned as they are; API validation (R4) is where they are checked. A
-// client-go Service, which has no spec field, is read from the annotation
-// alone. A nil Service requires nothing.
+// one for the repeats, one for the empty items, and, for more than
+// v1.MaxRequiredFeatures items, TooMany instead of the first two. Values
+// from the spec field are returned as they are; API validation (R4) is
+// where they are checked. A client-go Service, which has no spec field, is
+// read from the annotation alone. A nil Service requires nothing.
 func RequiredFeatures[S Object](s S) (features []v1.LoadBalancerFeature, source RequiredFeaturesSource, errs field.ErrorList) {
 	svc := view(s)
 	if svc == nil {

@@ -32,6 +32,11 @@ import (
 // the annotation's value.
 const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-features"
 
+// MaxRequiredFeatures is the most values a Service may require (R4):
+// spec.requiredLoadBalancerFeatures holds at most this many (its
+// +k8s:maxItems marker), and so does RequiredFeaturesAnnotation.
+const MaxRequiredFeatures = 16
+
 // ParseRequiredFeatures reads a RequiredFeaturesAnnotation value: its
 // items, trimmed, in order, with empty items and repeats left out. A value
 // it does not know is returned as written, since a provider must refuse it
@@ -40,10 +45,12 @@ const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-fe
 // value), values that are not known LoadBalancerFeatures (NotSupported,
 // listing the known ones) and repeated values (Duplicate). The last two
 // name the items at fault, each once: the item for one, a list for
-// several. So errs holds at most three errors, and what they say stays in
+// several. As for the spec field, more than MaxRequiredFeatures items,
+// repeats included, are TooMany, and the values and repeats are then not
+// judged. So errs holds at most three errors, and what they say stays in
 // proportion to the value, however many items it has.
 func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBalancerFeature, errs field.ErrorList) {
-	emptyItems := false
+	emptyItems, items := false, 0
 	// seen indexes features once there are more than a few: an annotation
 	// is up to 256 KiB of items, and a scan of the list for each would be
 	// quadratic in them. A well-formed value never gets that far.
@@ -68,10 +75,12 @@ func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBa
 	var reported map[LoadBalancerFeature]bool // the values in repeats
 	for item := range strings.SplitSeq(value, ",") {
 		f := LoadBalancerFeature(strings.TrimSpace(item))
-		switch {
-		case f == "":
+		if f == "" {
 			emptyItems = true
 			continue
+		}
+		items++
+		switch {
 		case repeated(f):
 			if !reported[f] {
 				if reported == nil {
@@ -92,6 +101,9 @@ func ParseRequiredFeatures(value string, fldPath *field.Path) (features []LoadBa
 	}
 	if emptyItems && strings.TrimSpace(value) != "" {
 		errs = append(errs, field.Invalid(fldPath, value, "must be a comma-separated list of features without empty items"))
+	}
+	if items > MaxRequiredFeatures {
+		return features, append(errs, field.TooMany(fldPath, items, MaxRequiredFeatures))
 	}
 	if len(unknown) > 0 {
 		errs = append(errs, field.NotSupported(fldPath, oneOrAll(unknown), LoadBalancerFeatures()))

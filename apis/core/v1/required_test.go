@@ -18,6 +18,7 @@ package v1_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,5 +234,53 @@ func TestParseRequiredFeatures_ErrorsInProportion(t *testing.T) {
 		if size > 4*len(value) {
 			t.Errorf("%s: %d errors of %d bytes in all for a value of %d bytes", name, len(errs), size, len(value))
 		}
+	}
+}
+
+// TestParseRequiredFeatures_R4_AtMostAsManyAsTheField: the annotation
+// holds at most MaxRequiredFeatures items, repeats included, as the spec
+// field does (its generated validation), so that both ways of asking
+// agree: one item more is TooMany for both, and neither then judges the
+// values or repeats; as many is not. Empty items are not items: they
+// are the annotation's own error.
+func TestParseRequiredFeatures_R4_AtMostAsManyAsTheField(t *testing.T) {
+	annotation := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	op := operation.Operation{Type: operation.Create, Options: map[string]bool{"LoadBalancerStatusImprovements": true}}
+	for _, n := range []int{v1.MaxRequiredFeatures, v1.MaxRequiredFeatures + 1} {
+		// Unknown values and a repeat: the field and the annotation
+		// judge them only within the limit.
+		items := []v1.LoadBalancerFeature{v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeaturePorts}
+		for i := len(items); i < n; i++ {
+			items = append(items, v1.LoadBalancerFeature("Teleport"+strconv.Itoa(i)))
+		}
+		spec := &v1.ServiceSpec{RequiredLoadBalancerFeatures: items}
+		fieldErrs := v1.Validate_ServiceSpec(context.Background(), op, field.NewPath("spec"), spec, nil)
+		var value []string
+		for _, f := range items {
+			value = append(value, string(f))
+		}
+		_, annotationErrs := v1.ParseRequiredFeatures(strings.Join(value, ", ,"), annotation)
+		var want field.ErrorList
+		if n > v1.MaxRequiredFeatures {
+			want = field.ErrorList{field.TooMany(annotation, n, v1.MaxRequiredFeatures)}
+			if len(fieldErrs) != 1 || fieldErrs[0].Type != field.ErrorTypeTooMany {
+				t.Errorf("%d values in the field: %v, want only TooMany", n, fieldErrs)
+			}
+		} else if slices.ContainsFunc(fieldErrs, func(e *field.Error) bool { return e.Type == field.ErrorTypeTooMany }) {
+			t.Errorf("%d values in the field: %v, want no TooMany", n, fieldErrs)
+		}
+		var got field.ErrorList
+		for _, e := range annotationErrs {
+			switch e.Type {
+			case field.ErrorTypeInvalid: // the empty items
+			case field.ErrorTypeTooMany:
+				got = append(got, e)
+			default:
+				if n > v1.MaxRequiredFeatures {
+					t.Errorf("%d items in the annotation: %v judged past the limit", n, e)
+				}
+			}
+		}
+		field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact().Test(t, want, got)
 	}
 }
