@@ -20,13 +20,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/ext"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
 // policy is a ValidatingAdmissionPolicy of deploy/admission with its CEL
@@ -439,5 +443,47 @@ func TestConditionsPolicy_MessagesNameTheCulprit(t *testing.T) {
 				t.Errorf("the policy says %q, want a message starting %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestFeaturesPolicy_R4_TooManyAsParseRequiredFeatures: the
+// required-features policy refuses an annotation of more than
+// v1.MaxRequiredFeatures items, repeats included and empty items not, as
+// v1.ParseRequiredFeatures and the spec field do, with the same error
+// after the rule ID, and then judges neither its values nor its repeats;
+// as many items are not too many.
+func TestFeaturesPolicy_R4_TooManyAsParseRequiredFeatures(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	for _, n := range []int{v1.MaxRequiredFeatures, v1.MaxRequiredFeatures + 1} {
+		items := []string{"Ports", "Ports"}
+		for i := len(items); i < n; i++ {
+			items = append(items, "Teleport"+strconv.Itoa(i))
+		}
+		value := strings.Join(items, ", ,")
+		svc := policyService(false)
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{v1.RequiredFeaturesAnnotation: value}
+		var want, got []string
+		_, errs := v1.ParseRequiredFeatures(value, path)
+		for _, e := range errs {
+			if e.Type == field.ErrorTypeTooMany {
+				want = append(want, "R4: "+e.Error())
+			}
+		}
+		items = nil // what the policy says of the items
+		for _, m := range p.denials(t, svc, policyService(false)) {
+			switch {
+			case strings.Contains(m, ": Too many: "):
+				got = append(got, m)
+			case strings.Contains(m, ": Unsupported value: ") || strings.Contains(m, ": Duplicate value: "):
+				items = append(items, m)
+			}
+		}
+		if n > v1.MaxRequiredFeatures && (len(want) == 0 || len(items) > 0) || n <= v1.MaxRequiredFeatures && len(items) != 2 {
+			t.Errorf("%d items: ParseRequiredFeatures says %q; the policy says %q of the items", n, errs, items)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d items: the policy says %q, want %q", n, got, want)
+		}
 	}
 }

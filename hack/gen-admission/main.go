@@ -468,6 +468,10 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	// duplicate rule has a non-empty item to name.
 	unknown := `variables.items.filter(i, i != '' && !(i in ` + quoteList(v1.LoadBalancerFeatures()) + `))`
 	repeated := `variables.items.filter(i, i != '' && size(variables.items.filter(j, j == i)) > 1)`
+	// As for the spec field, the values and repeats of more than
+	// v1.MaxRequiredFeatures items are not judged: TooMany is the error.
+	skipItems := skip + `variables.tooMany || `
+	limit := fmt.Sprint(v1.MaxRequiredFeatures)
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: FeaturesPolicy},
@@ -497,6 +501,9 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 			Variables: []admissionregistrationv1.Variable{
 				{Name: "value", Expression: `object.metadata.annotations[` + key + `]`},
 				{Name: "items", Expression: `variables.value.split(',').map(i, i.trim())`},
+				// The items but the empty ones, which are not features.
+				{Name: "listed", Expression: `variables.items.filter(i, i != '')`},
+				{Name: "tooMany", Expression: `size(variables.listed) > ` + limit},
 				// Ratchet: an update that keeps the annotation's value
 				// is not judged on it again.
 				{Name: "unchanged", Expression: `request.operation == 'UPDATE' && has(oldObject.metadata.annotations) && ` + key +
@@ -504,7 +511,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 			},
 			Validations: []admissionregistrationv1.Validation{
 				{
-					Expression: skip + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures()) + `)`,
+					Expression: skipItems + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures()) + `)`,
 					Message:    field + "Unsupported value: " + supported,
 					MessageExpression: quote(field+"Unsupported value: ") + ` + ` + unknown + `.map(i, '"' + i + '"').join(', ') + ` +
 						quote(": "+supported),
@@ -516,7 +523,13 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 					Reason:     invalid,
 				},
 				{
-					Expression: skip + `variables.items.all(i, i == '' || size(variables.items.filter(j, j == i)) == 1)`,
+					Expression:        skip + `!variables.tooMany`,
+					Message:           field + "Too many: must have at most " + limit + " items",
+					MessageExpression: quote(field+"Too many: ") + ` + string(size(variables.listed)) + ` + quote(": must have at most "+limit+" items"),
+					Reason:            invalid,
+				},
+				{
+					Expression: skipItems + `variables.items.all(i, i == '' || size(variables.items.filter(j, j == i)) == 1)`,
 					Message:    field + "Duplicate value: each feature may be listed once",
 					MessageExpression: quote(field+`Duplicate value: "`) + ` + ` + repeated + `[0] + ` +
 						quote(`": each feature may be listed once`),
