@@ -340,8 +340,8 @@ func TestDeprecatedPolicy_C4Warns(t *testing.T) {
 }
 
 // TestFeaturesPolicy_R4MessagesNameTheItem: a refused required-features
-// annotation is answered with the item at fault, quoted, as validation's
-// NotSupported and Duplicate errors name it, after the rule ID: in a list
+// annotation is answered with the items at fault, quoted, as validation's
+// NotSupported and Duplicate errors name them, after the rule ID: in a list
 // of features a misspelt one is hard to find from the list of those
 // allowed alone.
 func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
@@ -351,6 +351,12 @@ func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
 		{"Ports, SessionAfinity,Teleport", prefix + `Unsupported value: "SessionAfinity", "Teleport": supported values: IPFamilies, Ports, ` +
 			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
 		{"Ports, SessionAffinity ,SessionAffinity", prefix + `Duplicate value: "SessionAffinity": each feature may be listed once`},
+		// Every repeated item, each once, in the order its first repeat
+		// comes, as v1.ParseRequiredFeatures names them.
+		{"Ports,SessionAffinity,,Teleport, SessionAffinity,Ports,Teleport,Ports,SessionAffinity", prefix +
+			`Duplicate value: "SessionAffinity", "Ports", "Teleport": each feature may be listed once`},
+		// As many items as may be, the repeat last.
+		{"a,b,c,d,e,f,g,h,i,j,k,l,m,n,Ports,Ports", prefix + `Duplicate value: "Ports": each feature may be listed once`},
 	} {
 		svc := policyService(false)
 		svc["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": c.value}

@@ -467,7 +467,17 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	// the rule of their own, as in v1.ParseRequiredFeatures, so the
 	// duplicate rule has a non-empty item to name.
 	unknown := `variables.items.filter(i, i != '' && !(i in ` + quoteList(v1.LoadBalancerFeatures()) + `))`
-	repeated := `variables.items.filter(i, i != '' && size(variables.items.filter(j, j == i)) > 1)`
+	// Each repeated item is named once, at its second occurrence, as
+	// v1.ParseRequiredFeatures names them. CEL before Kubernetes 1.33 has
+	// neither an index in a comprehension nor distinct(), so the items
+	// are read by index, from a list of indices as long as the most items
+	// the rule judges (more are TooMany).
+	indices := make([]string, v1.MaxRequiredFeatures)
+	for i := range indices {
+		indices[i] = fmt.Sprint(i)
+	}
+	repeated := `variables.indices.filter(k, k < size(variables.listed) && ` +
+		`size(variables.indices.filter(m, m < k && variables.listed[m] == variables.listed[k])) == 1)`
 	// As for the spec field, the values and repeats of more than
 	// v1.MaxRequiredFeatures items are not judged: TooMany is the error.
 	skipItems := skip + `variables.tooMany || `
@@ -504,6 +514,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 				// The items but the empty ones, which are not features.
 				{Name: "listed", Expression: `variables.items.filter(i, i != '')`},
 				{Name: "tooMany", Expression: `size(variables.listed) > ` + limit},
+				{Name: "indices", Expression: "[" + strings.Join(indices, ", ") + "]"},
 				// Ratchet: an update that keeps the annotation's value
 				// is not judged on it again.
 				{Name: "unchanged", Expression: `request.operation == 'UPDATE' && has(oldObject.metadata.annotations) && ` + key +
@@ -531,8 +542,8 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 				{
 					Expression: skipItems + `variables.items.all(i, i == '' || size(variables.items.filter(j, j == i)) == 1)`,
 					Message:    field + "Duplicate value: each feature may be listed once",
-					MessageExpression: quote(field+`Duplicate value: "`) + ` + ` + repeated + `[0] + ` +
-						quote(`": each feature may be listed once`),
+					MessageExpression: quote(field+"Duplicate value: ") + ` + ` + repeated + `.map(k, '"' + variables.listed[k] + '"').join(', ') + ` +
+						quote(": each feature may be listed once"),
 					Reason: invalid,
 				},
 				{
