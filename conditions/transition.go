@@ -485,9 +485,11 @@ func (d *draft) failed(reason v1.LoadBalancerConditionReason, message string) {
 // brings the rest in line with the new spec:
 //
 //   - degradations the new spec no longer asks for are dropped (P5); a
-//     Degraded condition of the table's reasons only is written anew, as
-//     Succeeded writes it; one that lists a provider's own reason keeps
-//     it and its text, less this package's descriptions of what went;
+//     Degraded condition as Succeeded writes it is written anew, as
+//     Succeeded would for what is left; one in a provider's own words, or
+//     that lists a provider's own reason, keeps them, less the reasons
+//     that went and this package's descriptions of them, and is removed
+//     when no reason is left;
 //   - if the load balancer serves while degraded in a feature the new spec
 //     asks for and requires (P6), Serving goes False/Provisioning,
 //     Provisioning True and Degraded is removed: the provider has to decide
@@ -577,15 +579,19 @@ func (d *draft) specUpdated() {
 				requiredDegraded = true
 			}
 		}
+		degraded := *Get(conds, v1.LoadBalancerConditionDegraded)
 		switch {
 		case requiredDegraded && IsTrue(conds, v1.LoadBalancerConditionServing):
 			d.provisioning(StopServing)
-		case !known:
-			// A provider-specific reason is not ours to rewrite, but a
-			// reason of the table that the new spec no longer asks for
-			// must still go (P5).
-			if c, ok := withoutUnasked(*Get(conds, v1.LoadBalancerConditionDegraded), d.svc); ok {
-				d.setCondition(c)
+		case !known || !wroteDegraded(degraded):
+			// A provider-specific reason, or a provider's own words, are
+			// not ours to rewrite, but a reason of the table that the new
+			// spec no longer asks for must still go (P5).
+			switch c, ok := withoutUnasked(degraded, d.svc); {
+			case ok && c == nil:
+				d.remove(v1.LoadBalancerConditionDegraded)
+			case ok:
+				d.setCondition(*c)
 			}
 		default:
 			if c, ok := degradedCondition(keep); ok {
@@ -598,28 +604,49 @@ func (d *draft) specUpdated() {
 	d.bump(v1.LoadBalancerConditionProvisioning)
 }
 
-// withoutUnasked returns c, a Degraded=True condition that names a
-// provider's own reason, without the reasons of the table that svc does
-// not ask for (P5), and whether it dropped any. The provider's reasons
-// stay, and so does the text after the list of a Multiple message, but
-// for the descriptions this package writes of the dropped features (see
-// withoutDescriptions); a list left with one reason becomes that reason,
-// as Multiple is for more than one (G2).
-func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool) {
-	if c.Reason != string(v1.LoadBalancerReasonMultiple) {
-		return c, false // a single reason, the provider's own
+// wroteDegraded reports whether c, a Degraded=True condition, is as
+// degradedCondition writes it for the reasons c names: only such a
+// condition is this package's to write anew.
+func wroteDegraded(c metav1.Condition) bool {
+	var features []v1.LoadBalancerFeature
+	for _, r := range DegradedReasons([]metav1.Condition{c}) {
+		f, ok := v1.DegradedFeature(r)
+		if !ok {
+			return false
+		}
+		features = append(features, f)
+	}
+	ours, ok := degradedCondition(features)
+	return ok && ours.Reason == c.Reason && ours.Message == c.Message
+}
+
+// withoutUnasked returns c, a Degraded=True condition in a provider's own
+// words or with a reason of its own, without the reasons of the table that
+// svc does not ask for (P5), and whether it dropped any; nil when it
+// dropped them all. The provider's reasons stay, and so does the text after
+// the list of a Multiple message, but for the descriptions this package
+// writes of the dropped features (see withoutDescriptions); a list left
+// with one reason becomes that reason, as Multiple is for more than one
+// (G2).
+func withoutUnasked(c metav1.Condition, svc *v1.Service) (*metav1.Condition, bool) {
+	listed := []v1.LoadBalancerConditionReason{v1.LoadBalancerConditionReason(c.Reason)}
+	if c.Reason == string(v1.LoadBalancerReasonMultiple) {
+		listed = parseMultiple(c.Message)
 	}
 	var kept []string
 	var dropped []v1.LoadBalancerFeature
-	for _, r := range parseMultiple(c.Message) {
+	for _, r := range listed {
 		if f, ok := v1.DegradedFeature(r); ok && !asksFor(svc, f) {
 			dropped = append(dropped, f)
 			continue
 		}
 		kept = append(kept, string(r))
 	}
-	if len(dropped) == 0 {
-		return c, false
+	switch {
+	case len(dropped) == 0:
+		return &c, false
+	case len(kept) == 0:
+		return nil, true
 	}
 	slices.Sort(kept)
 	kept = slices.Compact(kept)
@@ -627,13 +654,13 @@ func withoutUnasked(c metav1.Condition, svc *v1.Service) (metav1.Condition, bool
 	text = withoutDescriptions(strings.TrimSpace(text), dropped)
 	if len(kept) == 1 {
 		c.Reason, c.Message = kept[0], text
-		return c, true
+		return &c, true
 	}
 	c.Message = strings.Join(kept, ",")
 	if text != "" {
 		c.Message += ": " + text
 	}
-	return c, true
+	return &c, true
 }
 
 // withoutDescriptions returns text, the free text of a Degraded message,

@@ -944,6 +944,56 @@ func TestSpecUpdated_P5_DropsUnaskedBesideProviderReason(t *testing.T) {
 	}
 }
 
+// A Degraded condition of the table's reasons in a provider's own words
+// is the provider's: a spec change keeps the words, and takes out only
+// what the new spec no longer asks for (P5), the reason from the list
+// and, with none left, the condition. Only a condition as Succeeded
+// writes it is written anew, with its description of what is left. The
+// condition's lastTransitionTime stays while it stays True.
+func TestSpecUpdated_P5_KeepsProviderWords(t *testing.T) {
+	noAffinity := func(s *v1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityNone }
+	otherPort := func(s *v1.Service) { s.Spec.Ports[0].Port = 8080 }
+	both := []v1.LoadBalancerFeature{v1.LoadBalancerFeatureSessionAffinity, v1.LoadBalancerFeatureLoadBalancerIP}
+	for _, tc := range []struct {
+		name            string
+		reason, message string // "": as Succeeded writes it
+		change          func(*v1.Service)
+		wantReason      string // "": no Degraded
+		wantMsg         string
+	}{
+		{"one reason, all still asked for", "SessionAffinityNotSupported", "clients are not pinned behind the NAT", otherPort,
+			"SessionAffinityNotSupported", "clients are not pinned behind the NAT"},
+		{"two reasons, all still asked for", "Multiple", "LoadBalancerIPNotSupported,SessionAffinityNotSupported: no fixed IPs, no pinning", otherPort,
+			"Multiple", "LoadBalancerIPNotSupported,SessionAffinityNotSupported: no fixed IPs, no pinning"},
+		{"two reasons, one dropped", "Multiple", "LoadBalancerIPNotSupported,SessionAffinityNotSupported: no fixed IPs, no pinning", noAffinity,
+			"LoadBalancerIPNotSupported", "no fixed IPs, no pinning"},
+		{"one reason, dropped", "SessionAffinityNotSupported", "clients are not pinned behind the NAT", noAffinity, "", ""},
+		{"ours, one dropped", "", "", noAffinity,
+			"LoadBalancerIPNotSupported", "the load balancer does not implement the requested loadBalancerIP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := lbService(clientIP, func(s *v1.Service) { s.Spec.LoadBalancerIP = "192.0.2.20" })
+			svc = then(t, svc)(Succeeded(svc, ingress, both))
+			d := Get(svc.Status.Conditions, v1.LoadBalancerConditionDegraded)
+			if tc.reason != "" {
+				d.Reason, d.Message = tc.reason, tc.message
+			}
+			before := d.LastTransitionTime
+			updated := svc.DeepCopy()
+			tc.change(updated)
+			got := then(t, updated)(SpecUpdated(svc, updated))
+			c := Get(got.Status.Conditions, v1.LoadBalancerConditionDegraded)
+			switch {
+			case tc.wantReason == "" && c != nil:
+				t.Fatalf("Degraded after the spec change: %+v, want none", c)
+			case tc.wantReason != "" && (c == nil || c.Status != metav1.ConditionTrue || c.Reason != tc.wantReason ||
+				c.Message != tc.wantMsg || !c.LastTransitionTime.Equal(&before)):
+				t.Fatalf("Degraded after the spec change: %+v, want True/%s %q at %v", c, tc.wantReason, tc.wantMsg, before)
+			}
+		})
+	}
+}
+
 // Before the provider has acknowledged the Service (Seen writes
 // Provisioning first), SpecUpdated changes nothing, whatever another
 // writer left in the status: not even observedGeneration.
