@@ -350,6 +350,9 @@ func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
 	for _, c := range []struct{ value, want string }{
 		{"Ports, SessionAfinity,Teleport", prefix + `Unsupported value: "SessionAfinity", "Teleport": supported values: IPFamilies, Ports, ` +
 			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
+		// An unknown item repeated is named once among those unknown.
+		{"Teleport,Ports,Warp, Teleport", prefix + `Unsupported value: "Teleport", "Warp": supported values: IPFamilies, Ports, ` +
+			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
 		{"Ports, SessionAffinity ,SessionAffinity", prefix + `Duplicate value: "SessionAffinity": each feature may be listed once`},
 		// Every repeated item, each once, in the order its first repeat
 		// comes, as v1.ParseRequiredFeatures names them.

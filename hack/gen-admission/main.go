@@ -466,18 +466,23 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	// is hard to spot from the list of what is allowed. Empty items are
 	// the rule of their own, as in v1.ParseRequiredFeatures, so the
 	// duplicate rule has a non-empty item to name.
-	unknown := `variables.items.filter(i, i != '' && !(i in ` + quoteList(v1.LoadBalancerFeatures()) + `))`
-	// Each repeated item is named once, at its second occurrence, as
-	// v1.ParseRequiredFeatures names them. CEL before Kubernetes 1.33 has
-	// neither an index in a comprehension nor distinct(), so the items
-	// are read by index, from a list of indices as long as the most items
-	// the rule judges (more are TooMany).
+	// Each item is named once, as v1.ParseRequiredFeatures names them: an
+	// unknown one at its first occurrence, a repeated one at its second.
+	// CEL before Kubernetes 1.33 has neither an index in a comprehension
+	// nor distinct(), so the items are read by index, from a list of
+	// indices as long as the most items the rules judge (more are
+	// TooMany), and quoted, joined by ", ".
 	indices := make([]string, v1.MaxRequiredFeatures)
 	for i := range indices {
 		indices[i] = fmt.Sprint(i)
 	}
-	repeated := `variables.indices.filter(k, k < size(variables.listed) && ` +
-		`size(variables.indices.filter(m, m < k && variables.listed[m] == variables.listed[k])) == 1)`
+	named := func(earlier int, cond ...string) string {
+		return `variables.indices.filter(k, ` + strings.Join(append([]string{`k < size(variables.listed)`}, cond...), ` && `) + ` && ` +
+			`size(variables.indices.filter(m, m < k && variables.listed[m] == variables.listed[k])) == ` + fmt.Sprint(earlier) +
+			`).map(k, '"' + variables.listed[k] + '"').join(', ')`
+	}
+	unknown := named(0, `!(variables.listed[k] in `+quoteList(v1.LoadBalancerFeatures())+`)`)
+	repeated := named(1)
 	// As for the spec field, the values and repeats of more than
 	// v1.MaxRequiredFeatures items are not judged: TooMany is the error.
 	skipItems := skip + `variables.tooMany || `
@@ -524,7 +529,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 				{
 					Expression: skipItems + `variables.items.all(i, i == '' || i in ` + quoteList(v1.LoadBalancerFeatures()) + `)`,
 					Message:    field + "Unsupported value: " + supported,
-					MessageExpression: quote(field+"Unsupported value: ") + ` + ` + unknown + `.map(i, '"' + i + '"').join(', ') + ` +
+					MessageExpression: quote(field+"Unsupported value: ") + ` + ` + unknown + ` + ` +
 						quote(": "+supported),
 					Reason: invalid,
 				},
@@ -542,7 +547,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 				{
 					Expression: skipItems + `variables.items.all(i, i == '' || size(variables.items.filter(j, j == i)) == 1)`,
 					Message:    field + "Duplicate value: each feature may be listed once",
-					MessageExpression: quote(field+"Duplicate value: ") + ` + ` + repeated + `.map(k, '"' + variables.listed[k] + '"').join(', ') + ` +
+					MessageExpression: quote(field+"Duplicate value: ") + ` + ` + repeated + ` + ` +
 						quote(": each feature may be listed once"),
 					Reason: invalid,
 				},
