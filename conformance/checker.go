@@ -221,6 +221,7 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 			msg = "skipped: a " + input.Escape(kind) + " is not a Service"
 		}
 		ref := obj.Ref
+		ref.ResourceVersion = input.Clip(ref.ResourceVersion)
 		if ref.Kind == "" {
 			ref.Kind = kind
 		}
@@ -343,8 +344,8 @@ func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding
 	if svc == nil {
 		return nil
 	}
-	f := findings{ref: ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}, at: at}
 	key := serviceKey{svc.Namespace, svc.Name}
+	f := findings{ref: key.ref(svc.ResourceVersion), at: at}
 
 	if Classes(c.opts.classes).Foreign(svc) {
 		// P1: not the provider's Service; its conditions, if any, are a
@@ -509,9 +510,11 @@ func (k serviceKey) clone() serviceKey {
 	return serviceKey{s[:len(k.namespace)], s[len(k.namespace):]}
 }
 
-// ref returns the ObjectRef of a Service known only by its key.
+// ref returns the ObjectRef of a Service known only by its key, with its
+// resourceVersion cut by input.Clip: every finding carries it, and a
+// report keeps it, as it keeps a reason.
 func (k serviceKey) ref(resourceVersion string) ObjectRef {
-	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
+	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: input.Clip(resourceVersion)}
 }
 
 // stateSlab holds the Checker's serviceStates in chunks: a state never

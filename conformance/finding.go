@@ -52,7 +52,9 @@ type Finding struct {
 	Rule RuleID `json:"rule"`
 	// Severity is the finding's weight.
 	Severity Severity `json:"severity"`
-	// Object is the observation the finding is about.
+	// Object is the observation the finding is about. Its
+	// resourceVersion is cut by input.Clip, as the strings a message
+	// quotes from the input are: the input may hold any string there.
 	Object ObjectRef `json:"object"`
 	// Field is the JSON path of the field the finding is about, such as
 	// "status.conditions[0].status"; empty when it is about the whole

@@ -88,9 +88,9 @@ type ServiceReport struct {
 	// ResourceVersion is that of the last observation.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	// Type is spec.type as last observed ("ClusterIP" when empty). It, the
-	// class and the conditions' status and reason are cut by input.Clip:
-	// kept for every Service, they cost no more than valid ones, whatever
-	// the input holds.
+	// resourceVersion, the class and the conditions' status and reason are
+	// cut by input.Clip: kept for every Service, they cost no more than
+	// valid ones, whatever the input holds.
 	Type string `json:"type"`
 	// Class is spec.loadBalancerClass, empty when unset.
 	Class string `json:"loadBalancerClass,omitempty"`
@@ -288,7 +288,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	}
 	sr.Observations++
 	sr.Deleted = false
-	sr.ResourceVersion = svc.ResourceVersion
+	sr.ResourceVersion = input.Clip(svc.ResourceVersion) // as the findings' Object
 	sr.Type = intern(input.Clip(string(svc.Spec.Type)))
 	if sr.Type == "" {
 		sr.Type = string(corev1.ServiceTypeClusterIP)
@@ -332,14 +332,15 @@ func (c *Collector) uidHash(svc *v1.Service) uint64 {
 // (resourceVersion), made when the observation svc of a new Service of the
 // name ended old's trace, and returns the others. An old observation
 // without a resourceVersion is told apart as well as any: the new
-// observation's findings carry its own. When both are the same only
-// EndOfTrace tells them apart; a manifest without a name ends its own
-// trace with its observation, not old's.
+// observation's findings carry its own. When both are the same, or differ
+// only past what input.Clip keeps, only EndOfTrace tells them apart; a
+// manifest without a name ends its own trace with its observation, not
+// old's.
 func (c *Collector) retiredFindings(old *ServiceReport, svc *v1.Service, found []Finding) []Finding {
 	var rest []Finding
 	for _, f := range found {
 		if f.Object.Kind == "Service" && (f.EndOfTrace && svc.Name != "" ||
-			old.ResourceVersion != svc.ResourceVersion && f.Object.ResourceVersion == old.ResourceVersion) {
+			old.ResourceVersion != input.Clip(svc.ResourceVersion) && f.Object.ResourceVersion == old.ResourceVersion) {
 			c.count(&f)
 			c.addTo(old, &f)
 		} else {

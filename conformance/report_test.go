@@ -627,3 +627,60 @@ func TestCollector_ObservedAgainAfterDeletionCountsTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestCollector_LongResourceVersionIsCut: the input may hold any string as
+// a resourceVersion. Every finding's object (a snapshot rule's, L4 here;
+// the verdict's; R3's at the end of a trace; a skipped object's notice)
+// and every Service's row keep its first KiB, cut by input.Clip, as the
+// timeline and L6's message keep it; a Service created again under the
+// name, whose resourceVersion differs past that KiB only, still gets a row
+// of its own, with what the old one broke on the old one's row.
+func TestCollector_LongResourceVersionIsCut(t *testing.T) {
+	long := func(last string) string { return strings.Repeat("7", 64<<10) + last }
+	c := NewChecker()
+	col := NewCollector()
+	broken := ready("web", 10)
+	broken.Status.LoadBalancer.Ingress = nil // L4
+	broken.ResourceVersion = long("1")
+	again := ready("web", 20)
+	again.UID, again.ResourceVersion = "uid-web-2", long("2")
+	bare := newLB("bare") // R3 at the end
+	bare.ResourceVersion = long("3")
+	var found []Finding
+	for _, obj := range []Object{
+		{Kind: "Service", Service: broken},
+		{Kind: "Service", Service: again},
+		{Kind: "Service", Service: bare},
+		{Kind: "ConfigMap", Ref: ObjectRef{Kind: "ConfigMap", Name: "cm", ResourceVersion: long("4")}},
+	} {
+		f := c.ObserveObject(obj)
+		found = append(found, f...)
+		col.Observe(obj, f)
+	}
+	end := c.Finish()
+	col.Findings(end)
+	found = append(found, end...)
+	for _, rule := range []RuleID{"L4", "T3", "T4", "R3", RuleInput} {
+		if len(withRule(found, rule)) == 0 {
+			t.Errorf("no %s finding:\n%s", rule, dump(found))
+		}
+	}
+	cut := func(what, rv string) {
+		if len(rv) > input.MaxTextBytes+64 || !strings.HasSuffix(rv, " more bytes)") {
+			t.Errorf("%s keeps a resourceVersion of %d bytes, want it cut after %d", what, len(rv), input.MaxTextBytes)
+		}
+	}
+	for _, f := range found {
+		cut(fmt.Sprintf("%s finding on %s", f.Rule, f.Object), f.Object.ResourceVersion)
+	}
+	r := col.Report()
+	if len(r.Services) != 3 {
+		t.Fatalf("%d rows, want 3: %+v", len(r.Services), r.Services)
+	}
+	for _, sr := range r.Services {
+		cut("the row of "+sr.Name, sr.ResourceVersion)
+	}
+	if old, now := r.Services[1], r.Services[2]; old.Counts.Violations != 1 || old.Counts.Notices != 1 || now.Counts != (SeverityCounts{Notices: 1}) {
+		t.Errorf("old row counts %+v, new row %+v; want the L4 violation and T4 on the old one, T3 alone on the new one", old.Counts, now.Counts)
+	}
+}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/lbstatus/lbstatus/conformance"
 	"github.com/lbstatus/lbstatus/conformance/conformancetest"
+	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/suite"
 )
 
@@ -982,6 +983,25 @@ func TestCheck_EscapesControlCharacters(t *testing.T) {
 			}
 		} else if !strings.Contains(stdout, `evil\x1b[2J\u202e`) {
 			t.Errorf("text output does not show the name escaped:\n%s", stdout)
+		}
+	}
+}
+
+// A resourceVersion is any string the input holds: each finding's row in
+// the text and each finding's object in JSON quote its first KiB, marked
+// as cut, as the timeline and L6's message do, not 64 KiB per finding.
+func TestCheck_LongResourceVersionIsCut(t *testing.T) {
+	rv := strings.Repeat("7", 64<<10)
+	in := strings.Replace(noIngressJSON, `"namespace":"shop"`, `"namespace":"shop","resourceVersion":"`+rv+`"`, 1)
+	for _, args := range [][]string{{"-o", "text", "-v"}, {"-o", "json"}} {
+		format := args[1]
+		code, stdout, _ := runCmd(t, in, append([]string{"check"}, args...)...)
+		if code != exitViolation || !strings.Contains(stdout, "L4") {
+			t.Fatalf("-o %s: exit %d, want %d with L4:\n%.2000s", format, code, exitViolation, stdout)
+		}
+		// Two findings (L4 and the verdict), each with the first KiB.
+		if len(stdout) > 8<<10 || !strings.Contains(stdout, rv[:input.MaxTextBytes]+"… (") {
+			t.Errorf("-o %s: %d bytes of output; want each resourceVersion cut after %d, marked as cut", format, len(stdout), input.MaxTextBytes)
 		}
 	}
 }

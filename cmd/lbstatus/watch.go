@@ -420,7 +420,8 @@ func unhandledOf(svc *v1.Service, classes []string) (unhandledService, bool) {
 		conditions.Acknowledged(svc.Status.Conditions) {
 		return unhandledService{}, false
 	}
-	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}
+	// Cut as the checker cuts its findings' (see conformance.Finding).
+	ref := conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: input.Clip(svc.ResourceVersion)}
 	at := typeSetAt(svc)
 	return unhandledService{ref: ref, uid: svc.UID, since: at.Time, typeWrite: at != svc.CreationTimestamp}, true
 }

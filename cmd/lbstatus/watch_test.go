@@ -50,6 +50,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 // syncBuffer is a bytes.Buffer safe for the watch goroutine and the test.
@@ -314,6 +315,29 @@ func TestWatch_L8AtTheEnd(t *testing.T) {
 	}
 	if l8 := l8Notices(stdout.String()); len(l8) != 1 || !strings.HasPrefix(l8[0], "orphan: no KEP-4631 condition 60m after the Service's creation, past L8's 30s") {
 		t.Errorf("L8 notices %q, want one for orphan", l8)
+	}
+}
+
+// L8's notice names the Service's last observation with its
+// resourceVersion cut as the checker's findings cut it: the first KiB,
+// marked as cut.
+func TestWatch_L8LongResourceVersionIsCut(t *testing.T) {
+	rv := strings.Repeat("7", 64<<10)
+	cluster := newFakeCluster(service("orphan", rv, func(s *v1.Service) { s.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Hour)) }))
+	stdout, _, stop := startWatch(t, fakeEnv(cluster), "-o", "json")
+	cluster.nextWatcher(t)
+	if code := stop(); code != exitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	var l8 []conformance.Finding
+	for line := range strings.Lines(stdout.String()) {
+		var f conformance.Finding
+		if json.Unmarshal([]byte(line), &f) == nil && f.Rule == "L8" {
+			l8 = append(l8, f)
+		}
+	}
+	if len(l8) != 1 || len(l8[0].Object.ResourceVersion) > input.MaxTextBytes+64 || !strings.HasSuffix(l8[0].Object.ResourceVersion, " more bytes)") {
+		t.Errorf("%d L8 notices; want one whose resourceVersion is cut after %d", len(l8), input.MaxTextBytes)
 	}
 }
 
