@@ -133,13 +133,23 @@ func cell(lane string, p Point) string {
 	if p.Reason != "" {
 		s += "/" + p.Reason
 	}
-	if s == "" {
-		s = `""`
+	if quoted(s) {
+		s = strconv.QuoteToGraphic(s)
 	}
 	if p.Bumped {
 		s += "*"
 	}
 	return s
+}
+
+// quoted reports whether a lane's state could read as one of the table's
+// marks ("|", "-", "?", the "*" of a bump, "" for an empty state, which
+// only a quote shows) or as a state quoted for that: such a state is
+// shown quoted as Go quotes a string, and a state the API accepts never
+// is (a status is True, False or Unknown, and a reason ends in a letter,
+// a digit or "_").
+func quoted(s string) bool {
+	return s == "" || s == "|" || s == "-" || s == "?" || strings.HasSuffix(s, "*") || strings.Contains(s, `"`)
 }
 
 // laneTitle is a lane's column title: the condition type without its
@@ -160,6 +170,12 @@ const MaxTextCell = 48
 // escape (\x1b, \u202e), which would read as other text.
 func clipCell(c string) (string, bool) {
 	e := input.Escape(c)
+	return clip(e, e != c)
+}
+
+// clip cuts e as clipCell does; escaped says that e is escaped text, whose
+// escapes a cut must not split.
+func clip(e string, escaped bool) (string, bool) {
 	if utf8.RuneCountInString(e) <= MaxTextCell {
 		return e, false
 	}
@@ -170,7 +186,7 @@ func clipCell(c string) (string, bool) {
 	}
 	kept, chars := 0, 0 // of body, in bytes and in characters
 	for kept < len(body) {
-		size, n := unit(body[kept:], e != c)
+		size, n := unit(body[kept:], escaped)
 		if chars+n > room {
 			break
 		}
@@ -215,10 +231,13 @@ func unit(s string, escaped bool) (int, int) {
 // WriteText writes the timelines of services as text: per Service a table
 // whose columns are the lanes and whose rows are the observations where
 // something happened, time flowing down. A lane's cell shows its new state
-// where it changed and "|" where it goes on unchanged; a state or a
-// resourceVersion longer than MaxTextCell characters is cut, with "…"
-// where it is, and a line below the table says so (WriteHTML shows it
-// whole). Below each table come the findings in full. What the input says
+// where it changed, with "*" after it when only lastTransitionTime moved
+// (a bump), and "|" where it goes on unchanged; a state that could read as
+// one of these marks, or as "-" (absent) or "?" (not known), is quoted as
+// Go quotes a string (a status or reason the API accepts never is). A
+// state or a resourceVersion longer than MaxTextCell characters is cut,
+// with "…" where it is, and a line below the table says so (WriteHTML
+// shows it whole). Below each table come the findings in full. What the input says
 // (names, reasons, messages) is escaped as check's text output escapes it
 // (input.Escape), so that it cannot drive the terminal. Nil or empty
 // services writes a line saying there is nothing to show. The only error
@@ -232,6 +251,7 @@ func WriteText(w io.Writer, services []*Service) error {
 	fmt.Fprintln(ew, "Timeline: one row per observation where something happened; \"|\" a lane unchanged,")
 	fmt.Fprintln(ew, "\"-\" a condition absent, \"?\" not known (earlier events not kept), \"*\" lastTransitionTime")
 	fmt.Fprintln(ew, "moved with the status unchanged (how a provider acknowledges a spec change, L6).")
+	fmt.Fprintln(ew, "A state that could read as a mark is quoted as Go quotes it: \"False/Odd*\" has reason Odd*.")
 	for _, s := range services {
 		writeService(ew, s)
 	}
@@ -297,7 +317,11 @@ func writeService(w io.Writer, s *Service) {
 			// input, and one long reason would widen every row.
 			if i >= 1 && i < 2+len(r.cells) {
 				var cut bool
-				cols[i], cut = clipCell(c)
+				if i >= 2 && strings.HasPrefix(c, `"`) { // quoted by cell: escaped already
+					cols[i], cut = clip(c, true)
+				} else {
+					cols[i], cut = clipCell(c)
+				}
 				clipped = clipped || cut
 				continue
 			}

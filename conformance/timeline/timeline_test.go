@@ -1319,6 +1319,58 @@ func TestClipCell(t *testing.T) {
 	}
 }
 
+// TestWriteText_MarksAreUnambiguous: the API rejects a reason ending in
+// "*", a trace may hold one. The text timeline quotes it, and any state
+// that could read as one of its marks ("|", "-", "?", the "*" of a bump)
+// or as a state quoted so, so that "False/Odd*" (a bump) and "\"False/Odd*\""
+// (a reason) never read the same; a state the API accepts is shown as it
+// is. A quoted state is cut, when long, outside its escapes.
+func TestWriteText_MarksAreUnambiguous(t *testing.T) {
+	tl := New()
+	var want []string
+	for i, c := range []struct {
+		status metav1.ConditionStatus
+		reason string
+		ltt    int64
+		cell   string
+	}{
+		{"False", "Odd*", 0, `"False/Odd*"`},
+		{"False", "Odd", 0, "False/Odd"},
+		{"False", "Odd", 5, "False/Odd*"},      // a bump
+		{"False", "Odd*", 10, `"False/Odd*"*`}, // another reason, and a bump
+		{"|", "", 10, `"|"`},
+		{"-", "", 10, `"-"`},
+		{"?", "", 10, `"?"`},
+		{`say "hi"`, "", 10, `"say \"hi\""`},
+		{"True", "Serving", 10, "True/Serving"},
+	} {
+		svc := lbService("odd", strconv.Itoa(i+1), c.status, time.Unix(c.ltt, 0))
+		svc.Status.Conditions[0].Reason = c.reason
+		tl.Observe(svc, nil)
+		want = append(want, c.cell)
+	}
+	var cells []string
+	for _, r := range rows(tl.Services()[0]) {
+		cells = append(cells, r.cells[1])
+	}
+	if !cmp.Equal(cells, want) {
+		t.Errorf("Serving's cells %q, want %q", cells, want)
+	}
+
+	// Quoted, the escape of U+202E would start at character 44 and end
+	// at 49, past the room: it is left out whole.
+	a := strings.Repeat("a", 40)
+	tl = New()
+	tl.Observe(lbService("long", "1", metav1.ConditionStatus(`"`+a+"\u202e"+a+"*"), time.Unix(0, 0)), nil)
+	var out strings.Builder
+	if err := WriteText(&out, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), ` "\"`+a+"…  ") {
+		t.Errorf("the long quoted state is not cut before its escape:\n%s", out.String())
+	}
+}
+
 // TestWriteText_KeepsSpecChangesWhole: only the states and the
 // resourceVersion are cut; the fields of a spec change, which say what the
 // provider had to acknowledge (L6), are listed whole however many.
