@@ -416,8 +416,9 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 	}
 
 	lb := spec.Type == corev1.ServiceTypeLoadBalancer
+	portsError := conditions.Get(svc.Status.Conditions, v1.LoadBalancerConditionPortsError) != nil
 	fmt.Fprintln(w, "Conditions:")
-	if !conditions.HasKEPConditions(svc.Status.Conditions) && !lb {
+	if !conditions.HasKEPConditions(svc.Status.Conditions) && !portsError && !lb {
 		fmt.Fprintln(w, "  none: KEP-4631 conditions are written on LoadBalancer Services only")
 	} else {
 		tw := newTable(w)
@@ -440,6 +441,9 @@ func (d *describer) describe(ctx context.Context, w io.Writer, svc *v1.Service) 
 			}
 		}
 		tw.Flush()
+		if portsError {
+			fmt.Fprintln(w, "  (LoadBalancerPortsError is deprecated, not one of KEP-4631's three: read as LoadBalancerDegraded/PortsNotSupported, C4)")
+		}
 	}
 	var ingress []string
 	for _, in := range svc.Status.LoadBalancer.Ingress {

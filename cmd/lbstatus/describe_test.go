@@ -736,6 +736,24 @@ func TestDescribe_L9ConditionsLeftAreShown(t *testing.T) {
 	}
 }
 
+// The deprecated LoadBalancerPortsError (C4) is a condition the object
+// holds: shown, on a Service of any type, and said not to be one of
+// KEP-4631's three, not "none" because none of the three is set.
+func TestDescribe_PortsErrorIsShown(t *testing.T) {
+	for _, typ := range []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeLoadBalancer} {
+		svc := describeService("shop", "old-lb", typ)
+		svc.Status.Conditions = []metav1.Condition{
+			lbCondition(v1.LoadBalancerConditionPortsError, metav1.ConditionTrue, "UDPNotSupported", "no UDP", time.Hour),
+		}
+		code, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "old-lb")
+		if code != exitOK || strings.Contains(out, "none:") ||
+			!regexp.MustCompile(`(?m)^  LoadBalancerPortsError +True +UDPNotSupported +60m +no UDP$`).MatchString(out) ||
+			!strings.Contains(out, "LoadBalancerPortsError is deprecated, not one of KEP-4631's three") {
+			t.Errorf("%s: exit %d, want LoadBalancerPortsError shown, said deprecated:\n%s", typ, code, out)
+		}
+	}
+}
+
 // TestDescribe_EventTimes: an Event written through events.k8s.io has an
 // eventTime and no lastTimestamp, and is aged by it; one repeated there is
 // aged by its series' last occurrence, counted by the series, and ordered
