@@ -451,8 +451,12 @@ func (c *Checker) checkPartners(f *findings, v *view) {
 	case v.serving < 0:
 		return
 	}
+	// L5 pairs a False Serving with a True or False Provisioning. Any
+	// other Provisioning is C1's violation (Unknown) or C5's, which
+	// validation reports; L5 would report that one status twice.
 	serving := &v.conds[v.serving]
-	if serving.Status != metav1.ConditionFalse {
+	if serving.Status != metav1.ConditionFalse ||
+		!v.is(v.provisioning, metav1.ConditionTrue) && !v.is(v.provisioning, metav1.ConditionFalse) {
 		return
 	}
 	switch v1.LoadBalancerConditionReason(serving.Reason) {

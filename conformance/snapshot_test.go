@@ -241,23 +241,27 @@ func TestCheck_L9_AnyConditionIsALeftover(t *testing.T) {
 	}
 }
 
-// L5 asks for Provisioning=True (or False), not for "anything but False"
-// (or True): an Unknown Provisioning, a C1 violation, breaks L5 as well.
-func TestCheck_L5_ProvisioningUnknown(t *testing.T) {
+// L5 pairs a False Serving with a True or False Provisioning. A
+// Provisioning that is neither is one violation, on every observation
+// that holds it: C1 for Unknown, which no Serving reason makes right, C5
+// for any other status; not L5 as well, which would report the one
+// status twice.
+func TestCheck_L5_ProvisioningUnknownIsC1Alone(t *testing.T) {
 	for _, reason := range []v1.LoadBalancerConditionReason{v1.LoadBalancerReasonProvisioning, v1.LoadBalancerReasonUnsupported, v1.LoadBalancerReasonInfrastructure} {
-		t.Run(string(reason), func(t *testing.T) {
-			svc := newLB("provisioning-unknown")
-			svc.Status.Conditions = []metav1.Condition{
-				cond(v1.LoadBalancerConditionProvisioning, metav1.ConditionUnknown, "Checking", at(10)),
-				cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, reason, at(10)),
-			}
-			found := check(svc)
-			wantFinding(t, found, "C1", SeverityViolation, "status.conditions[0].status")
-			f := wantFinding(t, found, "L5", SeverityViolation, "status.conditions[0].status")
-			if !strings.HasSuffix(f.Message, "not Unknown") {
-				t.Errorf("L5 message %q does not say Provisioning is Unknown", f.Message)
-			}
-		})
+		for status, rule := range map[metav1.ConditionStatus]RuleID{metav1.ConditionUnknown: "C1", "Maybe": "C5", "": "C5"} {
+			t.Run(string(reason)+"/"+string(status), func(t *testing.T) {
+				svc := newLB("provisioning-unknown")
+				svc.Status.Conditions = []metav1.Condition{
+					cond(v1.LoadBalancerConditionProvisioning, status, "Checking", at(10)),
+					cond(v1.LoadBalancerConditionServing, metav1.ConditionFalse, reason, at(10)),
+				}
+				found := check(svc, next(svc))
+				noFinding(t, found, "L5")
+				if got := withRule(found, rule); len(got) != 2 || got[0].Field != "status.conditions[0].status" || got[1].Field != got[0].Field {
+					t.Errorf("want one %s on status.conditions[0].status per observation, got:\n%s", rule, dump(found))
+				}
+			})
+		}
 	}
 }
 

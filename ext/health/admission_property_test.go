@@ -437,7 +437,7 @@ func excludeDocumented(svc, old *v1.Service, byPolicy, byValidation []string, er
 	// L5 against a Provisioning the write makes Unknown: validation
 	// reports C1 alone ("A Provisioning status other than True or False
 	// that the write sets is already C1's [...] error, not reported
-	// twice"), the policies, like the checker, C1 and L5. The write is
+	// twice"), as the checker does, the policies C1 and L5. The write is
 	// refused either way.
 	if i := slices.IndexFunc(svc.Status.Conditions, func(c metav1.Condition) bool {
 		return c.Type == string(v1.LoadBalancerConditionProvisioning)
