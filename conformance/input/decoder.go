@@ -369,7 +369,7 @@ type DecodeError struct {
 // otherwise print lines, and keep reports, of that size.
 func (e *DecodeError) Error() string {
 	s := e.Position.String() + ": "
-	if e.Object.Name != "" {
+	if e.Object.Name != "" || e.Object.Namespace != "" {
 		o := e.Object
 		o.Namespace, o.Name = Clip(o.Namespace), Clip(o.Name)
 		s += o.String() + ": "

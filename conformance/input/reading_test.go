@@ -539,6 +539,21 @@ func TestObjectRef_String(t *testing.T) {
 	}
 }
 
+// An input error about an object with a namespace and no name (a manifest
+// with generateName) names it as its findings do: the namespace is what
+// tells it from the other unnamed objects of the input.
+func TestDecodeError_NamesAnUnnamedObjectsNamespace(t *testing.T) {
+	for name, in := range map[string]string{
+		"JSON": `{"kind":"Service","apiVersion":"v1","metadata":{"namespace":"shop","generateName":"web-"},"spec":{"ports":[{"port":"eighty"}]}}`,
+		"YAML": "kind: Service\napiVersion: v1\nmetadata:\n  namespace: shop\n  generateName: web-\nspec:\n  ports:\n  - port: eighty\n",
+	} {
+		_, errs := decodeAll(t, strings.NewReader(in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), ": shop/(unnamed): spec.ports[0].port: ") {
+			t.Errorf("%s: errors %v, want one naming shop/(unnamed)", name, errs)
+		}
+	}
+}
+
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
 		"svc-1":                 "svc-1",
