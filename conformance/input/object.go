@@ -252,7 +252,7 @@ func decodeJob(j job, limit int, r *results) {
 			// A key given twice is found once the item has parsed: where
 			// the next one starts is known.
 			err = yamlError(err, text, j.cut, func(n int) int { return first + n - 1 })
-			if errors.Is(err, errDuplicateKey) && len(text) <= limit {
+			if errors.Is(err, errDuplicateKey) { // of an object under the limit: one over it is not parsed
 				// Named as in JSON, from a reading that lets the
 				// later key win: the line says which object to fix.
 				lax, _ := yaml.YAMLToJSON(text)

@@ -39,6 +39,22 @@ func TestRead_YAMLItemWithKeyTwice(t *testing.T) {
 	}
 }
 
+// An item of a YAML List with a key given twice is named in its error
+// however close it is to the size limit: it is parsed as the one entry of
+// an "items:", whose few more bytes do not make it larger than the limit.
+func TestRead_YAMLItemWithKeyTwiceAtTheLimitIsNamed(t *testing.T) {
+	const limit = 1000
+	for _, short := range []int{0, 6, 7} {
+		item := "- kind: Service\n  apiVersion: v1\n  metadata: {name: web, namespace: shop}\n  spec: {}\n  spec: {}\n  pad: \n"
+		item = strings.Replace(item, "pad: ", "pad: "+strings.Repeat("p", limit-short-len(item)), 1)
+		in := "kind: List\nitems:\n" + item + "- {kind: Service, apiVersion: v1, metadata: {name: next}}\n"
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		if names(objs) != "next" || len(errs) != 1 || !strings.Contains(errs[0].Error(), ": shop/web: duplicate key") {
+			t.Errorf("item of %d bytes: objects %q, errors %v; want next and one error naming shop/web", len(item), names(objs), errs)
+		}
+	}
+}
+
 // kubectl prints a string holding a line or paragraph separator (U+2028,
 // U+2029) with the separator as a line break; YAML keeps it in the
 // string, and so does the reader: the Service is read as from its JSON,
