@@ -222,9 +222,9 @@ func decodeJob(j job, limit int, r *results) {
 		// An item is parsed where it stands, as the one entry of a List's
 		// items, so that its lines are indented for YAML as in the List.
 		var err error
-		first := j.pos.Line
+		first, wrap := j.pos.Line, 0 // wrap: the bytes around an item's JSON
 		if j.cut {
-			raw, first = append([]byte("items:\n"), raw...), first-1
+			raw, first, wrap = append([]byte("items:\n"), raw...), first-1, len(`{"items":[]}`)
 		}
 		text := raw
 		fail := func(err error, bad bool) {
@@ -244,7 +244,7 @@ func decodeJob(j job, limit int, r *results) {
 				j.cut && err != nil && !duplicateKey(err))
 			return
 		}
-		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw) <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
+		if raw, err = yamlToJSON(raw, j.cut); err == nil && len(raw)-wrap <= limit && ambiguousKeys(text, raw) { // over the limit: skipped
 			r.add(result{err: &DecodeError{Position: j.pos, Object: refOf(raw, j.cut),
 				Err: fmt.Errorf(`%w: two keys of different types, such as 1 and "1", give one member name; the object is ambiguous and was not checked`, errDuplicateKey)}})
 			return

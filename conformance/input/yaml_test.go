@@ -55,6 +55,33 @@ func TestRead_YAMLItemWithKeyTwiceAtTheLimitIsNamed(t *testing.T) {
 	}
 }
 
+// Keys of different types with one name (1 and "1") in an item of a YAML
+// List make it an input error however close its JSON is to the size
+// limit: the bytes around it, as the one item of a List, do not count.
+func TestRead_YAMLItemWithKeysOfDifferentTypesAtTheLimit(t *testing.T) {
+	const limit = 1000
+	tried := 0
+	for n := 300; n < limit/2; n++ { // a quote, one byte in YAML, is two in JSON
+		item := "- kind: Service\n  apiVersion: v1\n  metadata:\n    name: web\n    namespace: shop\n    annotations: {1: a, \"1\": b, pad: '" + strings.Repeat(`"`, n) + "'}\n"
+		j, err := yaml.YAMLToJSON([]byte("items:\n" + item))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size := len(j) - len(`{"items":[]}`); len(item) > limit || size > limit || len(j) <= limit {
+			continue
+		}
+		tried++
+		in := "kind: List\nitems:\n" + item + "- {kind: Service, apiVersion: v1, metadata: {name: next}}\n"
+		objs, errs := decodeAll(t, strings.NewReader(in), MaxObjectBytes(limit))
+		if names(objs) != "next" || len(errs) != 1 || !strings.Contains(errs[0].Error(), ": shop/web: duplicate key") {
+			t.Errorf("item of %d bytes, %d as a List in JSON: objects %q, errors %v; want next and one error naming shop/web", len(item), len(j), names(objs), errs)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no item's JSON is within a few bytes of the limit, over it as a List")
+	}
+}
+
 // kubectl prints a string holding a line or paragraph separator (U+2028,
 // U+2029) with the separator as a line break; YAML keeps it in the
 // string, and so does the reader: the Service is read as from its JSON,
