@@ -443,40 +443,42 @@ func templateAt(text []byte) int {
 // given twice are all keys that a mapping gives beside a merge key
 // ("<<: *base", which the strict parser cannot tell from a key twice) and
 // that override the merged ones, as they do in YAML and for kubectl alike.
-// A key given twice in one mapping is no such key; neither is a key given
-// before a merge key that merges it too, which YAML keeps and kubectl's
-// parser overrides: that object means two things.
+// A key given twice in one mapping is no such key, nor is a second merge
+// key; neither is a key given before a merge key that merges it too,
+// which YAML keeps and kubectl's parser overrides: that object means two
+// things. A quoted "<<" is a key like any other, as it is for kubectl and
+// kube-apiserver (sigs.k8s.io/yaml): only a plain or !!merge one merges.
 func mergesOneWay(text []byte) bool {
 	var doc yaml3.Node
-	var v any
-	if !bytes.Contains(text, []byte("<<")) || yaml3.Unmarshal(text, &doc) != nil || doc.Decode(&v) != nil {
-		return false // Decode refuses a key given twice in one mapping
-	}
-	var merged func(n *yaml3.Node) []*yaml3.Node
-	merged = func(n *yaml3.Node) []*yaml3.Node {
-		switch n.Kind {
-		case yaml3.AliasNode:
-			return merged(n.Alias)
-		case yaml3.SequenceNode:
-			var ms []*yaml3.Node
-			for _, c := range n.Content {
-				ms = append(ms, merged(c)...)
-			}
-			return ms
-		}
-		return []*yaml3.Node{n}
+	if !bytes.Contains(text, []byte("<<")) || yaml3.Unmarshal(text, &doc) != nil {
+		return false
 	}
 	var oneWay func(n *yaml3.Node) bool
 	oneWay = func(n *yaml3.Node) bool {
-		var before []string
+		before, merges := map[string]bool{}, 0
 		for i := 0; n.Kind == yaml3.MappingNode && i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i]; k.Kind != yaml3.ScalarNode || k.Value != "<<" || k.ShortTag() != "!!merge" {
-				before = append(before, k.Value)
+				if before[k.Value] {
+					return false
+				}
+				before[k.Value] = true
 				continue
 			}
-			for _, m := range merged(n.Content[i+1]) {
+			if merges++; merges > 1 {
+				return false
+			}
+			// What a merge key merges: a mapping, an alias of one, or a
+			// sequence of those (the parser refuses anything else).
+			ms := []*yaml3.Node{n.Content[i+1]}
+			if ms[0].Kind == yaml3.SequenceNode {
+				ms = ms[0].Content
+			}
+			for _, m := range ms {
+				if m.Kind == yaml3.AliasNode {
+					m = m.Alias
+				}
 				for j := 0; j+1 < len(m.Content); j += 2 {
-					if slices.Contains(before, m.Content[j].Value) {
+					if before[m.Content[j].Value] {
 						return false
 					}
 				}

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -395,10 +396,31 @@ func TestRead_YAMLMergeKeys(t *testing.T) {
 		"key twice beside a merge key": strings.Replace(doc, "    reason: Serving\n", "    reason: Serving\n    reason: Other\n", 1),
 		"key before the merge key":     strings.Replace(doc, "  - <<: *cond\n    type: LoadBalancerServing\n", "  - type: LoadBalancerServing\n    <<: *cond\n", 1),
 		"key before a merged sequence": strings.Replace(doc, "  - <<: *cond\n    type: LoadBalancerServing\n", "  - type: LoadBalancerServing\n    <<: [{kind: x}, *cond]\n", 1),
+		"a second merge key":           strings.Replace(doc, "    reason: Serving\n", "    reason: Serving\n    <<: {message: other}\n", 1),
 	} {
 		objs, errs := decodeAll(t, strings.NewReader(bad+"---\n"+svcYAML("z")))
 		if names(objs) != "z" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "already set in map") || !strings.Contains(errs[0].Error(), "ambiguous") {
 			t.Errorf("%s: objects %q, errors %v; want z and the object an input error, ambiguous", name, names(objs), errs)
+		}
+	}
+}
+
+// A quoted "<<" is an ordinary key, beside a merge key too, as it is for
+// kubectl and kube-apiserver (sigs.k8s.io/yaml): only a plain or a !!merge
+// "<<" merges. A mapping with both, whose keys override merged ones, is
+// read, the quoted key kept as a member, in a document and in an item.
+func TestRead_YAMLQuotedMergeKeyIsAKey(t *testing.T) {
+	for _, quoted := range []string{`"<<"`, `'<<'`} {
+		svc := "kind: Service\napiVersion: v1\nmetadata:\n  name: a\n  labels: &l {app: web, tier: front}\n  annotations:\n    <<: *l\n    " + quoted + ": kept\n    tier: back\n"
+		objs, errs := decodeAll(t, strings.NewReader(svc+"---\nkind: List\nitems:\n"+indent("- ", svc)))
+		want := map[string]string{"app": "web", "tier": "back", "<<": "kept"}
+		if len(objs) != 2 || len(errs) != 0 {
+			t.Fatalf("%s: objects %q, errors %v; want a twice", quoted, names(objs), errs)
+		}
+		for _, o := range objs {
+			if got := o.Service.Annotations; !maps.Equal(got, want) {
+				t.Errorf("%s: annotations %q, want %q", quoted, got, want)
+			}
 		}
 	}
 }
