@@ -398,6 +398,29 @@ func TestDecode_WrongFieldTypes(t *testing.T) {
 	}
 }
 
+// A YAML object with a field of the wrong type is named at the field's
+// line, as a JSON one is, not at the line the object starts: in a long
+// manifest or List, the line says what to fix. Where the field is merged
+// in, the line is the deepest member on the way to it that the text holds.
+func TestDecode_YAMLWrongFieldTypeNamesItsLine(t *testing.T) {
+	const svc = "kind: Service\napiVersion: v1\nmetadata:\n  name: web\n  namespace: shop\n"
+	for _, tc := range []struct {
+		name, in, field string
+		line            int
+	}{
+		{"port", "# web\n\n" + svc + "spec:\n  ports:\n  - port: 80\n  - name: b\n    port: eighty\n", "spec.ports[1].port", 12},
+		{"time", svc + "status:\n  conditions:\n  - type: LoadBalancerServing\n    lastTransitionTime: yesterday\n", "status.conditions[0].lastTransitionTime", 9},
+		{"item of a List", "kind: List\nitems:\n- kind: Service\n  metadata: {name: a}\n" + indent("- ", svc+"spec:\n  ports:\n  - port: eighty\n"), "spec.ports[0].port", 12},
+		{"merged", "base: &b {port: eighty}\n" + svc + "spec:\n  ports:\n  - name: b\n    <<: *b\n", "spec.ports[0].port", 9},
+	} {
+		objs, errs := decodeAll(t, strings.NewReader(tc.in))
+		if len(errs) != 1 || errs[0].Field != tc.field || errs[0].Position.Line != tc.line || !strings.Contains(errs[0].Error(), fmt.Sprintf("in:%d (document 1", tc.line)) ||
+			!strings.Contains(errs[0].Error(), ": shop/web: "+tc.field+": ") {
+			t.Errorf("%s: objects %q, errors %v; want one naming shop/web and %s at line %d", tc.name, names(objs), errs, tc.field, tc.line)
+		}
+	}
+}
+
 // genReader produces a stream on the fly, so that tests of large inputs
 // hold none of it in memory.
 type genReader struct {

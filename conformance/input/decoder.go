@@ -31,6 +31,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
 
@@ -293,7 +295,8 @@ type Position struct {
 	// nested ("items[2].object"); empty for the document itself.
 	Item string `json:"item,omitempty"`
 	// Line is the 1-based line; in YAML, the line the document or item
-	// starts at.
+	// starts at or, of a problem, the line of the member at fault when
+	// it is found.
 	Line int `json:"line,omitempty"`
 	// Offset is the 0-based byte offset; -1 when unknown (YAML).
 	Offset int64 `json:"offset"`
@@ -356,8 +359,9 @@ type DecodeError struct {
 	Object ObjectRef
 	// Field is the path of the member at fault, such as
 	// "status.conditions[0].lastTransitionTime", when there is one.
-	Field string
-	Err   error
+	Field   string
+	pointer jsontext.Pointer // of Field, to find it in YAML (see decodeJob)
+	Err     error
 	// Fatal reports that nothing after the problem can be read.
 	Fatal bool
 }

@@ -82,7 +82,8 @@ type results struct {
 	// left unquoted.
 	part     int
 	yaml     bool
-	kindless *Position // see result.kindless
+	kindless *Position             // see result.kindless
+	locate   func(de *DecodeError) // of a YAML job: see decodeJob
 }
 
 // errNotObject and errNotArray are a value of another kind where an
@@ -107,6 +108,9 @@ func (r *results) add(x result) {
 		if wt.unquotedString() {
 			de.Err = fmt.Errorf("%w (in YAML, a value such as no, on, 1.10 or 0755 is not a string unless quoted)", de.Err)
 		}
+	}
+	if x.err != nil && x.err.pointer != "" && r.locate != nil {
+		r.locate(x.err)
 	}
 	x.part, x.kindless = r.part, r.kindless
 	if r.chunk = append(r.chunk, x); len(r.chunk) >= resultChunk {
@@ -209,7 +213,7 @@ func unmarshalTime(dec *jsontext.Decoder, t *metav1.Time) error {
 // decodeJob turns one job into its objects and problems, in input order,
 // and adds them to r; r.stopped reports that no more are wanted.
 func decodeJob(j job, limit int, r *results) {
-	r.part, r.yaml = 0, j.yaml
+	r.part, r.yaml, r.locate = 0, j.yaml, nil
 	if j.cut {
 		r.part = j.pos.Document
 	}
@@ -282,6 +286,20 @@ func decodeJob(j job, limit int, r *results) {
 			}
 			fail(err, false)
 			return
+		}
+		// A member at fault in the object is named at its own line, as in
+		// JSON, as far as the path to it can be followed in the text.
+		r.locate = func(de *DecodeError) {
+			ptr := de.pointer
+			if j.cut {
+				ptr = "/items/0" + ptr
+			}
+			if de.Position.Item != j.pos.Item {
+				return // an object nested in it, whose lines are not known
+			}
+			if n := memberLine(text, ptr); n > 0 {
+				de.Position.Line = first + n - 1
+			}
 		}
 	}
 	// An item a splitter handed out is as deep as in its List read whole.
@@ -492,6 +510,35 @@ func mergesOneWay(text []byte) bool {
 		return true
 	}
 	return oneWay(&doc)
+}
+
+// memberLine is the line, in text, of the member of its YAML that ptr points
+// to, or of the deepest one on the way that is found: not one merged in,
+// nor a key written otherwise than its JSON name (0x10). It is 0 when none is.
+func memberLine(text []byte, ptr jsontext.Pointer) (line int) {
+	var doc yaml3.Node
+	if yaml3.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
+		return 0
+	}
+	n := doc.Content[0]
+	for tok := range ptr.Tokens() {
+		if n.Kind == yaml3.AliasNode {
+			n = n.Alias
+		}
+		var next *yaml3.Node
+		for i := 0; n.Kind == yaml3.MappingNode && i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == tok {
+				next, line = n.Content[i+1], n.Content[i].Line
+			}
+		}
+		if i, err := strconv.Atoi(tok); n.Kind == yaml3.SequenceNode && err == nil && i >= 0 && i < len(n.Content) {
+			next, line = n.Content[i], n.Content[i].Line
+		}
+		if n = next; n == nil {
+			break
+		}
+	}
+	return line
 }
 
 // duplicateKey reports whether the YAML parser's err is about a key given
@@ -777,13 +824,13 @@ func objectError(raw []byte, pos Position, err error) (*DecodeError, *probe) {
 	var sem *json.SemanticError
 	switch {
 	case errors.As(err, &syn):
-		de.Position, de.Field = at(pos, raw, syn.ByteOffset), fieldPath(syn.JSONPointer)
+		de.Position, de.Field, de.pointer = at(pos, raw, syn.ByteOffset), fieldPath(syn.JSONPointer), syn.JSONPointer
 		de.Err = fmt.Errorf("malformed JSON: %s", trimJSONError(syn.Err))
 		if errors.Is(err, jsontext.ErrDuplicateName) {
 			de.Err = fmt.Errorf("duplicate member name %q: the object is ambiguous and was not checked", syn.JSONPointer.LastToken())
 		}
 	case errors.As(err, &sem):
-		de.Position, de.Field = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer)
+		de.Position, de.Field, de.pointer = at(pos, raw, sem.ByteOffset), fieldPath(sem.JSONPointer), sem.JSONPointer
 		de.Err = &wrongType{sem: sem}
 	default:
 		de.Err = errors.New(trimJSONError(err))
