@@ -415,10 +415,15 @@ func TestDropTypeDependentFields_R4(t *testing.T) {
 		svc:  service(nodePort, withFeatures(ports, ipFamilies)),
 		want: []v1.LoadBalancerFeature{ports, ipFamilies},
 	}, {
-		name: "type changed away, field reordered: kept, as written",
+		// The field is a set: a reorder is no change of it.
+		name: "type changed away, field reordered: dropped",
 		old:  service(withFeatures(ports, ipFamilies)),
 		svc:  service(clusterIP, withFeatures(ipFamilies, ports)),
-		want: []v1.LoadBalancerFeature{ipFamilies, ports},
+	}, {
+		name: "type changed away, a feature replaced: kept, for validation to refuse",
+		old:  service(withFeatures(ports, ipFamilies)),
+		svc:  service(clusterIP, withFeatures(ports, sessionAff)),
+		want: []v1.LoadBalancerFeature{ports, sessionAff},
 	}, {
 		name: "type still LoadBalancer: kept",
 		old:  service(withFeatures(ports)),
@@ -449,12 +454,13 @@ func TestDropTypeDependentFields_R4(t *testing.T) {
 
 	// The update an apiserver then validates: a type change that leaves
 	// the field alone passes; one that also writes the field is R4.
-	old := service(withFeatures(ports))
+	old := service(withFeatures(ports, ipFamilies))
 	for _, tc := range []struct {
 		svc  *v1.Service
 		want field.ErrorList
 	}{
-		{service(clusterIP, withFeatures(ports)), nil},
+		{service(clusterIP, withFeatures(ports, ipFamilies)), nil},
+		{service(clusterIP, withFeatures(ipFamilies, ports)), nil},
 		{service(clusterIP, withFeatures(ipFamilies)), field.ErrorList{field.Forbidden(field.NewPath("spec", "requiredLoadBalancerFeatures"), "").WithOrigin(validation.OriginR4)}},
 	} {
 		validation.DropTypeDependentFields(tc.svc, old)

@@ -18,10 +18,10 @@ package validation
 
 import (
 	"context"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
@@ -172,14 +172,15 @@ func DropDisabledFields(svc, old *v1.Service, opts Options) error {
 // when an update changes spec.type from LoadBalancer to another type and
 // leaves the field as old had it (R4), as kube-apiserver clears
 // loadBalancerClass: the field no longer applies, and the user did not
-// write it in this update. A user who also changed the field gets R4's
-// Forbidden from validation. An apiserver calls it on update, before
+// write it in this update. The field is a set, so the same values in
+// another order are the field as old had it. A user who also changed the
+// set gets R4's Forbidden from validation. An apiserver calls it on update, before
 // validation, whatever the gate; a nil svc or old (a create) is left alone.
 func DropTypeDependentFields(svc, old *v1.Service) {
 	if svc == nil || old == nil || old.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		return
 	}
-	if slices.Equal(svc.Spec.RequiredLoadBalancerFeatures, old.Spec.RequiredLoadBalancerFeatures) {
+	if sets.New(svc.Spec.RequiredLoadBalancerFeatures...).Equal(sets.New(old.Spec.RequiredLoadBalancerFeatures...)) {
 		svc.Spec.RequiredLoadBalancerFeatures = nil
 	}
 }
