@@ -145,7 +145,9 @@ limitations under the License.
 // nothing at all. In detail:
 //
 //   - the spec field: the generated code does not validate an unchanged
-//     field, nor a value already present in the old list against the enum;
+//     field (a reorder, the same values each as often, is no change of a
+//     set: a stored list of 17 reordered is not TooMany), nor a value
+//     already present in the old list against the enum;
 //     a repeat is not reported when the old list held at least as many
 //     copies of the value; the type rule is not reported when the old
 //     object broke it with the same list.

@@ -19,6 +19,7 @@ package validation_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,6 +168,13 @@ func seventeen() []v1.LoadBalancerFeature {
 		fs[i] = v1.LoadBalancerFeatures()[i%len(v1.LoadBalancerFeatures())]
 	}
 	return fs
+}
+
+// reversed returns a copy of fs in reverse order.
+func reversed(fs []v1.LoadBalancerFeature) []v1.LoadBalancerFeature {
+	r := slices.Clone(fs)
+	slices.Reverse(r)
+	return r
 }
 
 // testErrors compares got with want by type and field, and checks what

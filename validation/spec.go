@@ -64,7 +64,8 @@ type RequiredFeaturesSpec struct {
 // With the gate off the field is Forbidden (origin R5, the detail naming
 // the gate) unless old already used it (R5 keeps it then). Otherwise the
 // generated declarative rules apply (R4: a set of known values, at most 16,
-// ratcheted on update, a repeat old held as often included) and the field
+// ratcheted on update, a reorder of old's values and a repeat old held as
+// often included) and the field
 // is Forbidden unless spec.type is LoadBalancer (R4, not reported when old
 // broke the rule with the same list). A nil spec yields no errors; a gate
 // that does not know the feature yields one internal error at the field.
@@ -101,6 +102,12 @@ func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, ol
 	if old != nil {
 		op.Type = operation.Update
 		oldSpec = &v1.ServiceSpec{RequiredLoadBalancerFeatures: old.RequiredLoadBalancerFeatures}
+		// The field is a set: the same values, each as often, in another
+		// order are no change, and the generated code, which ratchets
+		// only an equal list, is shown them as none.
+		if reordered(spec.RequiredLoadBalancerFeatures, old.RequiredLoadBalancerFeatures) {
+			oldSpec.RequiredLoadBalancerFeatures = spec.RequiredLoadBalancerFeatures
+		}
 	}
 	allErrs := v1.Validate_ServiceSpec(ctx, op, fldPath, newSpec, oldSpec)
 	if old != nil {
@@ -168,6 +175,12 @@ func ratchetDuplicates(errs field.ErrorList, fldPath *field.Path, required, old 
 	return slices.DeleteFunc(errs, func(e *field.Error) bool {
 		return e.Type == field.ErrorTypeDuplicate && slices.Contains(ratcheted, e.Field)
 	})
+}
+
+// reordered reports whether a holds the values of b, each as often as b,
+// in any order.
+func reordered(a, b []v1.LoadBalancerFeature) bool {
+	return len(a) == len(b) && slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
 // countOf returns how many times f appears in fs.

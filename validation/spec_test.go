@@ -283,6 +283,21 @@ func TestValidateServiceUpdate_R4(t *testing.T) {
 		old:  service(withFeatures(seventeen()...)),
 		svc:  service(withFeatures(seventeen()[:16]...)),
 	}, {
+		// A reorder is no change of a set: kept as stored, not
+		// newly refused for its length.
+		name: "reordering a list stored with 17 values",
+		old:  service(withFeatures(seventeen()...)),
+		svc:  service(withFeatures(reversed(seventeen())...)),
+	}, {
+		name: "reordering a list stored with 17 values, one replaced",
+		old:  service(withFeatures(seventeen()...)),
+		svc:  service(withFeatures(append(reversed(seventeen())[1:], unknownFeature)...)),
+		want: errs(want("R4", field.ErrorTypeTooMany, featurePath(-1))),
+	}, {
+		name: "reordering a list stored with an unknown value",
+		old:  service(withFeatures(ports, unknownFeature)),
+		svc:  service(withFeatures(unknownFeature, ports)),
+	}, {
 		name: "growing a list stored with 17 values",
 		old:  service(withFeatures(seventeen()...)),
 		svc:  service(withFeatures(append(seventeen(), ports)...)),
