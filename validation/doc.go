@@ -65,19 +65,30 @@ limitations under the License.
 // generated v1.Validate_Service: each value is a known LoadBalancerFeature
 // (NotSupported, listing the known values), no value twice (Duplicate, on
 // the later index), at most 16 values (TooMany; uniqueness and values are
-// then not checked), and, with the gate off, no value at all (Forbidden;
-// the values are then not checked either, their number still is). The
-// hand-written part is the cross-field rule: the field is Forbidden unless
-// spec.type is LoadBalancer.
+// then not checked), and, with the gate off, R5: no value unless the old
+// object already used the field (+k8s:update=NoSet; the values are then
+// not checked, their number still is), the field DropDisabledFields keeps.
+// The hand-written part is the cross-field rule: the field is Forbidden
+// unless spec.type is LoadBalancer.
 //
-// With the gate off, the gate option handed to the generated code is still
-// on when the old object already uses the field, because DropDisabledFields
-// keeps the field in that case and validation must accept what it keeps. So
-// with the gate off: a create or an update that newly sets the field is
-// rejected (Forbidden) unless DropDisabledFields ran first; an update of an
-// object that already used it is validated as with the gate on. The
-// type rule is not reported when the gate's Forbidden already is: one
-// error per problem.
+// So with the gate off: a create or an update that newly sets the field is
+// rejected (Forbidden, origin R5, naming the gate) unless
+// DropDisabledFields ran first; an update of an object that already used
+// it is validated as with the gate on, edits included. The type rule is
+// not reported when the gate's Forbidden already is: one error per
+// problem.
+//
+// A scheme's own validation (runtime.Scheme.Validate and ValidateUpdate,
+// with the gate as the option LoadBalancerStatusImprovements) runs the
+// generated rules alone, without the hand-written parts (the type rule,
+// the ratchets of repeats and reorders). As to R5 it differs from the
+// entry points in two ways, each about a field R5 has the apiserver drop
+// before validation: an update that newly sets the field with the gate off gets the generated
+// Invalid error (origin "update", "field cannot be set once created")
+// instead of the Forbidden naming the gate; and a create with the gate off
+// is not refused for the field at all, since a declarative update rule
+// cannot judge a create. DropDisabledFields, which an apiserver's strategy
+// calls before validating a create, is what keeps the field out there.
 //
 // # Status: status.conditions (C5, C1, C3)
 //

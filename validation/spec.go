@@ -89,19 +89,20 @@ func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, ol
 	if len(spec.RequiredLoadBalancerFeatures) == 0 {
 		return nil
 	}
-	// The option is on when the gate is, and also when old already uses the
-	// field: that is when DropDisabledFields keeps it, so validation must
-	// accept it too, edits included (R5).
-	allowed := gateOn || (old != nil && len(old.RequiredLoadBalancerFeatures) > 0)
-	op := operation.Operation{Type: operation.Create, Options: declarativeOptionsOff}
-	if allowed {
+	// The option is the gate: with it off, the generated R5 rule
+	// (+k8s:update=NoSet) refuses a field that old did not use and lets
+	// one it used be kept and changed, as DropDisabledFields does. A
+	// create is validated as an update from a spec without the field, so
+	// that the rule, which cannot judge a create, judges it too; with the
+	// gate on the two are the same.
+	op := operation.Operation{Type: operation.Update, Options: declarativeOptionsOff}
+	if gateOn {
 		op.Options = declarativeOptionsOn
 	}
 	newSpec := &v1.ServiceSpec{RequiredLoadBalancerFeatures: spec.RequiredLoadBalancerFeatures}
-	var oldSpec *v1.ServiceSpec
+	oldSpec := &v1.ServiceSpec{}
 	if old != nil {
-		op.Type = operation.Update
-		oldSpec = &v1.ServiceSpec{RequiredLoadBalancerFeatures: old.RequiredLoadBalancerFeatures}
+		oldSpec.RequiredLoadBalancerFeatures = old.RequiredLoadBalancerFeatures
 		// The field is a set: the same values, each as often, in another
 		// order are no change, and the generated code, which ratchets
 		// only an equal list, is shown them as none.
@@ -109,22 +110,22 @@ func validateRequiredFeatures(ctx context.Context, fldPath *field.Path, spec, ol
 			oldSpec.RequiredLoadBalancerFeatures = spec.RequiredLoadBalancerFeatures
 		}
 	}
-	allErrs := v1.Validate_ServiceSpec(ctx, op, fldPath, newSpec, oldSpec)
-	if old != nil {
-		allErrs = ratchetDuplicates(allErrs, fldPath.Child("requiredLoadBalancerFeatures"), spec.RequiredLoadBalancerFeatures, old.RequiredLoadBalancerFeatures)
-	}
-	for _, e := range allErrs {
-		if !allowed && e.Type == field.ErrorTypeForbidden {
-			e.Detail = gateForbiddenDetail
-			e.WithOrigin(OriginR5)
+	fieldPath := fldPath.Child("requiredLoadBalancerFeatures")
+	allErrs := ratchetDuplicates(v1.Validate_ServiceSpec(ctx, op, fldPath, newSpec, oldSpec), fieldPath, spec.RequiredLoadBalancerFeatures, oldSpec.RequiredLoadBalancerFeatures)
+	gateRefused := false
+	for i, e := range allErrs {
+		if e.Origin == "update" {
+			// The generated error says the field cannot be set once
+			// created; the writer needs to know which gate to ask for.
+			allErrs[i] = field.Forbidden(fieldPath, gateForbiddenDetail).WithOrigin(OriginR5)
+			gateRefused = true
 			continue
 		}
 		e.WithOrigin(OriginR4)
 	}
-	if allowed {
-		// With the option off a non-empty field already has the generated
-		// Forbidden error; a second one for spec.type would report the
-		// same field twice.
+	if !gateRefused {
+		// Once the gate refuses the field, a second error for spec.type
+		// would report the same field twice.
 		if err := validateRequiredFeaturesType(fldPath, spec, old); err != nil {
 			allErrs = append(allErrs, err)
 		}

@@ -681,7 +681,7 @@ func schema_lbstatus_apis_core_v1_ServiceSpec(ref common.ReferenceCallback) comm
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "requiredLoadBalancerFeatures lists load-balancer features the provider must implement in full. A provider that cannot implement one of them, or does not know it, must refuse the Service (LoadBalancerServing=False, reason Unsupported) rather than provision a load balancer degraded in it. Features not listed may be degraded, with a LoadBalancerDegraded condition naming them. Each value may appear once; at most 16. Only valid when type is LoadBalancer. Requires the LoadBalancerStatusImprovements feature gate.",
+							Description: "requiredLoadBalancerFeatures lists load-balancer features the provider must implement in full. A provider that cannot implement one of them, or does not know it, must refuse the Service (LoadBalancerServing=False, reason Unsupported) rather than provision a load balancer degraded in it. Features not listed may be degraded, with a LoadBalancerDegraded condition naming them. Each value may appear once; at most 16. Only valid when type is LoadBalancer. Requires the LoadBalancerStatusImprovements feature gate: with the gate off, a Service that does not have the field cannot be given it (an apiserver drops it from a create or such an update), and one that already has it keeps it and may change it.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -64,14 +64,17 @@ type ServiceSpec struct {
 	// load balancer degraded in it. Features not listed may be degraded, with
 	// a LoadBalancerDegraded condition naming them. Each value may appear
 	// once; at most 16. Only valid when type is LoadBalancer.
-	// Requires the LoadBalancerStatusImprovements feature gate.
+	// Requires the LoadBalancerStatusImprovements feature gate: with the
+	// gate off, a Service that does not have the field cannot be given it
+	// (an apiserver drops it from a create or such an update), and one
+	// that already has it keeps it and may change it.
 	// +optional
 	// +listType=set
 	// +featureGate=LoadBalancerStatusImprovements
 	// +k8s:optional
 	// +k8s:listType=set
 	// +k8s:maxItems=16
-	// +k8s:ifDisabled(LoadBalancerStatusImprovements)=+k8s:forbidden
+	// +k8s:ifDisabled(LoadBalancerStatusImprovements)=+k8s:update=NoSet
 	RequiredLoadBalancerFeatures []LoadBalancerFeature `json:"requiredLoadBalancerFeatures,omitempty"`
 }
 

@@ -56,3 +56,43 @@ func TestRegisterValidations_R4_Subresources(t *testing.T) {
 		t.Errorf("unknown feature: %v, want one error at spec.requiredLoadBalancerFeatures[1]", errs)
 	}
 }
+
+// TestRegisterValidations_R5: with the gate off, the scheme's rule refuses
+// spec.requiredLoadBalancerFeatures newly set on an update, and lets a
+// Service that already has the field keep and change it, the field the
+// drop-disabled-fields pattern keeps. A create is not refused: R5 has the
+// apiserver drop the field before validating one (the package doc of
+// validation says so).
+func TestRegisterValidations_R5(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	off := map[string]bool{string(features.LoadBalancerStatusImprovements): false}
+	service := func(fs ...v1.LoadBalancerFeature) *v1.Service {
+		svc := &v1.Service{}
+		svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+		svc.Spec.RequiredLoadBalancerFeatures = fs
+		return svc
+	}
+	ports, affinity := v1.LoadBalancerFeaturePorts, v1.LoadBalancerFeatureSessionAffinity
+	for name, tc := range map[string]struct {
+		old, svc *v1.Service
+		refused  bool
+	}{
+		"kept":                {service(ports), service(ports), false},
+		"changed":             {service(ports), service(ports, affinity), false},
+		"replaced":            {service(ports), service(affinity), false},
+		"cleared":             {service(ports), service(), false},
+		"newly set":           {service(), service(ports), true},
+		"create, not refused": {nil, service(ports), false},
+	} {
+		errs := scheme.Validate(context.Background(), off, tc.svc)
+		if tc.old != nil {
+			errs = scheme.ValidateUpdate(context.Background(), off, tc.svc, tc.old)
+		}
+		if refused := len(errs) > 0; refused != tc.refused {
+			t.Errorf("%s: errors %v, want refused %v", name, errs, tc.refused)
+		}
+	}
+}

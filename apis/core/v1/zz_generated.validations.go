@@ -128,18 +128,18 @@ func Validate_ServiceSpec(
 			}
 			// call field-attached validations
 			earlyReturn := false
-			if e := validate.IfOption(ctx, op, fldPath, obj, oldObj, "LoadBalancerStatusImprovements", false, validate.ForbiddenSlice).MarkShortCircuit(); len(e) != 0 {
-				errs = append(errs, e...)
-				earlyReturn = true
-			}
-			if e := validate.IfOption(ctx, op, fldPath, obj, oldObj, "LoadBalancerStatusImprovements", false, validate.OptionalSlice).MarkShortCircuit(); len(e) != 0 {
-				earlyReturn = true
-			}
 			if e := validate.MaxItems(ctx, op, fldPath, obj, oldObj, 16).MarkShortCircuit(); len(e) != 0 {
 				errs = append(errs, e...)
 				earlyReturn = true
 			}
 			if e := validate.OptionalSlice(ctx, op, fldPath, obj, oldObj).MarkShortCircuit(); len(e) != 0 {
+				earlyReturn = true
+			}
+			if e := validate.IfOption(ctx, op, fldPath, obj, oldObj, "LoadBalancerStatusImprovements", false,
+				func(ctx context.Context, op operation.Operation, fldPath *field.Path, obj, oldObj []LoadBalancerFeature) field.ErrorList {
+					return validate.ValSliceUpdate(ctx, op, fldPath, obj, oldObj, nil, validate.NoSet)
+				}).MarkShortCircuit(); len(e) != 0 {
+				errs = append(errs, e...)
 				earlyReturn = true
 			}
 			if earlyReturn {

@@ -41,7 +41,10 @@ type ServiceSpecApplyConfiguration struct {
 	// load balancer degraded in it. Features not listed may be degraded, with
 	// a LoadBalancerDegraded condition naming them. Each value may appear
 	// once; at most 16. Only valid when type is LoadBalancer.
-	// Requires the LoadBalancerStatusImprovements feature gate.
+	// Requires the LoadBalancerStatusImprovements feature gate: with the
+	// gate off, a Service that does not have the field cannot be given it
+	// (an apiserver drops it from a create or such an update), and one
+	// that already has it keeps it and may change it.
 	RequiredLoadBalancerFeatures []apiscorev1.LoadBalancerFeature `json:"requiredLoadBalancerFeatures,omitempty"`
 }
 
