@@ -1009,21 +1009,28 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 		}
 	}
 	changed := func(types ...string) bool { return typesChanged(oldSvc.Status.Conditions, newConds, types...) }
+	// Of Serving and Provisioning, L4, L5 and P6 read the first's status
+	// and reason only.
+	stateChanged := func(types ...string) bool { return firstStateChanged(oldSvc.Status.Conditions, newConds, types...) }
 	for _, f := range conformance.NewChecker().Observe(newSvc) {
 		if f.Severity != conformance.SeverityViolation {
 			continue
 		}
 		switch f.Rule {
-		case "L1", "L5":
+		case "L1":
 			if changed(serving, provisioning) {
 				rules = append(rules, string(f.Rule))
 			}
+		case "L5":
+			if stateChanged(serving, provisioning) {
+				rules = append(rules, string(f.Rule))
+			}
 		case "L4":
-			if changed(serving) || !apiequality.Semantic.DeepEqual(newIngress, stored.Status.LoadBalancer.Ingress) {
+			if stateChanged(serving) || !apiequality.Semantic.DeepEqual(newIngress, stored.Status.LoadBalancer.Ingress) {
 				rules = append(rules, string(f.Rule))
 			}
 		case "P6":
-			if changed(serving, degraded, portsError) {
+			if stateChanged(serving) || changed(degraded, portsError) {
 				rules = append(rules, string(f.Rule))
 			}
 		}
@@ -1139,6 +1146,17 @@ func typesChanged(old, new []metav1.Condition, types ...string) bool {
 	}
 	return slices.ContainsFunc(types, func(typ string) bool {
 		return !slices.EqualFunc(of(old, typ), of(new, typ), conditionEqual)
+	})
+}
+
+// firstStateChanged reports whether, for one of types, the first condition
+// of the type in new is there where old has none, or the other way round,
+// or differs in status or reason from old's first.
+func firstStateChanged(old, new []metav1.Condition, types ...string) bool {
+	return slices.ContainsFunc(types, func(typ string) bool {
+		o := slices.IndexFunc(old, func(c metav1.Condition) bool { return c.Type == typ })
+		n := slices.IndexFunc(new, func(c metav1.Condition) bool { return c.Type == typ })
+		return (o < 0) != (n < 0) || o >= 0 && (old[o].Status != new[n].Status || old[o].Reason != new[n].Reason)
 	})
 }
 

@@ -66,15 +66,15 @@ func TestValidateServiceStatusUpdate_L5(t *testing.T) {
 func TestValidateServiceStatusUpdate_L5_LoadBalancerOnly(t *testing.T) {
 	broken := []metav1.Condition{provisioningFalse, servingFalse}
 	old := withConditions(append(slices.Clone(broken), degradedPorts)...)
-	moved := changed(servingFalse, func(c *metav1.Condition) { c.Message = "still" })
+	finished := changed(provisioningFalse, func(c *metav1.Condition) { c.Reason = "Finished" })
 	for _, typ := range []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, ""} {
 		t.Run(string(typ), func(t *testing.T) {
-			testErrors(t, nil, validation.ValidateServiceStatusUpdate(service(withType(typ), withConditions(provisioningFalse, moved)),
+			testErrors(t, nil, validation.ValidateServiceStatusUpdate(service(withType(typ), withConditions(finished, servingFalse)),
 				service(withType(typ), old), cross))
 		})
 	}
 	testErrors(t, errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status"))),
-		validation.ValidateServiceStatusUpdate(service(withConditions(provisioningFalse, moved)), service(old), cross))
+		validation.ValidateServiceStatusUpdate(service(withConditions(finished, servingFalse)), service(old), cross))
 }
 
 // withIngress sets status.loadBalancer.ingress.
@@ -104,6 +104,17 @@ func TestValidateServiceStatusUpdate_L4(t *testing.T) {
 		{"address replaced by an entry without one under Serving=True", service(serving, withIngress(ports)), service(serving), l4},
 		{"unchanged, another condition added", service(withConditions(provisioningFalse, servingTrue, cond("Ready", metav1.ConditionTrue, "Ready")), withIngress()),
 			service(serving, withIngress()), nil},
+		// Only Serving's status and reason are read: a bump (L6) of a
+		// Serving=True stored without an address is not judged again.
+		{"Serving's lastTransitionTime bumped, no ingress before or after", service(withConditions(provisioningFalse,
+			changed(servingTrue, func(c *metav1.Condition) { c.LastTransitionTime = times[2] })), withIngress()), service(serving, withIngress()), nil},
+		// The state is the first Serving's, the one readers take: one
+		// turned True is judged, though a second stored behind it was.
+		{"the first of two stored Serving turned True", service(withConditions(provisioningFalse,
+			changed(servingTrue, func(c *metav1.Condition) { c.LastTransitionTime = times[2] }), servingTrue), withIngress()),
+			service(withConditions(provisioningFalse, changed(servingFalse, func(c *metav1.Condition) { c.Reason = string(v1.LoadBalancerReasonInfrastructure) }), servingTrue), withIngress()), l4},
+		{"Serving's lastTransitionTime bumped, the address removed", service(withConditions(provisioningFalse,
+			changed(servingTrue, func(c *metav1.Condition) { c.LastTransitionTime = times[2] })), withIngress()), service(serving), l4},
 		{"Serving=False without ingress", service(withConditions(provisioningTrue, servingFalse), withIngress()), service(withIngress()), nil},
 		{"ClusterIP", service(serving, withIngress(), withType(corev1.ServiceTypeClusterIP)), service(withIngress(), withType(corev1.ServiceTypeClusterIP)), nil},
 	} {
@@ -169,6 +180,9 @@ func TestValidateServiceStatusUpdate_P6(t *testing.T) {
 		{"Serving=Unknown kept from old", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingUnknown, affinity)),
 			service(asks, withFeatures(sa), withConditions(provisioningFalse, servingUnknown)), nil},
 		{"unchanged", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
+			service(asks, withConditions(provisioningFalse, servingTrue, affinity)), nil},
+		{"Serving's lastTransitionTime bumped over an unchanged Degraded", service(asks, withFeatures(sa), withConditions(provisioningFalse,
+			changed(servingTrue, func(c *metav1.Condition) { c.LastTransitionTime = times[2] }), affinity)),
 			service(asks, withConditions(provisioningFalse, servingTrue, affinity)), nil},
 		{"Serving turned True over an unchanged Degraded", service(asks, withFeatures(sa), withConditions(provisioningFalse, servingTrue, affinity)),
 			service(asks, withConditions(provisioningTrue, servingFalse, affinity)), errs(want("P6", field.ErrorTypeInvalid, conditionPath(2, "reason")))},
@@ -239,14 +253,34 @@ func TestValidateServiceStatusUpdate_L5_ServingFalseOnly(t *testing.T) {
 	}})
 }
 
-// TestValidateServiceStatusUpdate_L5_Ratchets: a broken pair that did not
-// change is not judged again; changing either half of it is.
+// TestValidateServiceStatusUpdate_L5_Ratchets: a broken pair whose status
+// and reasons did not change is not judged again, whatever else of the two
+// conditions the write moves: the lastTransitionTime bump L6 asks of a
+// provider must not wait for the stored pairing to be repaired. Changing
+// the status or reason of either half is judged.
 func TestValidateServiceStatusUpdate_L5_Ratchets(t *testing.T) {
 	old := service(withConditions(provisioningFalse, servingFalse))
-	testErrors(t, nil, validation.ValidateServiceStatusUpdate(old.DeepCopy(), old, cross))
-	moved := changed(servingFalse, func(c *metav1.Condition) { c.Message = "still" })
-	testErrors(t, errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status"))),
-		validation.ValidateServiceStatusUpdate(service(withConditions(provisioningFalse, moved)), old, cross))
+	bumped := func(c metav1.Condition) metav1.Condition {
+		return changed(c, func(c *metav1.Condition) { c.LastTransitionTime = times[2] })
+	}
+	l5 := errs(want("L5", field.ErrorTypeInvalid, conditionPath(0, "status")))
+	for _, tc := range []struct {
+		name  string
+		conds []metav1.Condition
+		want  field.ErrorList
+	}{
+		{"unchanged", []metav1.Condition{provisioningFalse, servingFalse}, nil},
+		{"Provisioning's lastTransitionTime bumped (L6)", []metav1.Condition{bumped(provisioningFalse), servingFalse}, nil},
+		{"both bumped", []metav1.Condition{bumped(provisioningFalse), bumped(servingFalse)}, nil},
+		{"a message changed", []metav1.Condition{provisioningFalse, changed(servingFalse, func(c *metav1.Condition) { c.Message = "still" })}, nil},
+		{"Provisioning's reason changed", []metav1.Condition{changed(provisioningFalse, func(c *metav1.Condition) { c.Reason = "Finished" }), servingFalse}, l5},
+		{"Serving's reason changed, still broken", []metav1.Condition{provisioningTrue,
+			changed(servingFalse, func(c *metav1.Condition) { c.Reason = string(v1.LoadBalancerReasonUnsupported) })}, l5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testErrors(t, tc.want, validation.ValidateServiceStatusUpdate(service(withConditions(tc.conds...)), old, cross))
+		})
+	}
 }
 
 func TestValidateServiceStatusUpdate_P5(t *testing.T) {

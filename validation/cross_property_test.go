@@ -79,9 +79,10 @@ var ingresses = [][]corev1.LoadBalancerIngress{
 // with well-formed KEP-4631 conditions (no LoadBalancerPortsError, which
 // only P6 reads here), validation with CrossConditionRules reports L4, L5,
 // P5 or P6 exactly when the conformance checker finds that violation in
-// the written object and the write changed what the rule reads: Serving or
-// the ingress (L4), Serving or Provisioning (L5), Degraded (P5), Serving
-// or Degraded (P6).
+// the written object and the write changed what the rule reads: Serving's
+// status or reason, or the ingress (L4), Serving's or Provisioning's status
+// or reason (L5), Degraded (P5), Serving's status or reason, or Degraded
+// (P6).
 func TestProperties_CrossRulesAgreeWithTheChecker(t *testing.T) {
 	seen := map[string]int{}
 	rapid.Check(t, func(t *rapid.T) {
@@ -154,12 +155,20 @@ func checkCrossWrite(t *rapid.T, seen map[string]int) {
 		b := slices.IndexFunc(old.Status.Conditions, func(c metav1.Condition) bool { return c.Type == string(typ) })
 		return (a < 0) != (b < 0) || a >= 0 && !apiequality.Semantic.DeepEqual(svc.Status.Conditions[a], old.Status.Conditions[b])
 	}
+	// stateChanged is changed for what the rules between conditions read
+	// of Serving and Provisioning: the status and reason.
+	stateChanged := func(typ v1.LoadBalancerConditionType) bool {
+		a := slices.IndexFunc(svc.Status.Conditions, func(c metav1.Condition) bool { return c.Type == string(typ) })
+		b := slices.IndexFunc(old.Status.Conditions, func(c metav1.Condition) bool { return c.Type == string(typ) })
+		return (a < 0) != (b < 0) || a >= 0 && (svc.Status.Conditions[a].Status != old.Status.Conditions[b].Status ||
+			svc.Status.Conditions[a].Reason != old.Status.Conditions[b].Reason)
+	}
 	ingressChanged := !apiequality.Semantic.DeepEqual(svc.Status.LoadBalancer.Ingress, old.Status.LoadBalancer.Ingress)
 	reads := map[string]bool{
-		"L4": changed(v1.LoadBalancerConditionServing) || ingressChanged,
-		"L5": changed(v1.LoadBalancerConditionServing) || changed(v1.LoadBalancerConditionProvisioning),
+		"L4": stateChanged(v1.LoadBalancerConditionServing) || ingressChanged,
+		"L5": stateChanged(v1.LoadBalancerConditionServing) || stateChanged(v1.LoadBalancerConditionProvisioning),
 		"P5": changed(v1.LoadBalancerConditionDegraded),
-		"P6": changed(v1.LoadBalancerConditionServing) || changed(v1.LoadBalancerConditionDegraded),
+		"P6": stateChanged(v1.LoadBalancerConditionServing) || changed(v1.LoadBalancerConditionDegraded),
 	}
 	var want []string
 	for _, f := range conformance.NewChecker().Observe(svc) {

@@ -132,7 +132,8 @@ limitations under the License.
 //   - L5: LoadBalancerServing=False with reason Provisioning while
 //     LoadBalancerProvisioning is not True, or with Unsupported or
 //     Infrastructure while it is not False (Invalid on Provisioning's
-//     .status); judged unless both conditions are unchanged.
+//     .status); judged when the write changes the status or reason of
+//     either (see Ratcheting).
 //   - P5: LoadBalancerDegraded=True with a reason naming a feature the
 //     Service does not ask for (Invalid on .reason, or on .message for the
 //     reasons a Multiple lists: one error naming them all, each once), or
@@ -140,14 +141,15 @@ limitations under the License.
 //     on a Service that does not ask for Ports (Invalid on its .status).
 //   - L4: LoadBalancerServing=True while no entry of
 //     status.loadBalancer.ingress has an ip or a hostname (Invalid on
-//     Serving's .status); judged when the write changes Serving or the
-//     ingress.
+//     Serving's .status); judged when the write changes Serving's status
+//     or reason, or the ingress.
 //   - P6: LoadBalancerServing=True while a degradation (a Degraded=True
 //     reason, those a Multiple lists, or LoadBalancerPortsError=True) names
 //     a feature the Service requires, in spec.requiredLoadBalancerFeatures
 //     or else the annotation fallback (Invalid on .reason, .message or the
 //     LoadBalancerPortsError's .status, naming the features); judged when
-//     the write changes Serving, Degraded or LoadBalancerPortsError.
+//     the write changes Serving's status or reason, Degraded or
+//     LoadBalancerPortsError.
 //
 // # Ratcheting
 //
@@ -168,6 +170,17 @@ limitations under the License.
 //     not validated again by any rule, C5 included; a duplicate type is not
 //     reported when the old list held at least as many conditions of that
 //     type.
+//   - the rules between conditions (L4, L5, P6) read only the status and
+//     reason of Serving and Provisioning (the first of each type, as
+//     readers take it): a write that leaves both as the old object's
+//     first of each type had them is not judged again for them, whatever
+//     else of the two it changes (L4 still judges a changed ingress, P6 a
+//     changed Degraded or LoadBalancerPortsError). The specification
+//     does not say; this is upstream's ratcheting of unchanged data,
+//     applied to what the rules read, and it lets a provider make the
+//     lastTransitionTime bump L6 asks of it (or change a message) on a
+//     Service stored with a pairing that breaks L4, L5 or P6, without
+//     first repairing it. The admission policies ratchet the same way.
 //
 // Ratcheting comes first: an unchanged condition is not validated at all,
 // and only changed ones go through metav1validation.ValidateCondition.

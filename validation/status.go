@@ -148,10 +148,11 @@ func AskedFeatures(spec *corev1.ServiceSpec, annotations map[string]string) sets
 // that appears twice is a Duplicate (C5) unless oldConds held at least as
 // many conditions of it. With Options.CrossConditionRules,
 // for a LoadBalancer Service, L5 judges the pair of Serving and
-// Provisioning unless both are unchanged, P5 each changed Degraded=True or
-// LoadBalancerPortsError=True condition, L4 Serving against spec.Ingress
-// when either changed (from spec.OldIngress), and P6 the degradations
-// against spec.Required when Serving or one of them changed. Every error
+// Provisioning when the status or reason of either changed, P5 each
+// changed Degraded=True or LoadBalancerPortsError=True condition, L4
+// Serving against spec.Ingress when Serving's status or reason or the
+// ingress changed (from spec.OldIngress), and P6 the degradations against
+// spec.Required when Serving's status or reason or one of them changed. Every error
 // carries its rule ID as origin. nil or empty conds yield no errors; a gate
 // that does not know the feature yields one internal error at fldPath,
 // whatever conds hold.
@@ -235,13 +236,13 @@ func firstOf(conds []metav1.Condition, t v1.LoadBalancerConditionType) int {
 }
 
 // validateAddress is L4: Serving=True goes with an ingress entry that has
-// an ip or a hostname. It is judged when the write changes Serving or the
-// ingress; the error is at Serving's status, the condition the write must
-// not leave True.
+// an ip or a hostname. It is judged when the write changes Serving's
+// status or reason (sameState) or the ingress; the error is at Serving's
+// status, the condition the write must not leave True.
 func validateAddress(fldPath *field.Path, conds []metav1.Condition, spec ConditionsSpec, r *conditionRatchet) *field.Error {
 	serving := firstOf(conds, v1.LoadBalancerConditionServing)
 	if serving < 0 || conds[serving].Status != metav1.ConditionTrue || v1.HasAddress(spec.Ingress) ||
-		r.unchanged(serving) && apiequality.Semantic.DeepEqual(spec.Ingress, spec.OldIngress) {
+		r.sameState(serving) && apiequality.Semantic.DeepEqual(spec.Ingress, spec.OldIngress) {
 		return nil
 	}
 	return field.Invalid(conditionPath(fldPath, serving).Child("status"), conds[serving].Status,
@@ -252,8 +253,8 @@ func validateAddress(fldPath *field.Path, conds []metav1.Condition, spec Conditi
 // degradation (a LoadBalancerDegraded=True reason, those a Multiple lists,
 // or a LoadBalancerPortsError=True, which C4 reads as PortsNotSupported)
 // names a feature the Service requires: the provider must refuse it
-// instead (R1). It is judged when the write changes Serving, Degraded or
-// LoadBalancerPortsError.
+// instead (R1). It is judged when the write changes Serving's status or
+// reason (sameState), Degraded or LoadBalancerPortsError.
 func validateRequiredDegradations(fldPath *field.Path, conds []metav1.Condition, required []v1.LoadBalancerFeature, r *conditionRatchet) field.ErrorList {
 	serving := firstOf(conds, v1.LoadBalancerConditionServing)
 	if len(required) == 0 || serving < 0 || conds[serving].Status != metav1.ConditionTrue {
@@ -261,7 +262,7 @@ func validateRequiredDegradations(fldPath *field.Path, conds []metav1.Condition,
 	}
 	degraded := firstOf(conds, v1.LoadBalancerConditionDegraded)
 	portsError := firstOf(conds, v1.LoadBalancerConditionPortsError)
-	if r.unchanged(serving) && (degraded < 0 || r.unchanged(degraded)) && (portsError < 0 || r.unchanged(portsError)) {
+	if r.sameState(serving) && (degraded < 0 || r.unchanged(degraded)) && (portsError < 0 || r.unchanged(portsError)) {
 		return nil
 	}
 	var errs field.ErrorList
@@ -436,7 +437,8 @@ func degradedReasons(c *metav1.Condition, p *field.Path) (*field.Path, string, [
 // Provisioning=True, and with Unsupported or Infrastructure with
 // Provisioning=False. It judges the first condition of each type, only when
 // both are present (one without the other is L1, a provider's lifecycle
-// rule no single write can be held to) and not both unchanged. A
+// rule no single write can be held to) and when the write changes the
+// status or reason of either (sameState). A
 // Provisioning status other than True or False that the write sets is
 // already C1's or ValidateConditions' error, not reported twice; one it
 // leaves as it was is ratcheted there, and so is L5's to report.
@@ -455,7 +457,7 @@ func validatePartners(fldPath *field.Path, conds []metav1.Condition, r *conditio
 		return nil
 	}
 	p := &conds[provisioning]
-	if p.Status == want || r.unchanged(serving) && r.unchanged(provisioning) ||
+	if p.Status == want || r.sameState(serving) && r.sameState(provisioning) ||
 		p.Status != metav1.ConditionTrue && p.Status != metav1.ConditionFalse && !r.unchanged(provisioning) {
 		return nil
 	}
@@ -533,6 +535,22 @@ func (r *conditionRatchet) unchanged(i int) bool {
 	}
 	_, ok := r.oldKeys[k]
 	return ok
+}
+
+// sameState reports whether the first of old's conditions of conds[i]'s
+// type, the one readers take, has conds[i]'s status and reason: all that
+// the rules between conditions read of Serving and Provisioning. A write
+// that moves only its lastTransitionTime (the bump L6 asks for), message
+// or observedGeneration leaves the state as it was, and a pairing stored
+// before is not judged again for it.
+func (r *conditionRatchet) sameState(i int) bool {
+	c := &r.conds[i]
+	for j := range r.old {
+		if o := &r.old[j]; o.Type == c.Type {
+			return o.Status == c.Status && o.Reason == c.Reason
+		}
+	}
+	return false
 }
 
 // duplicatedInOld reports whether old holds at least as many conditions of

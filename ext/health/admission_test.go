@@ -17,6 +17,7 @@ limitations under the License.
 package health
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -266,6 +267,39 @@ func TestConditionsPolicy_StoredDuplicatesReadFirst(t *testing.T) {
 		{"a Serving=True behind a Serving=False, the ingress dropped", svc(true, infrastructure, servingTrue, complete),
 			svc(false, infrastructure, servingTrue, complete), nil},
 		{"the first Serving changed", svc(false, infrastructure, servingTrue, complete), svc(false, later, servingTrue, complete), []string{"L4"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestConditionsPolicy_BumpIsNoChangeToThePair: the rules between
+// conditions read the status and reason of Serving and Provisioning, as
+// validation.ValidateServiceStatusUpdate has them: a write that only bumps
+// their lastTransitionTime (L6) or changes a message is not refused for a
+// pairing stored before; one that changes a status or reason is judged.
+func TestConditionsPolicy_BumpIsNoChangeToThePair(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	svc, cond := policyService, policyCondition
+	bumped := func(c any) any {
+		m := maps.Clone(c.(map[string]any))
+		m["lastTransitionTime"], m["message"] = "2026-01-01T00:00:01Z", "spec change seen"
+		return m
+	}
+	servingTrue, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	servingProvisioning := cond("LoadBalancerServing", "False", "Provisioning")
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"L4 stored, both bumped", svc(false, servingTrue, complete), svc(false, bumped(servingTrue), bumped(complete)), nil},
+		{"L5 stored, Provisioning bumped", svc(true, servingProvisioning, complete), svc(true, servingProvisioning, bumped(complete)), nil},
+		{"L5 stored, Provisioning's reason changed", svc(true, servingProvisioning, complete),
+			svc(true, servingProvisioning, cond("LoadBalancerProvisioning", "False", "Finished")), []string{"L5"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := p.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {

@@ -256,7 +256,14 @@ func changed(ts ...v1.LoadBalancerConditionType) string {
 // firstOf returns a CEL expression for the first condition of type t that
 // the write leaves, in a list of none or one.
 func firstOf(t v1.LoadBalancerConditionType) string {
-	return `variables.conditions.exists(c, c.type == '` + string(t) + `') ? [variables.conditions.filter(c, c.type == '` + string(t) + `')[0]] : []`
+	return firstIn("conditions", t)
+}
+
+// firstIn returns a CEL expression for the first condition of type t in
+// the variable list (conditions or oldConditions), in a list of none or
+// one.
+func firstIn(list string, t v1.LoadBalancerConditionType) string {
+	return `variables.` + list + `.exists(c, c.type == '` + string(t) + `') ? [variables.` + list + `.filter(c, c.type == '` + string(t) + `')[0]] : []`
 }
 
 // firstChanged returns a CEL expression that is true when the first
@@ -264,6 +271,16 @@ func firstOf(t v1.LoadBalancerConditionType) string {
 // object's conditions.
 func firstChanged(v string) string {
 	return `variables.` + v + `.exists(c, !` + unchanged + `)`
+}
+
+// firstStateChanged returns a CEL expression that is true when the first
+// condition of a type, the variable v (firstOf), differs in status or
+// reason from the first stored condition of its type, the variable oldV:
+// all that the rules between conditions read of Serving and Provisioning,
+// so that a write that only bumps its lastTransitionTime (L6) or changes
+// its message is not judged again by them.
+func firstStateChanged(v, oldV string) string {
+	return `variables.` + v + `.exists(c, !variables.` + oldV + `.exists(o, o.status == c.status && o.reason == c.reason))`
 }
 
 // ingressOf returns a CEL expression for the status.loadBalancer.ingress of
@@ -411,13 +428,17 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 				// Serving and the ingress (L4), are judged only when the
 				// write changes one of the conditions they read: L1 when
 				// it adds, edits or drops a Serving or Provisioning, the
-				// others when the first of a type they read is not one
-				// the stored object had (the per-condition ratchet). P5,
-				// a rule of each degradation alone, ratchets per
-				// condition.
+				// others when the status or reason of the first Serving
+				// or Provisioning is not that of the first stored one of
+				// its type, or the first Degraded or
+				// LoadBalancerPortsError is not one the stored object had
+				// (the per-condition ratchet). P5, a rule of each
+				// degradation alone, ratchets per condition.
 				{Name: "pairChanged", Expression: changed(v1.LoadBalancerConditionServing, v1.LoadBalancerConditionProvisioning)},
-				{Name: "servingChanged", Expression: firstChanged("serving")},
-				{Name: "provisioningChanged", Expression: firstChanged("provisioning")},
+				{Name: "oldServing", Expression: firstIn("oldConditions", v1.LoadBalancerConditionServing)},
+				{Name: "oldProvisioning", Expression: firstIn("oldConditions", v1.LoadBalancerConditionProvisioning)},
+				{Name: "servingChanged", Expression: firstStateChanged("serving", "oldServing")},
+				{Name: "provisioningChanged", Expression: firstStateChanged("provisioning", "oldProvisioning")},
 				// Both sides spelled out: compared through the variable,
 				// an absent ingress ([]) meets no overload of != on the
 				// apiserver.
