@@ -33,8 +33,8 @@ import (
 const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-features"
 
 // MaxRequiredFeatures is the most values a Service may require (R4):
-// spec.requiredLoadBalancerFeatures holds at most this many (its
-// +k8s:maxItems marker), and so does RequiredFeaturesAnnotation.
+// spec.requiredLoadBalancerFeatures holds at most this many, as its
+// maxItems tag says, and so does RequiredFeaturesAnnotation.
 const MaxRequiredFeatures = 16
 
 // ParseRequiredFeatures reads a RequiredFeaturesAnnotation value: its
