@@ -434,17 +434,6 @@ func excludeDocumented(svc, old *v1.Service, byPolicy, byValidation []string, er
 	}) {
 		byValidation = drop(byValidation, "C5")
 	}
-	// L5 against a Provisioning the write makes Unknown: validation
-	// reports C1 alone ("A Provisioning status other than True or False
-	// that the write sets is already C1's [...] error, not reported
-	// twice"), as the checker does, the policies C1 and L5. The write is
-	// refused either way.
-	if i := slices.IndexFunc(svc.Status.Conditions, func(c metav1.Condition) bool {
-		return c.Type == string(v1.LoadBalancerConditionProvisioning)
-	}); i >= 0 && svc.Status.Conditions[i].Status == metav1.ConditionUnknown &&
-		!slices.ContainsFunc(old.Status.Conditions, func(o metav1.Condition) bool { return conditionsEqual(o, svc.Status.Conditions[i]) }) {
-		byPolicy = drop(byPolicy, "L5")
-	}
 	// P6 with spec.requiredLoadBalancerFeatures: "a stock server has no
 	// spec.requiredLoadBalancerFeatures, so the annotation is where a
 	// requirement can be" (README); validation reads the field first.

@@ -349,10 +349,12 @@ func conditionsPolicy() (*admissionregistrationv1.ValidatingAdmissionPolicy, err
 		`variables.ingress.exists(i, (has(i.ip) && i.ip != '') || (has(i.hostname) && i.hostname != ''))`,
 		"L4: status.loadBalancer.ingress: "+serving+"=True requires an entry with an ip or a hostname")
 
+	// A Provisioning status other than True or False that the write sets
+	// is C1's refusal alone, as in validation and the checker.
 	for _, p := range servingFalsePartner {
 		add(`!variables.loadBalancer || !(variables.servingChanged || variables.provisioningChanged) || size(variables.provisioning) == 0 || `+
 			`!variables.serving.exists(s, s.status == 'False' && s.reason == '`+string(p.reason)+`') || `+
-			`variables.provisioning.exists(c, c.status == '`+string(p.provisioning)+`')`,
+			`variables.provisioning.exists(c, c.status == '`+string(p.provisioning)+`' || !(c.status in ['True', 'False']) && !`+unchanged+`)`,
 			fmt.Sprintf("L5: status.conditions: %s=False with reason %s goes with %s=%s", serving, p.reason, provisioning, p.provisioning))
 	}
 
