@@ -111,6 +111,9 @@ type serviceEvent struct {
 	// lost and back say that the source lost its watch, and that it
 	// watches again: in between it sees nothing.
 	lost, back bool
+	// heard, of a lost event, is when the server was last heard from, as
+	// a watch gone silent ends long after that; zero is now.
+	heard time.Time
 }
 
 // watchGap is a stretch of a cluster's history that a watch did not see:
@@ -260,7 +263,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	err = src.run(ctx, stderr, func(ev serviceEvent) {
 		switch {
 		case ev.lost && blind.IsZero():
-			blind = time.Now()
+			blind = cmp.Or(ev.heard, time.Now())
 		case ev.back:
 			blind = time.Time{}
 		}
@@ -458,8 +461,9 @@ type watchSummary struct {
 	conformance.Summary
 	// Gaps counts the times the watch had to list again.
 	Gaps int `json:"gaps"`
-	// LostSince is when the watch was lost, if it was still lost at the
-	// end: nothing after it was observed.
+	// LostSince is when the watch was lost (for one gone silent, when the
+	// server was last heard from), if it was still lost at the end:
+	// nothing after it was observed.
 	LostSince *time.Time `json:"lostSince,omitempty"`
 }
 
@@ -594,7 +598,11 @@ func (s *listWatchSource) run(ctx context.Context, log io.Writer, handle func(se
 		if !down {
 			fmt.Fprintf(log, "lbstatus: lost the watch on %s (%s); trying again every few seconds\n", input.Escape(s.server), input.Escape(err.Error()))
 			down = true
-			handle(serviceEvent{lost: true})
+			var heard time.Time
+			if silent, ok := errors.AsType[*silentWatch](err); ok {
+				heard = silent.heard
+			}
+			handle(serviceEvent{lost: true, heard: heard})
 		}
 	}
 	back := func() {
@@ -706,6 +714,7 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 	silent := time.NewTimer(timeout + grace)
 	defer silent.Stop()
 	events := 0
+	heard := start // the watch's start, its last event or bookmark
 	for {
 		// Silence counts from the last event handled: time spent on it
 		// (a GET, a slow output) is not the server's.
@@ -717,9 +726,9 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 		case <-open.C:
 			works()
 		case <-silent.C:
-			return rv, true, fmt.Errorf("the watch stayed open past its timeout of %s with nothing from the server for %s",
-				duration.HumanDuration(timeout), duration.HumanDuration(grace))
+			return rv, true, &silentWatch{timeout: timeout, heard: heard, silence: time.Since(heard)}
 		case ev, ok := <-w.ResultChan():
+			heard = time.Now()
 			worked := events > 0 || time.Since(start) >= healthyWatch
 			if !ok {
 				return rv, worked, nil
@@ -757,6 +766,19 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 			}
 		}
 	}
+}
+
+// silentWatch is the error of a watch that stayed open past its timeout
+// with nothing from the server: it was lost when the server was last
+// heard from, not when that was noticed.
+type silentWatch struct {
+	timeout, silence time.Duration
+	heard            time.Time
+}
+
+func (e *silentWatch) Error() string {
+	return fmt.Sprintf("the watch stayed open past its timeout of %s with nothing from the server for %s",
+		duration.HumanDuration(e.timeout), duration.HumanDuration(e.silence))
 }
 
 // leftTimeout bounds the GET that tells a Service that left the label

@@ -42,6 +42,8 @@ type sourceEvents struct {
 	mu   sync.Mutex
 	evs  []string
 	gaps []watchGap
+	// heard holds, of each lost event, when the server was last heard.
+	heard []time.Time
 }
 
 func (r *sourceEvents) handle(ev serviceEvent) {
@@ -50,6 +52,7 @@ func (r *sourceEvents) handle(ev serviceEvent) {
 	switch {
 	case ev.lost:
 		r.evs = append(r.evs, "lost")
+		r.heard = append(r.heard, ev.heard)
 	case ev.back:
 		r.evs = append(r.evs, "back")
 	case ev.gap != nil:
@@ -527,6 +530,33 @@ func TestWatchRetry_SilentPastItsTimeoutIsLost(t *testing.T) {
 	defer cluster.mu.Unlock()
 	if got := strings.Join(cluster.watchRVs, ","); got != "10,11" {
 		t.Errorf("watched from %s, want 10 then the event's 11", got)
+	}
+}
+
+// A watch gone silent was lost when the server was last heard from (here
+// its last event), not when the silence was noticed, a timeout later: the
+// summary's "lost at" and L8's clock stop there.
+func TestWatchRetry_SilentWatchLostWhenLastHeard(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	src := fakeSource(cluster, cluster)
+	src.watchTimeout = time.Second
+	events, log, stop := runSource(t, src)
+	w := cluster.nextWatcher(t)
+	before := time.Now()
+	w.Modify(pending("web", "11"))
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(events.String(), "web@11"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the event was not delivered: %s", events)
+		}
+	}
+	after := time.Now()
+	waitFor(t, log, "lost the watch")
+	stop()
+	events.mu.Lock()
+	defer events.mu.Unlock()
+	if len(events.heard) != 1 || events.heard[0].Before(before) || events.heard[0].After(after) {
+		t.Errorf("lost with the server last heard at %v, want one between %v and %v, when the last event came",
+			events.heard, before.Format(time.StampMicro), after.Format(time.StampMicro))
 	}
 }
 

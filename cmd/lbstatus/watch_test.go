@@ -1129,6 +1129,19 @@ func TestWatch_LostAtTheEnd(t *testing.T) {
 	}
 }
 
+// The summary says the watch was lost when the source last heard from the
+// server, not when it noticed.
+func TestWatch_LostWhenLastHeard(t *testing.T) {
+	heard := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	src := replaySource{{svc: pending("web", "5")}, {lost: true, heard: heard}}
+	stdout, _, stop := startWatch(t, env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }}, "-o", "json")
+	waitFor(t, stdout, "web")
+	stop()
+	if want := `"lostSince":"2026-03-01T12:00:00Z"`; !strings.Contains(stdout.String(), want) {
+		t.Errorf("summary lacks %s:\n%s", want, stdout)
+	}
+}
+
 // A Service provisioned, served and then reprovisioned while the watch
 // had a gap is seen first without conditions, then reprovisioning while
 // serving: that is no first write, and the provider's writes inside the
