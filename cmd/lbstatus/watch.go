@@ -66,8 +66,8 @@ resourceVersions and the Services that changed in it, and the summary counts
 gaps. The first list must answer within --request-timeout (default 30s),
 and so must each watch request, or the watch is lost and tried again. The
 server ends each watch after 5 to 10 minutes, as asked, and the watch
-resumes; one still open a tenth of that later, with nothing from the
-server meanwhile, is lost too: its connection died unseen.
+resumes; one still open 10s later, with nothing from the server
+meanwhile, is lost too: its connection died unseen.
 
 -l selects Services by label, as kubectl's -l does. A Service whose labels
 stop matching leaves the watch as a deleted one does (the apiserver reports
@@ -701,16 +701,16 @@ func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string, t
 // ends while it is open.
 //
 // The server ends the watch after timeout, which the watch asked for. One
-// still open a tenth of timeout past that, with nothing from the server in
-// that tenth, is lost: its connection died unseen (one cut without a word
-// shows only to TCP keepalives or HTTP/2 pings, if they are on), and the
-// watch would hang without saying so.
+// still open silentGrace (a tenth of a shorter timeout) past that, with
+// nothing from the server meanwhile, is lost: its connection died unseen
+// (one cut without a word shows only to TCP keepalives or HTTP/2 pings, if
+// they are on), and the watch would hang without saying so.
 func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv string, timeout time.Duration, known map[string]observed, handle func(serviceEvent), works func()) (string, bool, error) {
 	defer w.Stop()
 	start := time.Now()
 	open := time.NewTimer(healthyWatch)
 	defer open.Stop()
-	end, grace := start.Add(timeout), timeout/10
+	end, grace := start.Add(timeout), min(timeout/10, silentGrace)
 	silent := time.NewTimer(timeout + grace)
 	defer silent.Stop()
 	events := 0
@@ -767,6 +767,12 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 		}
 	}
 }
+
+// silentGrace is how long past its timeout a watch may stay open with
+// nothing from the server before it counts as lost. An apiserver ends a
+// watch at the timeoutSeconds it was asked for, which the watch rounds
+// down: only the close's way back takes longer.
+const silentGrace = 10 * time.Second
 
 // silentWatch is the error of a watch that stayed open past its timeout
 // with nothing from the server: it was lost when the server was last

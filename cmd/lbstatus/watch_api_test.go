@@ -392,10 +392,10 @@ func TestWatchAPI_WatchUnansweredWithinRequestTimeout(t *testing.T) {
 
 // A watch that goes silent once the server answered, as on a connection
 // that died unseen, is lost once the server should have ended it (at the
-// timeoutSeconds the watch asked for) and a tenth of that has passed with
-// nothing from it: said once, its request closed, and the next watch
-// resumes from the same resourceVersion. Watches the server ends at their
-// timeout, as an apiserver does, are no loss.
+// timeoutSeconds the watch asked for) and a grace (a tenth of so short a
+// timeout) has passed with nothing from it: said once, its request closed,
+// and the next watch resumes from the same resourceVersion. Watches the
+// server ends at their timeout, as an apiserver does, are no loss.
 func TestWatchAPI_SilentWatchIsLost(t *testing.T) {
 	var watches atomic.Int32
 	closed := make(chan struct{})

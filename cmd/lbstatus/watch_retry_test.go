@@ -27,10 +27,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 )
@@ -505,7 +507,8 @@ func TestWatchRetry_WatchesEndedAtOnceAreLost(t *testing.T) {
 }
 
 // A watch the server neither ends at its timeout nor sends anything on for
-// a tenth of it after, as when its connection died unseen, is lost, said
+// a grace after (a tenth of so short a timeout), as when its connection
+// died unseen, is lost, said
 // once; the next resumes from the last resourceVersion seen, at once, and
 // is back when it works.
 func TestWatchRetry_SilentPastItsTimeoutIsLost(t *testing.T) {
@@ -558,6 +561,22 @@ func TestWatchRetry_SilentWatchLostWhenLastHeard(t *testing.T) {
 		t.Errorf("lost with the server last heard at %v, want one between %v and %v, when the last event came",
 			events.heard, before.Format(time.StampMicro), after.Format(time.StampMicro))
 	}
+}
+
+// A watch gone silent is lost silentGrace after the server should have
+// ended it, not a tenth of its timeout of up to 10 minutes later: the
+// watch asks for that timeout unchanged, and the loss is noticed soon
+// after it.
+func TestWatchRetry_SilentWatchNoticedSoon(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Minute
+		start := time.Now()
+		_, _, err := (&listWatchSource{}).consume(context.Background(), watch.NewFake(), "10", timeout, map[string]observed{},
+			func(serviceEvent) {}, func() {})
+		if _, ok := errors.AsType[*silentWatch](err); !ok || time.Since(start) < timeout || time.Since(start) > timeout+silentGrace {
+			t.Errorf("after %s: %v; want the watch lost at most %s past its timeout of %s", time.Since(start), err, silentGrace, timeout)
+		}
+	})
 }
 
 // noList is a fake cluster whose lists answer without error and without a
