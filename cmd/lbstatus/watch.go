@@ -698,7 +698,8 @@ func (s *listWatchSource) watch(ctx context.Context, cancel func(), rv string, t
 // seen, whether the watch worked (delivered events or stayed open), and the
 // error it ended with, if any. works is called once the watch works: at
 // its first event, once it has stayed open for healthyWatch, or when ctx
-// ends while it is open.
+// ends while it is open. Events are handled in the order they came; under
+// a label selector, the GETs after DELETED events (see left) overlap.
 //
 // The server ends the watch after timeout, which the watch asked for. One
 // still open silentGrace (a tenth of a shorter timeout) past that, with
@@ -715,10 +716,40 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 	defer silent.Stop()
 	events := 0
 	heard := start // the watch's start, its last event or bookmark
+	// queue holds, in order, the events read and not yet handled: a
+	// DELETED one whose GET (see left) has not answered, and those after.
+	var queue []queuedEvent
+	// finish handles what queue holds, each once its GET answers, and
+	// returns what consume does.
+	finish := func(worked bool, err error) (string, bool, error) {
+		for _, q := range queue {
+			if q.left != nil {
+				select {
+				case q.ev.left = <-q.left:
+				case <-ctx.Done():
+				}
+				if ctx.Err() != nil {
+					// Interrupted while asking: whether it was deleted
+					// was not learnt, and its trace ends as the watch's.
+					return rv, true, nil
+				}
+			}
+			handle(q.ev)
+		}
+		return rv, worked, err
+	}
 	for {
 		// Silence counts from the last event handled: time spent on it
-		// (a GET, a slow output) is not the server's.
+		// (a slow output, a GET that holds the queue) is not the server's.
 		silent.Reset(max(time.Until(end), 0) + grace)
+		results := w.ResultChan()
+		if len(queue) >= leftAhead {
+			results = nil // until the oldest GET answers
+		}
+		var oldest chan bool
+		if len(queue) > 0 {
+			oldest = queue[0].left
+		}
 		select {
 		case <-ctx.Done():
 			works()
@@ -726,15 +757,22 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 		case <-open.C:
 			works()
 		case <-silent.C:
-			return rv, true, &silentWatch{timeout: timeout, heard: heard, silence: time.Since(heard)}
-		case ev, ok := <-w.ResultChan():
+			return finish(true, &silentWatch{timeout: timeout, heard: heard, silence: time.Since(heard)})
+		case left := <-oldest:
+			if ctx.Err() != nil {
+				works()
+				return rv, true, nil // as in finish
+			}
+			queue[0].ev.left, queue[0].left = left, nil
+			queue = flush(queue, handle)
+		case ev, ok := <-results:
 			heard = time.Now()
 			worked := events > 0 || time.Since(start) >= healthyWatch
 			if !ok {
-				return rv, worked, nil
+				return finish(worked, nil)
 			}
 			if ev.Type == watch.Error {
-				return rv, worked, apierrors.FromObject(ev.Object)
+				return finish(worked, apierrors.FromObject(ev.Object))
 			}
 			svc, ok := ev.Object.(*v1.Service)
 			if !ok || svc == nil {
@@ -753,19 +791,45 @@ func (s *listWatchSource) consume(ctx context.Context, w watch.Interface, rv str
 					continue
 				}
 				known[key] = o
-				handle(serviceEvent{svc: svc})
+				queue = append(queue, queuedEvent{ev: serviceEvent{svc: svc}})
 			case watch.Deleted:
 				delete(known, keyOf(svc))
-				left := s.left(ctx, svc)
-				if ctx.Err() != nil {
-					// Interrupted while asking: whether it was deleted
-					// was not learnt, and its trace ends as the watch's.
-					return rv, true, nil
+				q := queuedEvent{ev: serviceEvent{svc: svc, deleted: true}}
+				if _, ok := s.api.(selecting); ok {
+					q.left = make(chan bool, 1)
+					go func() { q.left <- s.left(ctx, svc) }()
 				}
-				handle(serviceEvent{svc: svc, deleted: true, left: left})
+				queue = append(queue, q)
 			}
+			queue = flush(queue, handle)
 		}
 	}
+}
+
+// queuedEvent is an event a watch read and has not handled yet.
+type queuedEvent struct {
+	ev serviceEvent
+	// left, of a DELETED event under a label selector, gives the answer
+	// of the GET that tells whether the Service only left the selector;
+	// nil once given, and for any other event.
+	left chan bool
+}
+
+// leftAhead is how many events a watch reads ahead of the oldest DELETED
+// one whose GET has not answered, and so how many GETs may be under way
+// at once: a burst of deletions under a label selector waits for about
+// one GET's time per leftAhead of them, not for each in turn.
+const leftAhead = 16
+
+// flush handles the events at the head of queue that wait for no GET, and
+// returns the rest.
+func flush(queue []queuedEvent, handle func(serviceEvent)) []queuedEvent {
+	for len(queue) > 0 && queue[0].left == nil {
+		handle(queue[0].ev)
+		queue[0] = queuedEvent{}
+		queue = queue[1:]
+	}
+	return queue
 }
 
 // silentGrace is how long past its timeout a watch may stay open with
@@ -788,10 +852,10 @@ func (e *silentWatch) Error() string {
 }
 
 // leftTimeout bounds the GET that tells a Service that left the label
-// selector from a deleted one. The watch reads no event while it waits, so
-// a server that holds the GET would hold every later finding for as long
-// as --request-timeout allows, at each DELETED; an apiserver that answers
-// at all answers a GET well within this.
+// selector from a deleted one. The watch handles no later event while it
+// waits, so a server that holds the GET would hold every later finding for
+// as long as --request-timeout allows; an apiserver that answers at all
+// answers a GET well within this.
 const leftTimeout = 5 * time.Second
 
 // left reports whether svc, of a DELETED event, only left the label

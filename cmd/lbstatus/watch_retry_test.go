@@ -38,8 +38,9 @@ import (
 )
 
 // sourceEvents records what a source hands to its handler, one word per
-// event: "web@5" an observation, "-web" a deletion, "gap 10..20 [a b]" a
-// gap with the Services it names, "lost" and "back".
+// event: "web@5" an observation, "-web" a deletion, "~web" a Service that
+// left the label selector, "gap 10..20 [a b]" a gap with the Services it
+// names, "lost" and "back".
 type sourceEvents struct {
 	mu   sync.Mutex
 	evs  []string
@@ -60,6 +61,8 @@ func (r *sourceEvents) handle(ev serviceEvent) {
 	case ev.gap != nil:
 		r.gaps = append(r.gaps, *ev.gap)
 		r.evs = append(r.evs, fmt.Sprintf("gap %s..%s %v", ev.gap.From, ev.gap.To, ev.gap.Services))
+	case ev.left:
+		r.evs = append(r.evs, "~"+ev.svc.Name)
 	case ev.deleted:
 		r.evs = append(r.evs, "-"+ev.svc.Name)
 	default:

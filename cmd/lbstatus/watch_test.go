@@ -1353,6 +1353,58 @@ func TestWatch_LeftAskedWithinAShortBound(t *testing.T) {
 	}
 }
 
+// burstGets is a selecting fake cluster whose server answers a GET only
+// once n are under way at once, the last asked first; one that its bound
+// ends first finds nothing.
+type burstGets struct {
+	selectingCluster
+	n     int32
+	asked *atomic.Int32
+	all   chan struct{} // closed at the nth GET
+}
+
+func (f burstGets) stillThere(ctx context.Context, svc *v1.Service) bool {
+	i := f.asked.Add(1)
+	if i == f.n {
+		close(f.all)
+	}
+	select {
+	case <-f.all:
+	case <-ctx.Done():
+		return false
+	}
+	time.Sleep(time.Duration(f.n-i) * 10 * time.Millisecond)
+	return f.selectingCluster.stillThere(ctx, svc)
+}
+
+// Under -l, the GETs after a burst of DELETED events are under way at
+// once, not each waiting for the last to answer, on a server that holds
+// each for up to its bound; the events are still handled in the order
+// they came, each deleted or left as its GET says.
+func TestWatch_LeftAskedAtOnceForABurst(t *testing.T) {
+	a, b, c, d := pending("a", "1"), pending("b", "2"), pending("c", "3"), pending("d", "4")
+	cluster := newFakeCluster(a, b, c, d)
+	api := burstGets{selectingCluster: selectingCluster{cluster}, n: 4, asked: &atomic.Int32{}, all: make(chan struct{})}
+	src := fakeSource(api, cluster)
+	src.requestTimeout = time.Second
+	events, _, stop := runSource(t, src)
+	w := cluster.nextWatcher(t)
+	cluster.set("20", b, d) // a and c deleted, b and d relabelled
+	w.Delete(a)
+	w.Delete(b)
+	w.Add(pending("e", "12"))
+	w.Delete(c)
+	w.Delete(d)
+	const want = "a@1, b@2, c@3, d@4, -a, ~b, e@12, -c, ~d"
+	for deadline := time.Now().Add(30 * time.Second); events.String() != want && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if got := events.String(); got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
 // pagedCluster is a selecting fake cluster whose list without the selector
 // comes in pages (the continue token is the next page's index), and fails
 // at page failAt when that is not -1; with stuck, its last page gives its
