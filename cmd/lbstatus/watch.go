@@ -943,47 +943,55 @@ func (s *listWatchSource) relist(ctx context.Context, lost func(error), from str
 const leftInGapPage = 500
 
 // leftInGap returns, of the Services missing from a list under a label
-// selector after a gap (gone, as namespace/name), those still there with
-// the uid known holds: they only left the selector. One list without the
-// selector answers for all of them, however many, where a GET each would
-// hold the watch for as many round trips; it covers the one namespace they
-// share, if they do, and comes in pages, each within the request timeout,
-// until every one is found. Those that a list that fails leaves unanswered
-// count as deleted.
+// selector after a gap (gone, as namespace/name, sorted), those still there
+// with the uid known holds: they only left the selector. One list without
+// the selector per namespace where Services went missing answers for all
+// of them there, however many, where a GET each would hold the watch for
+// as many round trips; the namespaces where none went missing are not
+// read. Each comes in pages, each within the request timeout, until every
+// one of the namespace is found. Those that a list that fails leaves
+// unanswered count as deleted.
 func (s *listWatchSource) leftInGap(ctx context.Context, gone []string, known map[string]observed) map[string]bool {
 	sel, ok := s.api.(selecting)
 	if !ok || len(gone) == 0 {
 		return nil
 	}
-	namespace, _, _ := strings.Cut(gone[0], "/")
 	uids := make(map[string]string, len(gone))
 	for _, key := range gone {
-		if ns, _, _ := strings.Cut(key, "/"); ns != namespace {
-			namespace = ""
-		}
 		uids[key] = known[key].uid
 	}
 	left := map[string]bool{}
-	opts := metav1.ListOptions{Limit: leftInGapPage}
-	for {
-		lctx, cancel := requestContext(ctx, s.requestTimeout)
-		list, err := sel.listUnselected(lctx, namespace, opts)
-		cancel()
-		if err != nil || list == nil {
-			return left
+	for len(gone) > 0 && ctx.Err() == nil {
+		// Sorted, the Services of a namespace come together.
+		namespace, _, _ := strings.Cut(gone[0], "/")
+		n := 1
+		for n < len(gone) && strings.HasPrefix(gone[n], namespace+"/") {
+			n++
 		}
-		for i := range list.Items {
-			key := keyOf(&list.Items[i])
-			if uid, ok := uids[key]; ok && uid != "" && uid == string(list.Items[i].UID) {
-				left[key] = true
+		want := len(left) + n
+		gone = gone[n:]
+		opts := metav1.ListOptions{Limit: leftInGapPage}
+		for {
+			lctx, cancel := requestContext(ctx, s.requestTimeout)
+			list, err := sel.listUnselected(lctx, namespace, opts)
+			cancel()
+			if err != nil || list == nil {
+				break
 			}
+			for i := range list.Items {
+				key := keyOf(&list.Items[i])
+				if uid, ok := uids[key]; ok && uid != "" && uid == string(list.Items[i].UID) {
+					left[key] = true
+				}
+			}
+			// A token given again would be asked again for ever.
+			if list.Continue == "" || list.Continue == opts.Continue || len(left) == want {
+				break
+			}
+			opts.Continue = list.Continue
 		}
-		// A token given again would be asked again for ever.
-		if list.Continue == "" || list.Continue == opts.Continue || len(left) == len(uids) {
-			return left
-		}
-		opts.Continue = list.Continue
 	}
+	return left
 }
 
 // gapReason says why a watch had to list again, for people.

@@ -1406,7 +1406,8 @@ func TestWatch_LeftAskedAtOnceForABurst(t *testing.T) {
 }
 
 // pagedCluster is a selecting fake cluster whose list without the selector
-// comes in pages (the continue token is the next page's index), and fails
+// comes in pages (the continue token is the next page's index), holding the
+// Services of the namespace asked (all, for none), and fails
 // at page failAt when that is not -1; with stuck, its last page gives its
 // own token again. It records each request as "namespace?continue".
 type pagedCluster struct {
@@ -1425,7 +1426,9 @@ func (f pagedCluster) listUnselected(_ context.Context, namespace string, opts m
 	}
 	list := &v1.ServiceList{}
 	for _, svc := range f.pages[i] {
-		list.Items = append(list.Items, *svc)
+		if namespace == "" || svc.Namespace == namespace {
+			list.Items = append(list.Items, *svc)
+		}
 	}
 	switch {
 	case i+1 < len(f.pages):
@@ -1438,9 +1441,9 @@ func (f pagedCluster) listUnselected(_ context.Context, namespace string, opts m
 
 // Of the Services missing after a gap under -l, those still there with
 // the uid the watch knew only left the selector: one list without the
-// selector, page after page, in the namespace they share or else in all,
-// says which. Those a failed page leaves unanswered, and one whose uid was
-// not known, count as deleted.
+// selector, page after page, in each namespace where Services went missing
+// (never of every namespace, with -A), says which. Those a failed page
+// leaves unanswered, and one whose uid was not known, count as deleted.
 func TestWatch_LeftInGap(t *testing.T) {
 	web, api := pending("web", "5"), pending("api", "6")
 	shopWeb := service("web", "7", func(s *v1.Service) { s.Namespace, s.UID = "shop", "uid-shop-web" })
@@ -1460,7 +1463,7 @@ func TestWatch_LeftInGap(t *testing.T) {
 		wantAsked []string
 	}{
 		{"pages", []string{"default/api", "default/web"}, [][]*v1.Service{{apiAgain}, {web}}, -1, false, []string{"default/web"}, []string{"default?", "default?1"}},
-		{"namespaces", []string{"default/web", "shop/web"}, [][]*v1.Service{{web, shopWeb}}, -1, false, []string{"default/web", "shop/web"}, []string{"?"}},
+		{"namespaces", []string{"default/web", "shop/web"}, [][]*v1.Service{{web, shopWeb}}, -1, false, []string{"default/web", "shop/web"}, []string{"default?", "shop?"}},
 		{"failed page", []string{"default/api", "default/web"}, [][]*v1.Service{{web}, {api}}, 1, false, []string{"default/web"}, []string{"default?", "default?1"}},
 		{"all found", []string{"default/web"}, [][]*v1.Service{{web}, {api}}, -1, false, []string{"default/web"}, []string{"default?"}},
 		{"token given again", []string{"default/api"}, [][]*v1.Service{{web}, {apiAgain}}, -1, true, nil, []string{"default?", "default?1"}},
