@@ -173,6 +173,74 @@ func TestWatch_MemoryBoundedUnderChurn(t *testing.T) {
 	}
 }
 
+// countedSource runs a source, and measures the heap after warm of the
+// Service events it delivers and again after total, from inside its
+// handler, so that no event is in flight: the source holds the next.
+type countedSource struct {
+	serviceSource
+	warm, total   int
+	before, after uint64
+	done          chan struct{}
+}
+
+func (c *countedSource) run(ctx context.Context, log io.Writer, handle func(serviceEvent)) error {
+	n := 0
+	return c.serviceSource.run(ctx, log, func(ev serviceEvent) {
+		handle(ev)
+		if ev.svc == nil {
+			return
+		}
+		switch n++; n {
+		case c.warm:
+			c.before = heapAfterGC()
+		case c.total:
+			c.after = heapAfterGC()
+			close(c.done)
+		}
+	})
+}
+
+// Section 8: what the watch's own source keeps for a Service goes with it
+// too. Under -l, each DELETED event asks whether the Service only left the
+// selector; 50,000 Services come and go on the watch, a hundred alive at a
+// time, and the heap after them is compared with the heap after 5,000:
+// 50 bytes kept per Service deleted would be 2.1 MiB.
+func TestWatch_SourceMemoryBoundedUnderChurn(t *testing.T) {
+	const live, total = 100, 50000
+	cluster := newFakeCluster()
+	src := &countedSource{serviceSource: fakeSource(selectingCluster{cluster}, cluster), warm: 3 * total / 10, total: 3*total - live, done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- runContext(ctx, []string{"watch", "-l", "app=web"}, strings.NewReader(""), &lineCounter{}, io.Discard,
+			env{newSource: func(*watchFlags) (serviceSource, error) { return src, nil }})
+	}()
+	w := cluster.nextWatcher(t)
+	for i := range total {
+		w.Add(churned(i, 0))
+		w.Modify(churned(i, 2))
+		if i >= live {
+			w.Delete(churned(i-live, 2))
+		}
+	}
+	select {
+	case <-src.done:
+	case code := <-exit:
+		t.Fatalf("watch ended with %d before the source was done", code)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the source was not done after 2 minutes")
+	}
+	cancel()
+	<-exit
+	grew := int64(src.after) - int64(src.before)
+	t.Logf("the heap grew by %d bytes from %d to %d Services churned", grew, src.warm/3, total)
+	if limit := int64(2 << 20); grew > limit {
+		t.Errorf("the heap grew by %.1f MiB while %d Services came and went, %d alive at a time; want under %d MiB: the source keeps something of every Service deleted",
+			float64(grew)/(1<<20), total-src.warm/3, live, limit>>20)
+	}
+}
+
 // One Service whose status flaps for a week, with a violation on every
 // write: each observation is printed as it comes, and only counts, capped
 // lists and the Service's own state are kept, in every output format.
