@@ -682,19 +682,24 @@ func TestSpecChange_L6_L2(t *testing.T) {
 // created again conditions of its own, also when its cleanup holds up the
 // old object's deletion, as the load-balancer-cleanup finalizer does: the
 // test creates the Service again only once the old one is gone, which a
-// server would otherwise refuse as already existing. It fails a provider
-// that copies the old object's conditions onto the new one (C6, C7 per
-// uid).
+// server would otherwise refuse as already existing, and when its clock
+// runs behind the apiserver's, which stamps the new object's creation. It
+// fails a provider that copies the old object's conditions onto the new
+// one (C6, C7 per uid), whatever its clock.
 func TestRecreate_C6_C7(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		slowCleanup, stale bool
+		skew               time.Duration // of the provider's clock
 		want               TestResult
 		reason             string
 	}{
-		{"fresh conditions", false, false, TestPassed, ""},
-		{"slow cleanup", true, false, TestPassed, ""},
-		{"stale copy", false, true, TestFailed, "stale copy of the old object's (C6, C7)"},
+		{"fresh conditions", false, false, 0, TestPassed, ""},
+		{"slow cleanup", true, false, 0, TestPassed, ""},
+		{"clock behind", false, false, -3 * time.Second, TestPassed, ""},
+		{"stale copy", false, true, 0, TestFailed, "stale copy of the old object's (C6, C7)"},
+		{"stale copy, clock behind", false, true, -3 * time.Second, TestFailed, "stale copy of the old object's (C6, C7)"},
+		{"stale copy, clock ahead", false, true, 3 * time.Second, TestFailed, "stale copy of the old object's (C6, C7)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
@@ -725,7 +730,7 @@ func TestRecreate_C6_C7(t *testing.T) {
 					svc.Status.Conditions = slices.Clone(first)
 					return true
 				}
-				svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				svc.Status.Conditions = conditionsAt(time.Now().Add(tc.skew).Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
 				first = slices.Clone(svc.Status.Conditions)
 				return true
 			})
