@@ -672,8 +672,14 @@ func (r *testRun) recreate() (outcome, error) {
 	// The provider wrote on the old object before it went: a second
 	// later, what it writes on the new one has a later second on its own
 	// clock, whatever that clock's offset from the apiserver's; a copy
-	// has not.
-	time.Sleep(time.Second)
+	// has not. An interrupt ends the pause.
+	pause := time.NewTimer(time.Second)
+	defer pause.Stop()
+	select {
+	case <-pause.C:
+	case <-r.ctx.Done():
+		return outcome{}, fmt.Errorf("waiting to create Service again: %w", r.ctx.Err())
+	}
 	if err := r.create(r.service("again", nil)); err != nil {
 		return outcome{}, err
 	}

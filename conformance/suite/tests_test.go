@@ -745,6 +745,43 @@ func TestRecreate_C6_C7(t *testing.T) {
 	}
 }
 
+// TestRecreate_InterruptedInItsPause: an interrupt while Recreate waits
+// to create the Service again ends the test there: it creates nothing
+// more, and is not run rather than failed.
+func TestRecreate_InterruptedInItsPause(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	client.PrependReactor("delete", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		// The old object goes at once; the interrupt comes in the
+		// second Recreate waits after that.
+		time.AfterFunc(300*time.Millisecond, cancel)
+		return false, nil, nil
+	})
+	var afterInterrupt atomic.Int32
+	client.PrependReactor("create", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if ctx.Err() != nil {
+			afterInterrupt.Add(1)
+		}
+		return false, nil, nil
+	})
+	fakeProvider(t.Context(), t, client, func(svc *corev1.Service) bool {
+		svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+		svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+		return true
+	})
+	report, err := Run(ctx, client, Options{Run: []string{"Recreate"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("Recreate"); got.Result != TestNotRun {
+		t.Errorf("Recreate %s (%s), want notRun", got.Result, got.Reason)
+	}
+	if n := afterInterrupt.Load(); n > 0 {
+		t.Errorf("%d Services created after the interrupt, want none", n)
+	}
+}
+
 // TestRecreate_DeletionTakesTheLoadBalancerDown: the old Service goes only
 // once its provider has taken the load balancer down (the
 // load-balancer-cleanup finalizer), which is no quicker than provisioning
