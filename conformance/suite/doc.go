@@ -24,7 +24,9 @@ limitations under the License.
 // any violation on a test's Services fails that test and the report names
 // the rule. Tests run in parallel, at most Options.Parallelism at once.
 // Before a test's namespace is deleted, the last observed status of each of
-// its Services is kept for the report.
+// its Services is kept for the report. Once every test has ended, the run
+// waits up to Options.CleanupTimeout for its namespaces to go, and reports
+// one that a finalizer holds as left on the cluster.
 //
 // The tests are those of section 9: Basic, Feature/<F> for each feature
 // (the Service asking for F without requiring it, and one requiring it

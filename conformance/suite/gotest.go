@@ -17,6 +17,7 @@ limitations under the License.
 package suite
 
 import (
+	"cmp"
 	"context"
 	"testing"
 	"time"
@@ -38,9 +39,10 @@ func RunT(t *testing.T, client kubernetes.Interface, opts Options) *Report {
 	t.Helper()
 	ctx := context.Background()
 	if deadline, ok := t.Deadline(); ok {
-		// Room for the cleanups: each has 30 s to delete its namespace,
-		// and as much again to find one whose creation got no answer.
-		grace := min(90*time.Second, time.Until(deadline)/2)
+		// Room for the cleanups: each has the cleanup timeout to delete
+		// its namespace, as much again to find one whose creation got
+		// no answer, and the run as much again for them all to go.
+		grace := min(4*cmp.Or(opts.CleanupTimeout, DefaultCleanupTimeout), time.Until(deadline)/2)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-grace))
 		defer cancel()

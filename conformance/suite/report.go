@@ -144,7 +144,9 @@ type TestReport struct {
 	Duration string `json:"duration,omitempty"`
 	// Cleanup says, in one line, what the test's cleanup could not
 	// delete and why: its namespace, and Services with their load
-	// balancers, left on the cluster. Empty when nothing was left.
+	// balancers, left on the cluster, also when the namespace was
+	// deleted but was still there at the end of the run (a finalizer
+	// holds it). Empty when nothing was left.
 	Cleanup string `json:"cleanup,omitempty"`
 	// Findings are the checker's findings (section 8) on the test's
 	// Services; any violation fails the test.

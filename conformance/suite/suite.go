@@ -31,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -50,6 +51,9 @@ const (
 	// that must not come, once the provider has written on a Service of
 	// its own.
 	DefaultSettlePeriod = 10 * time.Second
+	// DefaultCleanupTimeout bounds a test's cleanup, and the wait for the
+	// run's namespaces to go.
+	DefaultCleanupTimeout = 30 * time.Second
 	// DefaultParallelism bounds the tests that run at once.
 	DefaultParallelism = 4
 	// DefaultNamespacePrefix starts the name of every test's namespace.
@@ -106,6 +110,12 @@ type Options struct {
 	// RelevantAnnotations are annotation keys the provider reads, whose
 	// changes it must acknowledge like G3's fields (L6).
 	RelevantAnnotations []string
+	// CleanupTimeout bounds the deletion of each test's Services and
+	// namespace, and then, once every test has ended, the wait for the
+	// run's namespaces to go: one still there, held by a finalizer (a load
+	// balancer its provider did not take down, say), is reported as left
+	// on the cluster. Zero: DefaultCleanupTimeout.
+	CleanupTimeout time.Duration
 	// RequestTimeout bounds each request of the run that should end (the
 	// watches go on); zero: only the context bounds them.
 	RequestTimeout time.Duration
@@ -114,7 +124,8 @@ type Options struct {
 	// the provisioning deadline, and a person watching sees what runs.
 	Started func(name string)
 	// Progress, when not nil, is called after each test with its report,
-	// from the goroutine that ran it.
+	// from the goroutine that ran it; whether its namespace went, which
+	// the run waits for at its end, is only in the run's report.
 	Progress func(TestReport)
 
 	// run labels the namespaces of one Run, so that one whose creation
@@ -137,6 +148,7 @@ func (o Options) withDefaults() Options {
 	o.ConditionsTimeout = cmp.Or(o.ConditionsTimeout, DefaultConditionsTimeout)
 	o.ProvisionTimeout = cmp.Or(o.ProvisionTimeout, DefaultProvisionTimeout)
 	o.SettlePeriod = cmp.Or(o.SettlePeriod, DefaultSettlePeriod)
+	o.CleanupTimeout = cmp.Or(o.CleanupTimeout, DefaultCleanupTimeout)
 	o.NamespacePrefix = cmp.Or(o.NamespacePrefix, DefaultNamespacePrefix)
 	o.LoadBalancerIP = cmp.Or(o.LoadBalancerIP, DefaultLoadBalancerIP)
 	return o
@@ -292,6 +304,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 			return nil, fmt.Errorf("conformance suite: %w", err)
 		}
 	}
+	waitNamespacesGone(client, opts, tests, report.Tests)
 	for i, t := range tests {
 		if t.Feature != "" {
 			report.Features = append(report.Features, support(t, report.Tests[i], outcomes[i]))
@@ -346,7 +359,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 			// The server may have made it all the same (an interrupt or
 			// a timeout while it answered): its name is not known, its
 			// labels are.
-			rep.Cleanup = cleanupUnanswered(client, t, opts.run)
+			rep.Cleanup = cleanupUnanswered(client, t, opts)
 		}
 		return rep, outcome{}, denied
 	}
@@ -366,7 +379,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	// time cannot see the provider's first conditions either.
 	if err := tr.start(watchCtx, client, ns.Name, opts.ConditionsTimeout); err != nil {
 		rep.Result, rep.Reason = TestFailed, oneLine(err.Error())
-		rep.Cleanup = cleanup(client, ns.Name)
+		rep.Cleanup = cleanup(client, ns.Name, opts.CleanupTimeout)
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
 			denied = fmt.Errorf("the account cannot watch Services in the tests' namespaces: %w", err)
 		}
@@ -377,7 +390,7 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	// The last states are kept before cleanup deletes the Services.
 	stopWatch()
 	rep.Findings, rep.LastObserved = tr.finish()
-	rep.Cleanup = cleanup(client, ns.Name)
+	rep.Cleanup = cleanup(client, ns.Name, opts.CleanupTimeout)
 	if werr := tr.watchError(); werr != nil && (apierrors.IsForbidden(werr) || apierrors.IsUnauthorized(werr)) {
 		// The provider's writes were seen only at the relists between
 		// refusals: what the test concluded says nothing of it.
@@ -409,12 +422,13 @@ func runTest(ctx context.Context, client kubernetes.Interface, opts Options, t T
 	return rep, out, nil
 }
 
-// cleanup deletes a test's Services and namespace, even after the run's
-// context ended, and returns what it could not delete, left on the
-// cluster with its load balancers, in one line; "" when nothing is left.
-// A Service it could not delete goes with its namespace.
-func cleanup(client kubernetes.Interface, namespace string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// cleanup deletes a test's Services and namespace within timeout, even
+// after the run's context ended, and returns what it could not delete,
+// left on the cluster with its load balancers, in one line; "" when
+// nothing is left. A Service it could not delete goes with its namespace,
+// which waitNamespacesGone waits for.
+func cleanup(client kubernetes.Interface, namespace string, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	// One by one: Services have no collection delete.
 	var services []string
@@ -454,23 +468,94 @@ func unanswered(err error) bool {
 	return !errors.As(err, &status) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 }
 
-// cleanupUnanswered deletes the namespace of test t in run, if the server
-// made one, as cleanup does, and returns what it left, "" for nothing.
-func cleanupUnanswered(client kubernetes.Interface, t Test, run string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// cleanupUnanswered deletes the namespace of test t in the run, if the
+// server made one, as cleanup does, and returns what it left, "" for
+// nothing.
+func cleanupUnanswered(client kubernetes.Interface, t Test, opts Options) string {
+	ctx, cancel := context.WithTimeout(context.Background(), opts.CleanupTimeout)
 	defer cancel()
-	selector := labels.SelectorFromSet(labels.Set{testLabel: slug(t.Name), runLabel: run}).String()
+	selector := labels.SelectorFromSet(labels.Set{testLabel: slug(t.Name), runLabel: opts.run}).String()
 	list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return oneLine(fmt.Sprintf("perhaps left on the cluster: a namespace labelled %s, whose creation got no answer (listing them: %v)", selector, err))
 	}
 	var left []string
 	for _, ns := range list.Items {
-		if l := cleanup(client, ns.Name); l != "" {
+		if l := cleanup(client, ns.Name, opts.CleanupTimeout); l != "" {
 			left = append(left, l)
 		}
 	}
 	return strings.Join(left, "; ")
+}
+
+// waitNamespacesGone waits, up to the cleanup timeout, for the namespaces
+// of the run to go, all at once so that a slow namespace controller holds
+// up no test, and adds to the Cleanup of each test's report (reports, in
+// the order of tests) a namespace still there: a finalizer holds it and
+// the Services in it, load balancers and all, and its conditions say what
+// holds it. A namespace its cleanup could not delete is reported already.
+func waitNamespacesGone(client kubernetes.Interface, opts Options, tests []Test, reports []TestReport) {
+	ctx, cancel := context.WithTimeout(context.Background(), opts.CleanupTimeout)
+	defer cancel()
+	owner := func(ns corev1.Namespace) *TestReport {
+		i := slices.IndexFunc(tests, func(t Test) bool { return ns.Labels[testLabel] == slug(t.Name) })
+		if i < 0 || strings.Contains(reports[i].Cleanup, ns.Name) {
+			return nil
+		}
+		return &reports[i]
+	}
+	selector := labels.SelectorFromSet(labels.Set{runLabel: opts.run}).String()
+	var left []corev1.Namespace
+	var listErr error // when no list answered
+	_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err == nil {
+			left = slices.DeleteFunc(list.Items, func(ns corev1.Namespace) bool { return owner(ns) == nil })
+			listErr = nil
+			return len(left) == 0, nil
+		}
+		if left == nil {
+			listErr = err
+		}
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return false, err // an account that may not list namespaces never will
+		}
+		return false, nil
+	})
+	add := func(rep *TestReport, line string) {
+		rep.Cleanup = oneLine(strings.TrimPrefix(rep.Cleanup+"; "+line, "; "))
+	}
+	for _, ns := range left {
+		add(owner(ns), fmt.Sprintf("left on the cluster: namespace %s, still there %s after the last test ended%s", ns.Name, opts.CleanupTimeout, heldBy(ns)))
+	}
+	for i := range reports {
+		if rep := &reports[i]; listErr != nil && rep.Namespace != "" && rep.Cleanup == "" {
+			add(rep, fmt.Sprintf("perhaps left on the cluster: namespace %s, deleted, but whether it went is not known (listing namespaces: %v)", rep.Namespace, listErr))
+		}
+	}
+}
+
+// heldBy says what keeps ns from going: the messages of its conditions
+// that hold, such as the namespace controller's NamespaceFinalizersRemaining,
+// else its finalizers; "" when it has neither.
+func heldBy(ns corev1.Namespace) string {
+	var why []string
+	for _, c := range ns.Status.Conditions {
+		if c.Status == corev1.ConditionTrue && c.Message != "" {
+			why = append(why, c.Message)
+		}
+	}
+	if len(why) > 0 {
+		return ": " + strings.Join(why, "; ")
+	}
+	finalizers := slices.Clone(ns.Finalizers)
+	for _, f := range ns.Spec.Finalizers {
+		finalizers = append(finalizers, string(f))
+	}
+	if len(finalizers) > 0 {
+		return " (finalizers " + strings.Join(finalizers, ", ") + ")"
+	}
+	return ""
 }
 
 // slug turns a test name into a piece of a namespace name.

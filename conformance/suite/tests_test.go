@@ -1061,6 +1061,64 @@ func TestRun_CleanupFailureIsReported(t *testing.T) {
 	}
 }
 
+// TestRun_NamespaceHeldIsReported: a test's namespace deleted without
+// error may still not go, held by a finalizer (a load balancer the
+// provider never took down): the run waits for it up to its cleanup
+// timeout and reports it as left, with what the namespace's conditions
+// say holds it, like a namespace it could not delete. One that goes
+// within the timeout is not reported.
+func TestRun_NamespaceHeldIsReported(t *testing.T) {
+	const holds = "Some content in the namespace has finalizers remaining: service.kubernetes.io/load-balancer-cleanup in 1 resource instances"
+	for _, tc := range []struct {
+		name string
+		goes time.Duration // after its deletion; 0: never
+	}{
+		{"held by a finalizer", 0},
+		{"goes after a while", 1500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			namespaces := corev1.SchemeGroupVersion.WithResource("namespaces")
+			client.PrependReactor("delete", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				name := a.(k8stesting.DeleteAction).GetName()
+				obj, err := client.Tracker().Get(namespaces, "", name)
+				if err != nil {
+					return true, nil, err
+				}
+				ns := obj.(*corev1.Namespace).DeepCopy()
+				ns.DeletionTimestamp = ptr.To(metav1.Now())
+				ns.Status.Phase = corev1.NamespaceTerminating
+				ns.Status.Conditions = []corev1.NamespaceCondition{{Type: corev1.NamespaceFinalizersRemaining, Status: corev1.ConditionTrue, Message: holds}}
+				if tc.goes > 0 {
+					time.AfterFunc(tc.goes, func() { _ = client.Tracker().Delete(namespaces, "", name) })
+				}
+				return true, nil, client.Tracker().Update(namespaces, ns, "")
+			})
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second, CleanupTimeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			basic := report.Test("Basic")
+			if basic.Result != TestPassed {
+				t.Errorf("Basic %s (%s), want passed", basic.Result, basic.Reason)
+			}
+			switch {
+			case tc.goes == 0 && (!strings.Contains(basic.Cleanup, "namespace "+basic.Namespace) || !strings.Contains(basic.Cleanup, holds)):
+				t.Errorf("cleanup %q, want namespace %s left, held by: %s", basic.Cleanup, basic.Namespace, holds)
+			case tc.goes > 0 && basic.Cleanup != "":
+				t.Errorf("cleanup %q, want nothing left", basic.Cleanup)
+			}
+		})
+	}
+}
+
 // A namespace whose creation got no answer (an interrupt, a timeout) may
 // exist all the same: the run finds it by its labels and deletes it, and
 // leaves another run's alone.
