@@ -22,6 +22,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -29,8 +30,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
@@ -154,6 +157,73 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// OptionError is a field of Options whose value every test would fail on
+// alike.
+type OptionError struct {
+	// Field is the Options field, such as "NamespacePrefix".
+	Field string
+	// Value is the field's value, or the element of it, as given.
+	Value string
+	// Detail says what is wrong with it.
+	Detail string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Detail) }
+
+// Validate returns an error naming the first field of o that the run could
+// only fail on, every test alike, an *OptionError but for a Run entry that
+// names no test (CheckRun's error): a negative duration (zero is the
+// default), a LoadBalancerClass the apiserver would refuse or that
+// ForeignClass uses, a NamespacePrefix that makes no namespace name, a
+// LoadBalancerIP that is not an address with a next one, a
+// RelevantAnnotations entry that is not an annotation key. It returns nil
+// for the zero Options.
+func (o Options) Validate() error {
+	if err := CheckRun(o.Run); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		field string
+		value time.Duration
+	}{
+		{"ConditionsTimeout", o.ConditionsTimeout}, {"ProvisionTimeout", o.ProvisionTimeout}, {"SettlePeriod", o.SettlePeriod},
+		{"CleanupTimeout", o.CleanupTimeout}, {"RequestTimeout", o.RequestTimeout},
+	} {
+		if d.value < 0 {
+			return &OptionError{d.field, d.value.String(), "want a positive duration, or zero for the default"}
+		}
+	}
+	if class := o.LoadBalancerClass; class != "" {
+		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
+			return &OptionError{"LoadBalancerClass", class, "not a loadBalancerClass the apiserver accepts: " + strings.Join(errs, "; ")}
+		}
+		if class == ForeignClass && o.Selects("ForeignClass") {
+			return &OptionError{"LoadBalancerClass", class, "ForeignClass uses that class as one no provider handles; give the provider another"}
+		}
+	}
+	d := o.withDefaults()
+	for _, t := range Tests() {
+		if !o.Selects(t.Name) {
+			continue
+		}
+		generate := t.NamespaceGenerateName(d.NamespacePrefix)
+		if errs := apivalidation.ValidateNamespaceName(generate, true); len(errs) > 0 {
+			return &OptionError{"NamespacePrefix", o.NamespacePrefix, fmt.Sprintf("the namespace of %s would start %q, which is not a namespace name: %s",
+				t.Name, generate, strings.Join(errs, "; "))}
+		}
+	}
+	if a, err := netip.ParseAddr(d.LoadBalancerIP); err != nil || a.Zone() != "" || !a.Next().IsValid() {
+		return &OptionError{"LoadBalancerIP", o.LoadBalancerIP, "want an IPv4 or IPv6 address that has a next one (the second Service of Feature/LoadBalancerIP asks for it)"}
+	}
+	for _, key := range o.RelevantAnnotations {
+		// Lower-cased, as apimachinery's ValidateAnnotations checks keys.
+		if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
+			return &OptionError{"RelevantAnnotations", key, "not an annotation key: " + strings.Join(errs, "; ")}
+		}
+	}
+	return nil
+}
+
 // Test describes one test of the suite.
 type Test struct {
 	// Name is the test's name in reports, as section 9 spells it.
@@ -231,8 +301,8 @@ func CheckRun(run []string) error {
 
 // Run runs the suite against the cluster client talks to and returns its
 // report. It returns an error, and no report, only when the run cannot
-// start (nil client, a server that does not answer, a Run entry that names
-// no test, an account that may not create the tests' namespaces or watch
+// start (nil client, options that Validate refuses, a server that does not
+// answer, an account that may not create the tests' namespaces or watch
 // the Services in them); what the provider does, however bad, is in the
 // report. Each test creates its Services in a namespace of its own,
 // deleted afterwards.
@@ -240,11 +310,11 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Repor
 	if client == nil {
 		return nil, errors.New("conformance suite: client is nil")
 	}
-	opts = opts.withDefaults()
-	opts.run = strings.ToLower(rand.Text())
-	if err := CheckRun(opts.Run); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("conformance suite: %w", err)
 	}
+	opts = opts.withDefaults()
+	opts.run = strings.ToLower(rand.Text())
 	tests := Tests()
 	report := &Report{
 		APIVersion:        ReportAPIVersion,

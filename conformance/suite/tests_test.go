@@ -17,6 +17,7 @@ limitations under the License.
 package suite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -963,6 +964,50 @@ func TestUnknownRequiredFeature_R2_RefusalOfEveryService(t *testing.T) {
 			if got.Result != tc.want || (tc.want == TestSkipped && !strings.Contains(got.Reason, "refused plain")) ||
 				(tc.want == TestFailed && (!strings.Contains(got.Reason, "(R2)") || strings.Contains(got.Reason, "T2"))) {
 				t.Errorf("UnknownRequiredFeature %s (%s), want %s", got.Result, got.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// TestRun_InvalidOptions: options every test would fail on alike are one
+// error of Run, naming the field, before anything is made on the cluster,
+// not a report of failed tests; the zero Options, and a ForeignClass class
+// in a run without ForeignClass, are fine.
+func TestRun_InvalidOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		field string // "" for valid options
+	}{
+		{"zero", Options{}, ""},
+		{"foreign class, ForeignClass not run", Options{LoadBalancerClass: ForeignClass, Run: []string{"Basic"}}, ""},
+		{"namespace prefix", Options{NamespacePrefix: "Conformance_"}, "NamespacePrefix"},
+		{"class", Options{LoadBalancerClass: "example.com/no such class"}, "LoadBalancerClass"},
+		{"foreign class", Options{LoadBalancerClass: ForeignClass}, "LoadBalancerClass"},
+		{"load-balancer IP", Options{LoadBalancerIP: "198.18.0.300"}, "LoadBalancerIP"},
+		{"last address", Options{LoadBalancerIP: "255.255.255.255"}, "LoadBalancerIP"},
+		{"relevant annotation", Options{RelevantAnnotations: []string{"example.com/ok", "not a key"}}, "RelevantAnnotations"},
+		{"negative deadline", Options{ProvisionTimeout: -time.Second}, "ProvisionTimeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var oe *OptionError
+			if err := tc.opts.Validate(); (err == nil) != (tc.field == "") || (err != nil && (!errors.As(err, &oe) || oe.Field != tc.field)) {
+				t.Fatalf("Validate: %v, want an error naming %q", err, tc.field)
+			}
+			if tc.field == "" {
+				return
+			}
+			// Quick, were it to run.
+			opts := tc.opts
+			opts.ConditionsTimeout, opts.SettlePeriod = time.Millisecond, time.Millisecond
+			opts.ProvisionTimeout = cmp.Or(opts.ProvisionTimeout, time.Millisecond)
+			client := fakeCluster(t)
+			report, err := Run(t.Context(), client, opts)
+			if report != nil || !errors.As(err, &oe) || oe.Field != tc.field {
+				t.Errorf("Run: %v, report %v; want the error alone, naming %s", err, report != nil, tc.field)
+			}
+			if a := client.Actions(); len(a) > 0 {
+				t.Errorf("Run sent %d requests, first %s %s; want none", len(a), a[0].GetVerb(), a[0].GetResource().Resource)
 			}
 		})
 	}
