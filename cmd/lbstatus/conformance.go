@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +33,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/lbstatus/lbstatus/conformance/input"
@@ -299,8 +297,8 @@ func (c *singleClass) Type() string { return "string" }
 
 // check reports a flag value the run could only fail on, every test
 // alike, naming the flag: a deadline that is not positive (zero is not
-// the default: the user asked for no time at all), a namespace prefix or
-// class the apiserver would refuse, an address that is not one.
+// the default here: the user asked for no time at all), and what
+// suite.Options.Validate refuses.
 func (f *conformanceFlags) check() error {
 	for _, d := range []struct {
 		flag  string
@@ -314,33 +312,26 @@ func (f *conformanceFlags) check() error {
 			return fmt.Errorf("%s %s: want a positive duration", d.flag, d.value)
 		}
 	}
-	if class := f.opts.LoadBalancerClass; class != "" {
-		if err := checkClass(class); err != nil {
-			return err
-		}
-		if class == suite.ForeignClass && (suite.Options{Run: f.run}).Selects("ForeignClass") {
-			return fmt.Errorf("--class %q: ForeignClass uses that class as one no provider handles; give the provider another", class)
-		}
+	opts := f.opts
+	opts.Run = f.run
+	err := opts.Validate()
+	var oe *suite.OptionError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("%s %q: %s", cmp.Or(optionFlags[oe.Field], oe.Field), oe.Value, oe.Detail)
 	}
-	for _, t := range suite.Tests() {
-		if !(suite.Options{Run: f.run}).Selects(t.Name) {
-			continue
-		}
-		generate := t.NamespaceGenerateName(f.opts.NamespacePrefix)
-		if errs := apivalidation.ValidateNamespaceName(generate, true); len(errs) > 0 {
-			return fmt.Errorf("--namespace-prefix %q: the namespace of %s would start %q, which is not a namespace name: %s",
-				f.opts.NamespacePrefix, t.Name, generate, strings.Join(errs, "; "))
-		}
-	}
-	if a, err := netip.ParseAddr(f.opts.LoadBalancerIP); err != nil || a.Zone() != "" || !a.Next().IsValid() {
-		return fmt.Errorf("--load-balancer-ip %q: want an IPv4 or IPv6 address that has a next one (the second Service of Feature/LoadBalancerIP asks for it)", f.opts.LoadBalancerIP)
-	}
-	for _, key := range f.opts.RelevantAnnotations {
-		if err := checkAnnotationKey(key); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
+}
+
+// optionFlags are the flags of the suite.Options fields that
+// Options.Validate names.
+var optionFlags = map[string]string{
+	"LoadBalancerClass":   "--class",
+	"NamespacePrefix":     "--namespace-prefix",
+	"LoadBalancerIP":      "--load-balancer-ip",
+	"RelevantAnnotations": "--relevant-annotation",
+	"ConditionsTimeout":   "--conditions-timeout",
+	"ProvisionTimeout":    "--provision-timeout",
+	"SettlePeriod":        "--settle-period",
 }
 
 // checkClass reports a --class value the apiserver would refuse as a
