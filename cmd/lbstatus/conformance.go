@@ -52,8 +52,8 @@ that serves Services without a loadBalancerClass. Each test makes a
 namespace of its own (--namespace-prefix), so there is no -n or -A. The
 account needs to create, list and delete namespaces, and to create, watch
 and delete Services. A namespace still there 30s after the last test
-ended (a finalizer holds it) is left on the cluster, as one that could not
-be deleted.
+ended (a finalizer holds it) is reported as left on the cluster, as one
+that could not be deleted is.
 
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
