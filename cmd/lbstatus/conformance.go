@@ -58,9 +58,10 @@ that could not be deleted is.
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
 cannot be reached, an account that may not create namespaces or watch
-Services in them, a cleanup that left something on the cluster (said on
-standard error), or an interrupt (SIGINT, SIGTERM: the tests under way
-stop, clean up, and the report is still written).
+Services in them, a report that could not be written (or closed), a
+cleanup that left something on the cluster (said on standard error), or an
+interrupt (SIGINT, SIGTERM: the tests under way stop, clean up, and the
+report is still written).
 
 Examples:
   # Test the provider of class example.com/lb; write the report to a file.
@@ -218,17 +219,17 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "lbstatus: %s: %s\n", input.Escape(conn.host), input.Escape(err.Error()))
 		return exitInput
 	}
-	out := stdout
-	if f.report != "" {
-		file, err := os.Create(f.report)
-		if err != nil {
-			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", pathMessage(err))
+	if f.report == "" {
+		err = report.Write(stdout, format)
+	} else {
+		file, cerr := os.Create(f.report)
+		if cerr != nil {
+			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", pathMessage(cerr))
 			return exitInput
 		}
-		defer file.Close()
-		out = file
+		err = writeAndClose(file, report, format)
 	}
-	if err := report.Write(out, format); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "lbstatus: writing the report: %s\n", pathMessage(err))
 		return exitInput
 	}
@@ -252,6 +253,13 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)
 	}
 	return suiteExit(report.Result, ctx.Err() != nil, leftovers, stderr)
+}
+
+// writeAndClose writes report to file in format and closes it, and returns
+// the first error of either: a close that fails (NFS, a quota met when the
+// data reaches the disk) can lose what was written, as a write that fails.
+func writeAndClose(file io.WriteCloser, report *suite.Report, format suite.Format) error {
+	return cmp.Or(report.Write(file, format), file.Close())
 }
 
 // suiteExit is the exit status of a run with this result: 1 when a test

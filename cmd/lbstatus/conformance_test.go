@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -317,5 +318,25 @@ func TestConformance_ReportReplacesNoInput(t *testing.T) {
 		if got, err := os.ReadFile(path); err != nil || string(got) != data {
 			t.Errorf("%s became %q (%v)", path, got, err)
 		}
+	}
+}
+
+// closeFails is a report file whose writes succeed and whose close fails,
+// as one on NFS does when the data reaches the server.
+type closeFails struct{ bytes.Buffer }
+
+func (*closeFails) Close() error { return errors.New("input/output error") }
+
+// A report file whose close failed was taken as written: the run exited
+// with the status of its tests while the report was lost. The close's
+// error is the write's, which the command says and exits 2 on.
+func TestWriteAndClose_CloseFails(t *testing.T) {
+	var file closeFails
+	report := &suite.Report{APIVersion: suite.ReportAPIVersion, Kind: suite.ReportKind, Result: suite.ResultSuccess}
+	if err := writeAndClose(&file, report, suite.FormatYAML); err == nil || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("writeAndClose: %v, want the close's error", err)
+	}
+	if !strings.Contains(file.String(), "kind: ConformanceReport") {
+		t.Errorf("wrote %q, want the report", file.String())
 	}
 }
