@@ -87,6 +87,10 @@ func runSuite(t *testing.T, class string) *suite.Report {
 		if tr.Result != suite.TestNotRun && tr.Duration == "" {
 			t.Errorf("%s: %s without a duration", tr.Name, tr.Result)
 		}
+		// Section 9: what a test made is gone after it, namespaces too.
+		if tr.Cleanup != "" {
+			t.Errorf("%s: cleanup: %s", tr.Name, tr.Cleanup)
+		}
 	}
 	path := filepath.Join("_out", strings.ReplaceAll(t.Name(), "/", "_")+".yaml")
 	if err := os.MkdirAll("_out", 0o755); err != nil {

@@ -140,6 +140,9 @@ func Main(m *testing.M, o Options, ready func(*Env) error) int {
 				return fail(err)
 			}
 		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go e.finalizeNamespaces(ctx)
 		return m.Run()
 	}()
 	if !e.stop(o.Name) && code == 0 {
@@ -248,10 +251,58 @@ func Clientset(t testing.TB, config *rest.Config, userAgent string) kubernetes.I
 	return cs
 }
 
+// finalizeNamespaces stands in, until ctx ends, for the namespace
+// controller envtest does not run: a namespace being deleted loses its
+// Services and then its "kubernetes" finalizer, so that it goes, as on a
+// cluster, and a conformance run that waits for its namespaces to go sees
+// them go. It polls, so that a kube-apiserver a test stops and starts
+// again costs it nothing but a few failed lists.
+func (e *Env) finalizeNamespaces(ctx context.Context) {
+	cs, err := kubernetes.NewForConfig(e.Config)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "namespace finalizer: %v\n", err)
+		return
+	}
+	for {
+		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			list = &corev1.NamespaceList{} // stopped, or starting again
+		}
+		for _, ns := range list.Items {
+			if ns.DeletionTimestamp == nil || len(ns.Spec.Finalizers) == 0 {
+				continue
+			}
+			if deleteServices(ctx, cs, ns.Name) > 0 {
+				continue // gone at a later round, once a provider lets them go
+			}
+			ns.Spec.Finalizers = nil
+			_, _ = cs.CoreV1().Namespaces().Finalize(ctx, &ns, metav1.UpdateOptions{})
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// deleteServices deletes the Services of namespace ns (Services have no
+// deletecollection) and returns how many it found, or 1 when it could not
+// list them.
+func deleteServices(ctx context.Context, cs kubernetes.Interface, ns string) int {
+	list, err := cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 1
+	}
+	for _, svc := range list.Items {
+		_ = cs.CoreV1().Services(ns).Delete(ctx, svc.Name, metav1.DeleteOptions{})
+	}
+	return len(list.Items)
+}
+
 // Namespace creates a namespace named after the test, and deletes its
-// Services after it. envtest runs no namespace controller, so a namespace
-// is never really deleted; deleting the Services frees their ClusterIPs
-// and node ports.
+// Services after it: deleting the Services frees their ClusterIPs and node
+// ports, where the namespace, which is not deleted, would keep them.
 func Namespace(t testing.TB, cs kubernetes.Interface) string {
 	t.Helper()
 	ctx := context.Background()
