@@ -457,6 +457,23 @@ func templateAt(text []byte) int {
 	return -1
 }
 
+// mergesKind reports whether the YAML mapping text may take its kind from
+// a merge key: one of its own (not one nested deeper), plain or !!merge
+// as mergesOneWay tells one, and no kind key of its own, which would win.
+func mergesKind(text []byte) (merges bool) {
+	var doc yaml3.Node
+	if !bytes.Contains(text, []byte("<<")) || yaml3.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
+		return false
+	}
+	for m, i := doc.Content[0].Content, 0; i+1 < len(m); i += 2 {
+		if m[i].Value == "kind" && m[i].ShortTag() == "!!str" {
+			return false
+		}
+		merges = merges || m[i].Value == "<<" && m[i].ShortTag() == "!!merge"
+	}
+	return merges
+}
+
 // mergesOneWay reports whether the keys the strict parser takes for keys
 // given twice are all keys that a mapping gives beside a merge key
 // ("<<: *base", which the strict parser cannot tell from a key twice) and

@@ -922,7 +922,7 @@ func (s *yamlSplitter) entries(line []byte, lineNo int) bool {
 	}
 	// A kind merged in ("<<: *base") yields to one given after the items:
 	// they are read as a List's, and end checks the kind that comes.
-	if bytes.Contains(s.members.Bytes(), []byte("<<")) {
+	if mergesKind(s.members.Bytes()) {
 		s.kind = ""
 	}
 	return true

@@ -440,6 +440,24 @@ func TestRead_YAMLListKindMergedBeforeItsItems(t *testing.T) {
 	}
 }
 
+// Only a merge key of the List's own, plain or !!merge, merges in a kind
+// that one after its items may override, and not beside a kind of its own.
+// Any "<<" before the items did: a quoted key, a value, a merge key deeper
+// in, made an EndpointsList's kindless items Services, and its kind an input
+// error. They are Endpoints, as when the List is read whole.
+func TestRead_YAMLListKindMergedOnlyByItsOwnMergeKey(t *testing.T) {
+	for _, members := range []string{`"<<": x`, `'<<': x`, `!!str <<: x`, `metadata: {annotations: {a: "<<"}}`, "metadata:\n  <<: {name: x}", `<<: {apiVersion: v1}`} {
+		in := "kind: EndpointsList\n" + members + "\nitems:\n- metadata: {name: a}\n"
+		if objs, errs := decodeAll(t, strings.NewReader(in)); names(objs) != "Endpoints:a" || len(errs) != 0 {
+			t.Errorf("%q: objects %q, errors %v; want Endpoints:a and none", members, names(objs), errs)
+		}
+	}
+	in := "!!merge <<: {kind: EndpointsList}\napiVersion: v1\nitems:\n- metadata: {name: a}\nkind: List\n"
+	if objs, errs := decodeAll(t, strings.NewReader(in)); names(objs) != "a" || len(errs) != 0 {
+		t.Errorf("!!merge: objects %q, errors %v; want a and none", names(objs), errs)
+	}
+}
+
 // indent makes text an entry of a YAML sequence: first before its first
 // line, as many spaces before the others.
 func indent(first, text string) string {
