@@ -171,9 +171,9 @@ func (d *Decoder) NextContext(ctx context.Context) (Object, error) {
 }
 
 // Unfinished returns where the document the input is in the middle of
-// starts: a YAML document or List item that no "---", "..." or end of
-// input has ended, or a JSON value not yet closed (a top-level array or
-// List as a whole), which may yet mean something else and so is not handed
+// starts: a YAML document or List item that no "---", "..." or end of input
+// has ended, or a JSON value not yet closed (an item of an array or List
+// read item by item), which may yet mean something else and so is not handed
 // out. It is nil when only white space, comments or a "---" came since the
 // last object, at the end of the input, and while objects read before are
 // yet to be handed out. Call it after NextContext returned ctx.Err().

@@ -1131,7 +1131,9 @@ func readInterrupted(t *testing.T, in string) (string, *Position) {
 // starts, so that the check can say it did not check it. A YAML document
 // is ended only by the next "---" (or "...", or the end of the input): so
 // is the last of "kubectl get -w -o yaml". White space, comments and a
-// "---" alone begin nothing. Objects not yet handed out come first.
+// "---" alone begin nothing. Objects not yet handed out come first. Of a
+// JSON List read item by item, or a top-level array, the item being read
+// is named, as a YAML List's is, and between items the List.
 func TestRead_InterruptedDocumentIsNamed(t *testing.T) {
 	json := svcJSON("b")
 	list := "apiVersion: v1\nkind: List\nitems:\n- kind: Service\n  apiVersion: v1\n  metadata:\n    name: a\n- kind: Service\n"
@@ -1148,7 +1150,10 @@ func TestRead_InterruptedDocumentIsNamed(t *testing.T) {
 		{"YAML, none after ...", svcYAML("a") + "...\n", "a", nil},
 		{"JSON, the next", svcJSON("a") + "\n\n" + json[:30], "a", &Position{Source: "-", Document: 2, Line: 3, Offset: int64(len(json) + 2)}},
 		{"JSON, one brace", svcJSON("a") + " {", "a", &Position{Source: "-", Document: 2, Line: 1, Offset: int64(len(json) + 1)}},
-		{"JSON, a List", `{"kind":"List","items":[` + svcJSON("a") + "," + json[:30], "a", &Position{Source: "-", Document: 1, Line: 1, Offset: 0}},
+		{"JSON, a List's item", `{"kind":"List","items":[` + svcJSON("a") + "," + json[:30], "a", &Position{Source: "-", Document: 1, Item: "items[1]", Line: 1, Offset: int64(len(json) + 25)}},
+		{"JSON, a List's items' item", `{"kind":"List","items":[{"kind":"List","items":[` + svcJSON("a") + ",\n" + json[:30], "a", &Position{Source: "-", Document: 1, Item: "items[0].items[1]", Line: 2, Offset: int64(len(json) + 50)}},
+		{"JSON, an array's item", "[" + svcJSON("a") + "," + json[:30], "a", &Position{Source: "-", Document: 1, Item: "items[1]", Line: 1, Offset: int64(len(json) + 2)}},
+		{"JSON, a List between items", `{"kind":"List","items":[` + svcJSON("a") + "," + svcJSON("a") + ",", "a,a", &Position{Source: "-", Document: 1, Line: 1, Offset: 0}},
 		{"JSON, none after the last", svcJSON("a") + "\n \n", "a", nil},
 		{"white space", "\n \n", "", nil},
 	} {

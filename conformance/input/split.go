@@ -236,7 +236,8 @@ type jsonSplitter struct {
 	line   int   // line of the tokenizer's offset
 	doc    int
 	last   jsontext.Kind // kind of what read read last
-	open   *Position     // where the top-level value being read starts
+	open   *Position     // where the value being read starts: the top-level one, or an item read alone
+	item   string        // the Item of the next value read, an item read alone
 }
 
 func (s *jsonSplitter) unfinished() *Position { return s.open }
@@ -322,11 +323,11 @@ func (s *jsonSplitter) array(kind string, list Position, depth int, discard bool
 	if _, pos, err := s.read(true); err != nil {
 		return pos, err
 	}
-	for i := 0; s.dec.PeekKind() != ']'; i++ {
+	open := s.open // between items, the value they are in is the one being read
+	for i := 0; s.dec.PeekKind() != ']'; i, s.open = i+1, open {
 		k := s.dec.PeekKind()
+		s.item = nest(list, "items["+strconv.Itoa(i)+"]").Item
 		v, pos, err := s.read(false)
-		pos.Item = list.Item
-		pos = nest(pos, "items["+strconv.Itoa(i)+"]")
 		j := job{raw: v, pos: pos, containerKind: kind, depth: depth}
 		switch {
 		case errors.Is(err, errTooBig) && k == '{' && !discard && depth <= maxNesting:
@@ -480,11 +481,12 @@ func (s *jsonSplitter) read(token bool) (v []byte, pos Position, err error) {
 	ub := s.dec.UnreadBuffer()
 	n := leadingDelims(ub)
 	start := s.base + s.dec.InputOffset() + int64(n)
-	pos = Position{Source: s.source, Document: s.doc, Line: s.line + newlines(ub[:n]), Offset: start}
-	if s.last != 0 && s.dec.StackDepth() == 0 {
+	pos = Position{Source: s.source, Document: s.doc, Item: s.item, Line: s.line + newlines(ub[:n]), Offset: start}
+	if s.last != 0 && (s.dec.StackDepth() == 0 || s.item != "") {
 		p := pos
 		s.open = &p
 	}
+	s.item = ""
 	end := start + int64(s.limit)
 	if token {
 		end++ // a number ends only at the byte after it, which jsontext must see
