@@ -564,7 +564,9 @@ func (s *jsonSplitter) fatal(err error, pos Position) job {
 // with neither ends the entries (but for a line after an LS or a PS,
 // where a quoted value goes on, and one indented by a tab, which YAML
 // reads in a quoted value or not at all). A flow sequence ("items:
-// [...]", or on the line after "items:") stays one document, read whole.
+// [...]", or on the line after "items:") stays one document, read whole;
+// a List that is an item of a List stays one item, read whole, the limit
+// applying to it whole, though section 8 would have its items read one by one.
 //
 // Lines are not YAML: whether a line is what it looks like is settled by
 // parsing. The document up to an "items:" line is parsed with it, to know
