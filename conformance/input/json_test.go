@@ -261,6 +261,9 @@ func TestRead_ListKindAfterItemsReadAsEvents(t *testing.T) {
 	}
 }
 
+// A List's kind that follows its items is no input error when every item
+// carries its own kind, whatever came before it: a kindless item read
+// earlier, in another document or in a List nested in it, belongs to a
 // List without a kind whose items carry theirs.
 func TestRead_ListKindAfterSelfDescribingItemsAfterKindlessOnes(t *testing.T) {
 	for name, in := range map[string]string{
@@ -278,7 +281,8 @@ func TestRead_ListKindAfterSelfDescribingItemsAfterKindlessOnes(t *testing.T) {
 	}
 }
 
-// input error.
+// A null kind is no kind, as an absent one is: the object is read, of no
+// kind, and is no input error.
 func TestRead_NullKindIsNoKind(t *testing.T) {
 	for _, kind := range []string{``, `"kind":null,`} {
 		objs, errs := decodeAll(t, strings.NewReader(`{`+kind+`"metadata":{"name":"a"},"spec":{"type":5}}`))

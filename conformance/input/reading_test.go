@@ -1198,7 +1198,8 @@ func TestRead_UnfinishedAfterTheObjectsBefore(t *testing.T) {
 	}
 }
 
-// the field an error quotes are escaped, as names are.
+// What an input error quotes from the input, a watch ERROR's message or
+// the name of the field at fault, is escaped, as names are.
 func TestDecodeError_EscapesWhatItQuotes(t *testing.T) {
 	for name, in := range map[string]string{
 		"message": `{"type":"ERROR","object":{"kind":"Status","message":"\u001b[2J"}}`,
@@ -1211,7 +1212,9 @@ func TestDecodeError_EscapesWhatItQuotes(t *testing.T) {
 	}
 }
 
-// say that the watch listed again.
+// A MODIFIED watch event is neither an ADDED nor a DELETED one: its object
+// is marked neither, for only an ADDED one can say that the watch listed
+// again.
 func TestDecode_WatchEventModifiedIsNotAdded(t *testing.T) {
 	objs, errs := decodeAll(t, strings.NewReader(`{"type":"MODIFIED","object":`+svcJSON("a")+`}`))
 	if len(errs) != 0 || len(objs) != 1 || objs[0].Added || objs[0].Deleted {
@@ -1219,7 +1222,8 @@ func TestDecode_WatchEventModifiedIsNotAdded(t *testing.T) {
 	}
 }
 
-// surrogates: UTF-16 that holds them is read.
+// Characters on either side of the range UTF-16 keeps for its surrogate
+// pairs are no surrogates: UTF-16 that holds them is read.
 func TestRead_UTF16NextToTheSurrogates(t *testing.T) {
 	const name = "\uD7FF\uE000"
 	for _, big := range []bool{false, true} {
