@@ -354,6 +354,8 @@ func TestClip_KeepsMaxTextBytesWhole(t *testing.T) {
 	}
 }
 
+// Lists nested as deep as the reader goes, and one deeper, give the same
+// objects and errors read item by item (a limit smaller than the List, which
 // applies to each item, not to the List).
 func TestRead_NestedListsItemByItemAsReadWhole(t *testing.T) {
 	for _, depth := range []int{maxNesting, maxNesting + 1} {

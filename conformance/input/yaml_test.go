@@ -500,7 +500,9 @@ func TestRead_YAMLKindsInYAMLWords(t *testing.T) {
 	}
 }
 
-// given twice is cut right: the next item is read.
+// A YAML List item that is not UTF-8 and has a key given twice costs that
+// item only: the error names the byte, and an item that holds both is cut
+// right: the next item is read.
 func TestRead_YAMLItemNotUTF8WithAKeyTwice(t *testing.T) {
 	in := "kind: List\nitems:\n- metadata: {name: \"a\xff\", name: b}\n- kind: Service\n  metadata: {name: c}\n"
 	objs, errs := decodeAll(t, strings.NewReader(in))
@@ -509,6 +511,8 @@ func TestRead_YAMLItemNotUTF8WithAKeyTwice(t *testing.T) {
 	}
 }
 
+// A line after a line or paragraph separator (U+2028, U+2029), which YAML
+// counts as a line break, counts in the line an error about invalid UTF-8
 // names (section 8: a wrong position misleads whoever fixes the input).
 func TestRead_YAMLNotUTF8LineAfterASeparator(t *testing.T) {
 	in := "kind: Service\nmetadata:\n  name: 'a\u2028b\u2029c'\n  namespace: \xff\n"
@@ -518,6 +522,8 @@ func TestRead_YAMLNotUTF8LineAfterASeparator(t *testing.T) {
 	}
 }
 
+// A YAML List item with a key given twice, of the limit's size with the
+// "items:" line it is parsed under, costs that item only, and not the one
 // under: the next item is read.
 func TestRead_YAMLItemWithKeyTwiceAtTheLimit(t *testing.T) {
 	const limit = 100
@@ -529,6 +535,7 @@ func TestRead_YAMLItemWithKeyTwiceAtTheLimit(t *testing.T) {
 	}
 }
 
+// An entry of a YAML List's items dedented by one column, as by two, is no
 // item of the List: it is never handed out, and is an input error, once
 // for all such entries.
 func TestRead_YAMLListEntryDedentedByOneColumn(t *testing.T) {
@@ -539,6 +546,7 @@ func TestRead_YAMLListEntryDedentedByOneColumn(t *testing.T) {
 	}
 }
 
+// A YAML List's own members (its kind, metadata) as large as the limit are
 // held and read: only past it are they over the limit.
 func TestRead_YAMLListMembersAtTheLimit(t *testing.T) {
 	head := "kind: PodList\nmetadata:\n  annotations:\n    pad: \"" + strings.Repeat("p", 100) + "\"\nitems:\n"
