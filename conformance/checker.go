@@ -345,7 +345,7 @@ func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding
 		return nil
 	}
 	key := serviceKey{svc.Namespace, svc.Name}
-	f := findings{ref: key.ref(svc.ResourceVersion), at: at}
+	f := findings{ref: key.ref(input.Clip(svc.ResourceVersion)), at: at}
 
 	if Classes(c.opts.classes).Foreign(svc) {
 		// P1: not the provider's Service; its conditions, if any, are a
@@ -368,7 +368,7 @@ func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding
 				// Kept until the provider's next write: a user's edit
 				// before it leaves them leftovers still. The trace
 				// itself has ended; nothing more is owed.
-				*st = serviceState{uid: st.uid, rv: svc.ResourceVersion, conds: st.conds, moved: true}
+				*st = serviceState{uid: st.uid, rv: f.ref.ResourceVersion, rvSum: c.rvSum(svc.ResourceVersion), conds: st.conds, moved: true}
 			} else {
 				c.drop(key, i)
 			}
@@ -431,8 +431,21 @@ func (c *Checker) observe(svc *v1.Service, at Position, relisted bool) []Finding
 // observation again: nothing else the rules read can differ. Only then is
 // the spec encoded a second time.
 func (c *Checker) sameVersion(st *serviceState, svc *v1.Service) bool {
-	return svc.ResourceVersion != "" && svc.ResourceVersion == st.rv && st.uid != 0 && c.uidSum(svc) == st.uid &&
-		string(c.encodeG3(svc)) == st.spec
+	rv := svc.ResourceVersion
+	sameRV := rv == st.rv // kept whole
+	if sum := c.rvSum(rv); sum != 0 {
+		sameRV = sum == st.rvSum
+	}
+	return rv != "" && sameRV && st.uid != 0 && c.uidSum(svc) == st.uid && string(c.encodeG3(svc)) == st.spec
+}
+
+// rvSum hashes a resourceVersion longer than input.Clip keeps; 0 for one
+// it keeps whole.
+func (c *Checker) rvSum(rv string) uint64 {
+	if len(rv) <= input.MaxTextBytes {
+		return 0
+	}
+	return maphash.String(c.seed, rv) | 1
 }
 
 // isLoadBalancer reports whether svc is of type LoadBalancer.
@@ -510,11 +523,11 @@ func (k serviceKey) clone() serviceKey {
 	return serviceKey{s[:len(k.namespace)], s[len(k.namespace):]}
 }
 
-// ref returns the ObjectRef of a Service known only by its key, with its
-// resourceVersion cut by input.Clip: every finding carries it, and a
-// report keeps it, as it keeps a reason.
+// ref returns the ObjectRef of a Service known only by its key, with a
+// resourceVersion the caller cut by input.Clip: every finding carries it,
+// and a report keeps it, as it keeps a reason.
 func (k serviceKey) ref(resourceVersion string) ObjectRef {
-	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: input.Clip(resourceVersion)}
+	return ObjectRef{Kind: "Service", Namespace: k.namespace, Name: k.name, ResourceVersion: resourceVersion}
 }
 
 // stateSlab holds the Checker's serviceStates in chunks: a state never

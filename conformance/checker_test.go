@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1598,4 +1599,51 @@ func TestCheck_C5_MalformedReasonNotAlsoC3(t *testing.T) {
 	svc := ready("web", 10)
 	svc.Status.Conditions[1].Reason = "OurOwnReason"
 	wantFinding(t, check(svc), "C3", SeverityWarning, "status.conditions[1].reason")
+}
+
+// The input may hold any string as a resourceVersion: the Checker's state
+// of a Service keeps it cut by input.Clip, with a hash of the whole one,
+// so that a Service costs the same whatever the length of its
+// resourceVersion. The hash still tells a repeated observation from
+// another whose resourceVersion differs past the cut only.
+func TestCheck_LongResourceVersionStateIsBounded(t *testing.T) {
+	long := func(i int, last string) string { return strings.Repeat(strconv.Itoa(i%10), 64<<10) + last }
+	c := NewChecker()
+	svc := ready("web", 10)
+	svc.ResourceVersion = long(0, "1")
+	c.Observe(svc)
+	if c.Observe(svc.DeepCopy()); !c.Repeated() {
+		t.Errorf("the same observation again was checked again")
+	}
+	other := svc.DeepCopy()
+	other.ResourceVersion = long(0, "2")
+	if c.Observe(other); c.Repeated() {
+		t.Errorf("an observation whose resourceVersion differs past the first KiB was taken for the previous one")
+	}
+
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	const services = 200
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	c = NewChecker()
+	base := heap()
+	for i := range services {
+		svc := ready("web-"+strconv.Itoa(i), 10)
+		svc.ResourceVersion = long(i, "")
+		c.Observe(svc)
+	}
+	perService := (float64(heap()) - float64(base)) / services
+	if c.Services() != services {
+		t.Fatalf("Services() = %d, want %d", c.Services(), services)
+	}
+	if perService > 8<<10 {
+		t.Errorf("state is %.0f bytes per Service with a resourceVersion of 64 KiB, want at most 8 KiB", perService)
+	}
+	t.Logf("state: %.0f bytes per Service", perService)
 }

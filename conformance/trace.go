@@ -103,8 +103,13 @@ type obligation struct {
 
 // serviceState is the checker's memory of one Service.
 type serviceState struct {
-	uid        uint64 // hash of the last metadata.uid observed; 0 for none
+	uid uint64 // hash of the last metadata.uid observed; 0 for none
+	// rv is the last resourceVersion, cut by input.Clip as findings carry
+	// it, and rvSum a hash of the whole one when that was cut (0 when not),
+	// which tells a repeated observation (see Checker.sameVersion): the
+	// input may hold any string there, and the state stays the same size.
 	rv         string
+	rvSum      uint64
 	conds      [numSlots]condState
 	ingressSum uint64
 	hasIngress bool
@@ -164,7 +169,7 @@ func (c *Checker) trace(f *findings, st *serviceState, seen bool, svc *v1.Servic
 	if uid := c.uidSum(svc); uid != 0 {
 		st.uid = uid // an observation without one (a manifest) says nothing of it
 	}
-	st.rv = svc.ResourceVersion
+	st.rv, st.rvSum = f.ref.ResourceVersion, c.rvSum(svc.ResourceVersion)
 	st.conds = *cur
 	st.ingressSum, st.hasIngress = ingressSum, hasIngress
 	st.lb = lb
