@@ -54,7 +54,9 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	// Object is the observation the finding is about. Its
 	// resourceVersion is cut by input.Clip, as the strings a message
-	// quotes from the input are: the input may hold any string there.
+	// quotes from the input are: the input may hold any string there. Its
+	// namespace and name are whole, since they tell Services apart, and
+	// ObjectRef.String cuts them where they are printed.
 	Object ObjectRef `json:"object"`
 	// Field is the JSON path of the field the finding is about, such as
 	// "status.conditions[0].status"; empty when it is about the whole

@@ -1006,6 +1006,35 @@ func TestCheck_LongResourceVersionIsCut(t *testing.T) {
 	}
 }
 
+// A namespace and a name are any string in a file: every row, finding
+// line and JSON finding that names a Service, or a skipped object, quotes
+// their first KiB, marked as cut, as it quotes a long resourceVersion. Two
+// Services whose names differ past that KiB only are still two, each with
+// its own row and findings.
+func TestCheck_LongNamesAreCut(t *testing.T) {
+	long := strings.Repeat("a", 64<<10)
+	named := func(ns, name string) string {
+		return strings.Replace(noIngressJSON, `"name":"no-ingress","namespace":"shop"`, `"name":"`+name+`","namespace":"`+ns+`"`, 1)
+	}
+	in := named("shop", long+"1") + named("shop", long+"2") + named(long, "web") +
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + long + `"}}`
+	cut := long[:input.MaxTextBytes] + "… ("
+	for _, args := range [][]string{{"-o", "text", "-v"}, {"-o", "json"}, {"-o", "html"}, {"--timeline"}} {
+		code, stdout, stderr := runCmd(t, in, append([]string{"check"}, args...)...)
+		if code != exitViolation || strings.Count(stdout, "L4") < 3 {
+			t.Fatalf("%v: exit %d, want %d with L4 on each Service:\n%.2000s%.2000s", args, code, exitViolation, stdout, stderr)
+		}
+		if len(stdout) > 64<<10 || !strings.Contains(stdout, cut) {
+			t.Errorf("%v: %d bytes of output; want each name cut after %d, marked as cut", args, len(stdout), input.MaxTextBytes)
+		}
+		if args[0] == "--timeline" || args[1] == "text" {
+			if !strings.Contains(stdout, "3 observations of 3 Services") || strings.Count(stdout, "  1 violation") != 3 {
+				t.Errorf("%v: want three Services, each on a row of its own with its violation:\n%.3000s", args, stdout)
+			}
+		}
+	}
+}
+
 // Verdict notices, however many, never hide a violation behind "... and
 // N more": the text caps findings per severity.
 func TestCheck_VerboseDoesNotHideViolations(t *testing.T) {

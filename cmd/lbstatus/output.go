@@ -118,8 +118,9 @@ func (t *textReporter) input(name string, r conformance.Report) {
 		// A reason may be 1,024 characters and still valid, and a column
 		// is as wide as its widest cell: cut as the timeline cuts, one
 		// long reason no longer pushes every row's verdict off the screen;
-		// a finding that reports the reason quotes it whole. Names are not
-		// cut: they say which Service the findings below are about.
+		// a finding that reports the reason quotes it whole. Names are cut
+		// only after 1 KiB, as everywhere (ObjectRef.String): they say
+		// which Service the findings below are about.
 		clipped := false
 		cell := func(s string) string {
 			c, cut := timeline.ClipCell(s)
@@ -460,10 +461,19 @@ func (j *jsonReporter) findings(found []conformance.Finding) {
 		}
 		j.first = false
 		// Encode ends each finding with a newline.
-		if err := j.enc.Encode(&found[i]); err != nil {
+		if err := j.enc.Encode(shownFinding(found[i])); err != nil {
 			continue // a Finding always encodes
 		}
 	}
+}
+
+// shownFinding is f as the JSON output shows it: its object's namespace
+// and name cut by input.Clip, as the text cuts them (ObjectRef.String),
+// where the checker and the Collector keep them whole to tell Services
+// apart. Both are any string in a file: no valid one is cut.
+func shownFinding(f conformance.Finding) conformance.Finding {
+	f.Object.Namespace, f.Object.Name = input.Clip(f.Object.Namespace), input.Clip(f.Object.Name)
+	return f
 }
 
 func (j *jsonReporter) inputError(err error) {

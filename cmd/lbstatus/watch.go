@@ -240,7 +240,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer, e en
 	emit := func(found []conformance.Finding) {
 		for _, fd := range found {
 			if f.output == "json" {
-				b, _ := json.Marshal(fd)
+				b, _ := json.Marshal(shownFinding(fd))
 				fmt.Fprintf(jsonOut, "%s\n", b)
 			} else {
 				fmt.Fprintln(stdout, findingLine(fd, true))

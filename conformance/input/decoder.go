@@ -336,17 +336,15 @@ type ObjectRef struct {
 }
 
 // String returns "namespace/name", "name", or "(unnamed)" for the name of
-// one without (a manifest with generateName), escaped.
+// one without (a manifest with generateName), each cut by Clip and
+// escaped: the input may hold any string there, and every line that
+// names an object would cost as much.
 func (o ObjectRef) String() string {
-	switch {
-	case o.Namespace != "" && o.Name == "":
-		return Escape(o.Namespace) + "/(unnamed)"
-	case o.Namespace != "":
-		return Escape(o.Namespace) + "/" + Escape(o.Name)
-	case o.Name != "":
-		return Escape(o.Name)
+	ns, name := Escape(Clip(o.Namespace)), cmp.Or(Escape(Clip(o.Name)), "(unnamed)")
+	if ns != "" {
+		return ns + "/" + name
 	}
-	return "(unnamed)"
+	return name
 }
 
 // DecodeError is an input problem: malformed JSON or YAML, a truncated
@@ -367,16 +365,15 @@ type DecodeError struct {
 }
 
 // Error returns "position: [object: ][field: ]problem" on one escaped line.
-// What it takes from the input (the object's namespace and name, the field,
-// the problem, which may quote the input) is cut by Clip, each: an input of
-// a few objects, each with a name or a message of the size limit, would
-// otherwise print lines, and keep reports, of that size.
+// What it takes from the input (the object's namespace and name, as
+// ObjectRef.String cuts them, the field, the problem, which may quote the
+// input) is cut by Clip, each: an input of a few objects, each with a name
+// or a message of the size limit, would otherwise print lines, and keep
+// reports, of that size.
 func (e *DecodeError) Error() string {
 	s := e.Position.String() + ": "
 	if e.Object.Name != "" || e.Object.Namespace != "" {
-		o := e.Object
-		o.Namespace, o.Name = Clip(o.Namespace), Clip(o.Name)
-		s += o.String() + ": "
+		s += e.Object.String() + ": "
 	}
 	if e.Field != "" {
 		s += Escape(Clip(e.Field)) + ": "

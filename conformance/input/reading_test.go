@@ -532,6 +532,9 @@ func TestObjectRef_String(t *testing.T) {
 		{ObjectRef{Namespace: "shop"}, "shop/(unnamed)"},
 		{ObjectRef{}, "(unnamed)"},
 		{ObjectRef{Namespace: "a\x1b", Name: "b\u202e"}, `a\x1b/b\u202e`},
+		// Cut each, as Clip cuts: a name in a file may be any string.
+		{ObjectRef{Namespace: strings.Repeat("n", MaxTextBytes+1), Name: strings.Repeat("m", MaxTextBytes+2)},
+			strings.Repeat("n", MaxTextBytes) + "… (1 more bytes)/" + strings.Repeat("m", MaxTextBytes) + "… (2 more bytes)"},
 	} {
 		if got := tc.ref.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.ref, got, tc.want)
