@@ -926,7 +926,9 @@ func (s *listWatchSource) relist(ctx context.Context, lost func(error), from str
 	}
 	names = append(names, gone...)
 	slices.Sort(names)
-	handle(serviceEvent{gap: &watchGap{From: from, To: list.ResourceVersion, Reason: gapReason(cause), Changed: len(names), Services: names}})
+	// Cut as a finding's: the server may hold any string there. The
+	// watch goes on from the whole one.
+	handle(serviceEvent{gap: &watchGap{From: input.Clip(from), To: input.Clip(list.ResourceVersion), Reason: gapReason(cause), Changed: len(names), Services: names}})
 	for _, svc := range changed {
 		known[keyOf(svc)] = observedOf(svc)
 		handle(serviceEvent{svc: svc})
