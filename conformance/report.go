@@ -361,7 +361,10 @@ func (c *Collector) count(f *Finding) {
 	rc.Add(f.Severity)
 }
 
-// addTo records f on the row sr.
+// addTo records f on the row sr, which has f's namespace and name. A
+// finding kept names the Service with the row's strings: each observation
+// decodes its own copy of a name, which may be long, and the row is kept
+// anyway.
 func (c *Collector) addTo(sr *ServiceReport, f *Finding) {
 	sr.Counts.Add(f.Severity)
 	if f.Verdict != nil {
@@ -373,6 +376,8 @@ func (c *Collector) addTo(sr *ServiceReport, f *Finding) {
 	}
 	if c.keeps(&sr.kept, f.Severity) {
 		sr.Findings = append(sr.Findings, *f)
+		kept := &sr.Findings[len(sr.Findings)-1].Object
+		kept.Namespace, kept.Name = sr.Namespace, sr.Name
 	} else {
 		sr.Omitted++
 	}

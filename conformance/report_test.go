@@ -20,7 +20,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -683,4 +685,41 @@ func TestCollector_LongResourceVersionIsCut(t *testing.T) {
 	if old, now := r.Services[1], r.Services[2]; old.Counts.Violations != 1 || old.Counts.Notices != 1 || now.Counts != (SeverityCounts{Notices: 1}) {
 		t.Errorf("old row counts %+v, new row %+v; want the L4 violation and T4 on the old one, T3 alone on the new one", old.Counts, now.Counts)
 	}
+}
+
+// TestCollector_KeptFindingsShareTheRowsName: each observation decodes
+// its own copy of a Service's name, which a file may make 64 KiB long. A
+// finding the Collector keeps names the Service with its row's copy, so
+// that the findings of a long-named Service cost what those of another
+// do, not a copy of the name each.
+func TestCollector_KeptFindingsShareTheRowsName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	const observations = 200
+	long := strings.Repeat("n", 64<<10)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	c, col := NewChecker(), NewCollector()
+	base := heap()
+	for i := range observations {
+		svc := ready(strings.Clone(long), 10)
+		svc.UID, svc.ResourceVersion = "uid-1", strconv.Itoa(i+1)
+		svc.Status.LoadBalancer.Ingress = nil // L4, at every observation
+		obj := Object{Kind: "Service", Service: svc}
+		col.Observe(obj, c.ObserveObject(obj))
+	}
+	perObservation := (float64(heap()) - float64(base)) / observations
+	r := col.Report()
+	if len(r.Services) != 1 || len(withRule(r.Services[0].Findings, "L4")) != observations {
+		t.Fatalf("%d rows; want one with %d L4 findings", len(r.Services), observations)
+	}
+	if perObservation > 8<<10 {
+		t.Errorf("%.0f bytes per observation of a Service named by 64 KiB, want at most 8 KiB", perObservation)
+	}
+	runtime.KeepAlive(c)
 }

@@ -576,6 +576,11 @@ func (t *Timeline) pinAt(f conformance.Finding, atEnd bool, step int) {
 	}
 	s.Counts.Add(f.Severity)
 	f.Object.ResourceVersion = input.Clip(f.Object.ResourceVersion) // as the points' (see Observe)
+	// The Service's own strings when equal to the finding's: each
+	// observation decodes its own copy of a name, which may be long.
+	if f.Object.Namespace == s.Namespace && f.Object.Name == s.Name {
+		f.Object.Namespace, f.Object.Name = s.Namespace, s.Name
+	}
 	s.Findings = append(s.Findings, Pin{Step: step, AtEnd: atEnd, Finding: f})
 	s.Findings, s.DroppedFindings = bound(t, s.Findings, s.DroppedFindings)
 }

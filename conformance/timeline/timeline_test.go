@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1511,5 +1512,37 @@ func TestTimeline_MaxEnded(t *testing.T) {
 	// bad and the ten gone- of type LoadBalancer were deleted, 3 are kept.
 	if got, want := tl.Forgotten(), 11-3; got != want {
 		t.Errorf("Forgotten() = %d, want %d", got, want)
+	}
+}
+
+// Each observation decodes its own copy of a Service's name, which a file
+// may make 64 KiB long: a finding pinned on the timeline names the Service
+// with the timeline's copy, so that a long-named Service's pins cost what
+// another's do, not a copy of the name each.
+func TestTimeline_PinsShareTheServicesName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	const observations = 200
+	long := strings.Repeat("n", 64<<10)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	tl := New()
+	base := heap()
+	for i := range observations {
+		svc := lbService(strings.Clone(long), strconv.Itoa(i+1), metav1.ConditionTrue, time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC))
+		tl.Observe(svc, []conformance.Finding{{Rule: "L4", Severity: conformance.SeverityViolation,
+			Object: conformance.ObjectRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, ResourceVersion: svc.ResourceVersion}}})
+	}
+	perObservation := (float64(heap()) - float64(base)) / observations
+	if s := tl.Services(); len(s) != 1 || len(s[0].Findings) != observations {
+		t.Fatalf("%d Services; want one with %d findings pinned", len(s), observations)
+	}
+	if perObservation > 8<<10 {
+		t.Errorf("%.0f bytes per observation of a Service named by 64 KiB, want at most 8 KiB", perObservation)
 	}
 }
