@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math/bits"
 	"slices"
@@ -214,28 +215,28 @@ func (c *Checker) ObserveObject(obj Object) []Finding {
 			pos = &p
 		}
 		// The kind and apiVersion come from the input: a YAML block scalar
-		// gives one a line break. Escaped, a message stays one line.
-		kind := obj.Kind
+		// gives one a line break. Escaped, a message stays one line; cut
+		// by input.Clip, as the resourceVersion, it and the kind the
+		// finding names stay short whatever the input holds.
+		kind := input.Clip(obj.Kind)
 		msg := "skipped: the object has no kind"
 		if kind != "" {
 			msg = "skipped: a " + input.Escape(kind) + " is not a Service"
 		}
 		ref := obj.Ref
 		ref.ResourceVersion = input.Clip(ref.ResourceVersion)
-		if ref.Kind == "" {
-			ref.Kind = kind
-		}
+		ref.Kind = input.Clip(cmp.Or(ref.Kind, obj.Kind))
 		if kind == "Service" && obj.APIVersion != "" { // another group's or version's, such as Knative's
-			msg = "skipped: a Service of " + input.Escape(obj.APIVersion) + " is not a core/v1 Service"
+			msg = "skipped: a Service of " + input.Escape(input.Clip(obj.APIVersion)) + " is not a core/v1 Service"
 			if obj.APIVersion == "core/v1" {
 				msg = "skipped: a core/v1 Service has apiVersion v1, not core/v1"
 			}
 			// Named as kubectl names another group's kind, so that it is
 			// not counted as a Service.
 			if group, _, ok := strings.Cut(obj.APIVersion, "/"); ok {
-				ref.Kind = kind + "." + group
+				ref.Kind = kind + "." + input.Clip(group)
 			} else {
-				ref.Kind = kind + " (" + obj.APIVersion + ")"
+				ref.Kind = kind + " (" + input.Clip(obj.APIVersion) + ")"
 			}
 		}
 		return []Finding{{Rule: RuleInput, Severity: SeverityNotice, Object: ref, Message: msg, Position: pos}}

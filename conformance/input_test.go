@@ -19,6 +19,8 @@ package conformance
 import (
 	"strings"
 	"testing"
+
+	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
 func TestObserveObject_OddConditionsWithPosition(t *testing.T) {
@@ -53,6 +55,25 @@ func TestObserveObject_SkippedKindIsEscaped(t *testing.T) {
 		}
 		if f := NewChecker().ObserveObject(obj); len(f) != 1 || f[0].Message != tc.want {
 			t.Errorf("%q: got %+v, want the message %q", tc.in, f, tc.want)
+		}
+	}
+}
+
+// A kind or apiVersion is any string the input holds: the skip notice
+// quotes, and names as its object's kind, the first KiB of each, marked as
+// cut, so that a 64 KiB kind costs no 64 KiB per notice, nor per kind a
+// report counts.
+func TestObserveObject_LongKindIsCut(t *testing.T) {
+	long := strings.Repeat("K", 64<<10)
+	for _, obj := range []Object{
+		{Kind: long, Ref: ObjectRef{Kind: long, Name: "a"}},
+		{Kind: "Service", APIVersion: long, Ref: ObjectRef{Kind: "Service", Name: "b"}},
+		{Kind: "Service", APIVersion: long + "/v1", Ref: ObjectRef{Kind: "Service", Name: "c"}},
+	} {
+		f := NewChecker().ObserveObject(obj)
+		if len(f) != 1 || len(f[0].Message) > 2*input.MaxTextBytes || len(f[0].Object.Kind) > 2*input.MaxTextBytes ||
+			!strings.Contains(f[0].Message, long[:input.MaxTextBytes]+"… (") || !strings.Contains(f[0].Object.Kind, long[:input.MaxTextBytes]+"… (") {
+			t.Errorf("%s: a notice of %d findings, want one whose message and kind quote the first %d bytes, marked as cut", obj.Ref.Name, len(f), input.MaxTextBytes)
 		}
 	}
 }
