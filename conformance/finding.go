@@ -68,7 +68,8 @@ type Finding struct {
 	// the checker was handed a Service directly (Checker.Observe).
 	Position *Position `json:"position,omitempty"`
 	// Verdict is the section 6 verdict of the Service; set on verdict
-	// notices (rules T1 to T4) only.
+	// notices (rules T1 to T4) only. Its reason, which may quote Serving's
+	// message, is cut by input.Clip, as Message is.
 	Verdict *Verdict `json:"verdict,omitempty"`
 	// EndOfTrace reports a finding owed when the Service's trace ended
 	// (deleted, created again with a new uid, no longer selected, or the

@@ -418,6 +418,9 @@ func (c *Checker) checkVerdict(f *findings, st *serviceState, svc *v1.Service, l
 		return
 	}
 	st.verdict = sum
+	// A refusal's or a failure's reason quotes Serving's message: cut as
+	// a message quotes the input, once the whole one has told a change.
+	verdict.Reason = input.Clip(verdict.Reason)
 	rule := RuleID(verdict.Rule)
 	if rule == "" {
 		rule = "T4"

@@ -279,3 +279,25 @@ func TestCheck_T3_ReportedAgainAfterAConversion(t *testing.T) {
 		t.Errorf("want the Ready verdict reported twice, got:\n%s", dump(found))
 	}
 }
+
+// A refusal's verdict quotes Serving's message, which a file may make any
+// length: the verdict notice's message and its verdict quote the first KiB
+// of the reason, marked as cut, once per change, and a message that
+// changes past that KiB only is still a change of the verdict.
+func TestCheck_T1_LongMessageIsCut(t *testing.T) {
+	refused := newLB("web")
+	setRefused(refused, 10)
+	long := strings.Repeat("m", 64<<10)
+	getCond(t, refused, v1.LoadBalancerConditionServing).Message = long + "1"
+	again := next(refused)
+	getCond(t, again, v1.LoadBalancerConditionServing).Message = long + "2"
+	found := withRule(check(refused, again), "T1")
+	if len(found) != 2 {
+		t.Fatalf("want the verdict reported at each change of its reason, got:\n%.3000s", dump(found))
+	}
+	for _, f := range found {
+		if len(f.Message) > 2*input.MaxTextBytes || len(f.Verdict.Reason) > 2*input.MaxTextBytes || !strings.HasSuffix(f.Verdict.Reason, " more bytes)") {
+			t.Errorf("a verdict notice of %d bytes, its reason %d; want the reason cut after %d", len(f.Message), len(f.Verdict.Reason), input.MaxTextBytes)
+		}
+	}
+}
