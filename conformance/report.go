@@ -108,7 +108,8 @@ type ServiceReport struct {
 	// of the last observation, in the order Serving, Provisioning,
 	// Degraded, PortsError.
 	Conditions []ConditionSummary `json:"conditions,omitempty"`
-	// Ingress lists the IPs and hostnames of the last observation.
+	// Ingress lists the IPs and hostnames of the last observation, each
+	// cut by input.Clip as Type is.
 	Ingress []string `json:"ingress,omitempty"`
 	// Verdict is the last verdict reported for a LoadBalancer Service; nil
 	// for other types.
@@ -306,7 +307,7 @@ func (c *Collector) Observe(obj Object, found []Finding) {
 	}
 	sr.Ingress = sr.Ingress[:0]
 	for _, in := range svc.Status.LoadBalancer.Ingress {
-		sr.Ingress = append(sr.Ingress, cmp.Or(in.IP, in.Hostname))
+		sr.Ingress = append(sr.Ingress, input.Clip(cmp.Or(in.IP, in.Hostname)))
 	}
 	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		sr.Verdict = nil

@@ -723,3 +723,18 @@ func TestCollector_KeptFindingsShareTheRowsName(t *testing.T) {
 	}
 	runtime.KeepAlive(c)
 }
+
+// A hostname is any string in a file: the row keeps the first KiB of each
+// ingress address, marked as cut, as it keeps a reason.
+func TestCollector_LongIngressIsCut(t *testing.T) {
+	svc := ready("web", 10)
+	long := strings.Repeat("h", 64<<10)
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: long}, {IP: "192.0.2.1"}}
+	col := NewCollector()
+	obj := Object{Kind: "Service", Service: svc}
+	col.Observe(obj, NewChecker().ObserveObject(obj))
+	r := col.Report()
+	if len(r.Services) != 1 || len(r.Services[0].Ingress) != 2 || r.Services[0].Ingress[0] != input.Clip(long) || r.Services[0].Ingress[1] != "192.0.2.1" {
+		t.Errorf("%d rows; want one whose ingress is the hostname cut by input.Clip, then the IP", len(r.Services))
+	}
+}
