@@ -86,6 +86,22 @@ func TestConversion_ToCoreDropsOnlyNewField(t *testing.T) {
 	}
 }
 
+// TestConversion_KeepsTypeMeta: apiVersion and kind survive both ways
+// (the fuzzer of the round trips leaves them empty), so a converted
+// Service still encodes as what it is.
+func TestConversion_KeepsTypeMeta(t *testing.T) {
+	tm := metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}
+	for name, got := range map[string]metav1.TypeMeta{
+		"FromCore":        v1.FromCore(&corev1.Service{TypeMeta: tm}).TypeMeta,
+		"FromCoreShallow": v1.FromCoreShallow(&corev1.Service{TypeMeta: tm}).TypeMeta,
+		"ToCore":          v1.ToCore(&v1.Service{TypeMeta: tm}).TypeMeta,
+	} {
+		if got != tm {
+			t.Errorf("%s: TypeMeta %+v, want %+v", name, got, tm)
+		}
+	}
+}
+
 func TestConversion_Nil(t *testing.T) {
 	if v1.FromCore(nil) != nil || v1.FromCoreShallow(nil) != nil || v1.ToCore(nil) != nil {
 		t.Errorf("nil must convert to nil")

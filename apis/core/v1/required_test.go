@@ -66,7 +66,9 @@ func TestDegradedReason_G1(t *testing.T) {
 			t.Errorf("DegradedFeature(%q) = %q, must name no single feature", r, f)
 		}
 	}
-	for _, f := range []v1.LoadBalancerFeature{"Teleport", "", "ports"} {
+	// Reasons are not features: a Degraded reason read as a required
+	// feature would be known, and a provider would not refuse it (R2).
+	for _, f := range []v1.LoadBalancerFeature{"Teleport", "", "ports", "Multiple", "PortsNotSupported"} {
 		if f.IsKnown() {
 			t.Errorf("%q is known", f)
 		}
@@ -138,6 +140,41 @@ func TestReasonStatus_C3(t *testing.T) {
 		status, known := v1.ReasonStatus(tc.typ, tc.reason)
 		if status != tc.status || known != tc.known {
 			t.Errorf("ReasonStatus(%s, %s) = %q, %v; want %q, %v", tc.typ, tc.reason, status, known, tc.status, tc.known)
+		}
+	}
+}
+
+// TestConditionConstants_Section2 pins the condition types and reasons to
+// the strings of the specification's table (section 2) and C4's
+// deprecated type: they are what providers write and clients read, so a
+// change to one is a change of the wire format.
+func TestConditionConstants_Section2(t *testing.T) {
+	for got, want := range map[v1.LoadBalancerConditionType]string{
+		v1.LoadBalancerConditionServing:      "LoadBalancerServing",
+		v1.LoadBalancerConditionProvisioning: "LoadBalancerProvisioning",
+		v1.LoadBalancerConditionDegraded:     "LoadBalancerDegraded",
+		v1.LoadBalancerConditionPortsError:   "LoadBalancerPortsError",
+	} {
+		if string(got) != want {
+			t.Errorf("condition type %q, want %q", got, want)
+		}
+	}
+	for got, want := range map[v1.LoadBalancerConditionReason]string{
+		v1.LoadBalancerReasonServing:                              "Serving",
+		v1.LoadBalancerReasonProvisioning:                         "Provisioning",
+		v1.LoadBalancerReasonUnsupported:                          "Unsupported",
+		v1.LoadBalancerReasonInfrastructure:                       "Infrastructure",
+		v1.LoadBalancerReasonComplete:                             "Complete",
+		v1.LoadBalancerReasonIPFamiliesNotSupported:               "IPFamiliesNotSupported",
+		v1.LoadBalancerReasonPortsNotSupported:                    "PortsNotSupported",
+		v1.LoadBalancerReasonLoadBalancerIPNotSupported:           "LoadBalancerIPNotSupported",
+		v1.LoadBalancerReasonSessionAffinityNotSupported:          "SessionAffinityNotSupported",
+		v1.LoadBalancerReasonExternalTrafficPolicyNotSupported:    "ExternalTrafficPolicyNotSupported",
+		v1.LoadBalancerReasonLoadBalancerSourceRangesNotSupported: "LoadBalancerSourceRangesNotSupported",
+		v1.LoadBalancerReasonMultiple:                             "Multiple",
+	} {
+		if string(got) != want {
+			t.Errorf("condition reason %q, want %q", got, want)
 		}
 	}
 }

@@ -22,10 +22,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields/managedfieldstest"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	metaac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -197,4 +199,30 @@ func mustJSON(t *testing.T, v interface{}) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestStrategicMerge_ConditionsMergeByType: a strategic merge patch of
+// status.conditions (kubectl patch, or a client that computes the patch
+// from this package's type) merges by type, as it does on core/v1's
+// Service: a patch of one condition leaves the provider's others in
+// place.
+func TestStrategicMerge_ConditionsMergeByType(t *testing.T) {
+	live := &v1.Service{}
+	live.Status.Conditions = []metav1.Condition{
+		{Type: string(v1.LoadBalancerConditionServing), Status: metav1.ConditionTrue, Reason: string(v1.LoadBalancerReasonServing)},
+		{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: string(v1.LoadBalancerReasonComplete)},
+	}
+	patch := `{"status":{"conditions":[{"type":"LoadBalancerDegraded","status":"True","reason":"PortsNotSupported"}]}}`
+	merged, err := strategicpatch.StrategicMergePatch([]byte(mustJSON(t, live)), []byte(patch), v1.Service{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got v1.Service
+	if err := json.Unmarshal(merged, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{string(v1.LoadBalancerConditionServing), string(v1.LoadBalancerConditionProvisioning), string(v1.LoadBalancerConditionDegraded)}
+	if diff := cmp.Diff(want, conditionTypes(&got), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("conditions after a strategic merge patch of Degraded (-want +got):\n%s", diff)
+	}
 }
