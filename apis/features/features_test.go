@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/component-base/featuregate"
 
 	"github.com/lbstatus/lbstatus/apis/features"
@@ -31,6 +32,10 @@ func TestLoadBalancerStatusImprovements_AlphaDefaultOff(t *testing.T) {
 	specs := features.VersionedSpecs()[features.LoadBalancerStatusImprovements]
 	if len(specs) != 1 || specs[0].PreRelease != featuregate.Alpha || specs[0].Default {
 		t.Fatalf("specs = %+v, want one alpha spec, default off", specs)
+	}
+	// Alpha from v1.37: an emulated version before it has no such feature.
+	if v := specs[0].Version; v == nil || !v.EqualTo(version.MajorMinor(1, 37)) {
+		t.Errorf("alpha from %v, want v1.37", v)
 	}
 	gate := features.NewFeatureGate()
 	if on, err := features.Enabled(gate); gate.Enabled(features.LoadBalancerStatusImprovements) || on || err != nil {
@@ -76,6 +81,14 @@ func TestEnabled_NilAndUnregistered(t *testing.T) {
 	if !strings.Contains(err.Error(), "LoadBalancerStatusImprovements") || !strings.Contains(err.Error(), "AddToFeatureGate") {
 		t.Errorf("error %q does not name the gate and the fix", err)
 	}
+	// Asked again, the same gate is still without it: a gate is remembered
+	// only once it was found to hold the feature.
+	gate := featuregate.NewFeatureGate()
+	for i := range 2 {
+		if on, err := features.Enabled(gate); err == nil || on {
+			t.Errorf("gate without the feature, asked %d times: enabled=%v, err=%v; want an error", i+1, on, err)
+		}
+	}
 }
 
 // TestEnabled_OtherGateImplementations: a gate that is not featuregate's
@@ -91,10 +104,41 @@ func TestEnabled_OtherGateImplementations(t *testing.T) {
 	if _, err := features.Enabled(wrappedGate{featuregate.NewFeatureGate()}); err == nil {
 		t.Errorf("wrapped gate without the feature: no error")
 	}
+	// KnownFeatures lists "Name=true|false (...)": a feature whose name
+	// only starts or ends with ours is another feature.
+	alike := featuregate.NewFeatureGate()
+	if err := alike.Add(map[featuregate.Feature]featuregate.FeatureSpec{
+		features.LoadBalancerStatusImprovements + "V2": {PreRelease: featuregate.Alpha},
+		"X" + features.LoadBalancerStatusImprovements:  {PreRelease: featuregate.Alpha},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := features.Enabled(wrappedGate{alike}); err == nil || on {
+		t.Errorf("wrapped gate with features named alike: enabled=%v, err=%v; want an error", on, err)
+	}
 }
 
 // wrappedGate hides every method of featuregate's gate but the interface.
 type wrappedGate struct{ featuregate.FeatureGate }
+
+// uncomparableGate is a gate whose values cannot be compared: == on two of
+// them panics.
+type uncomparableGate struct {
+	featuregate.FeatureGate
+	_ []string
+}
+
+// TestEnabled_UncomparableGate: a gate that is not a pointer is asked each
+// time, never compared with the last one, which would panic for a type
+// that cannot be compared.
+func TestEnabled_UncomparableGate(t *testing.T) {
+	gate := uncomparableGate{FeatureGate: features.NewFeatureGate()}
+	for i := range 2 {
+		if on, err := features.Enabled(gate); on || err != nil {
+			t.Errorf("asked %d times: enabled=%v, err=%v", i+1, on, err)
+		}
+	}
+}
 
 // TestEnabled_KeepsNoGateAlive: Enabled remembers only the last gate it
 // found the feature in, so a caller that makes a gate for each use (the
