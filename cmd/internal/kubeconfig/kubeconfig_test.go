@@ -17,6 +17,7 @@ limitations under the License.
 package kubeconfig
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,72 @@ func TestMissing(t *testing.T) {
 				t.Errorf("server %s: %v", cfg.Host, err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("server %s: error %v, want one saying %q", cfg.Host, err, tc.want)
+			}
+		})
+	}
+}
+
+// parsed returns the kubeconfig flags as the commands take them, after
+// args.
+func parsed(t *testing.T, args ...string) *genericclioptions.ConfigFlags {
+	t.Helper()
+	flags := genericclioptions.NewConfigFlags(false)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	flags.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return flags
+}
+
+// TestMissing_NamesEveryFileLookedIn: with several files on KUBECONFIG
+// and none naming a cluster, the error lists each of them.
+func TestMissing_NamesEveryFileLookedIn(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	t.Setenv("KUBECONFIG", a+string(os.PathListSeparator)+b)
+	t.Setenv("KUBERNETES_MASTER", "")
+	err := Missing(parsed(t), "http://localhost:8080")
+	if want := "(looked in " + a + ", " + b + ")"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one saying %q", err, want)
+	}
+}
+
+// TestLoadError: the error names the kubeconfig files that exist among
+// those the flags select (--kubeconfig, else KUBECONFIG), none when none
+// does, and is left as it is when it names one already; the cause stays
+// reachable with errors.Is.
+func TestLoadError(t *testing.T) {
+	dir := t.TempDir()
+	a, b, missing := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "nope")
+	for _, path := range []string{a, b} {
+		if err := os.WriteFile(path, []byte(withCluster), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(paths ...string) string { return strings.Join(paths, string(os.PathListSeparator)) }
+	cause := errors.New(`context was not found for specified context: "other"`)
+	for _, tc := range []struct {
+		name       string
+		kubeconfig string // KUBECONFIG
+		args       []string
+		err        error
+		want       string
+	}{
+		{"one file", a, nil, cause, "loading kubeconfig " + a + ": " + cause.Error()},
+		{"the files that exist", list(a, missing, b), nil, cause, "loading kubeconfig " + a + ", " + b + ": " + cause.Error()},
+		{"none exists", missing, nil, cause, "loading kubeconfig: " + cause.Error()},
+		{"--kubeconfig wins over KUBECONFIG", a, []string{"--kubeconfig", b}, cause, "loading kubeconfig " + b + ": " + cause.Error()},
+		{"a message naming the file", list(a, b), nil, errors.New("error loading config file \"" + b + "\": bad"), "loading kubeconfig: error loading config file \"" + b + "\": bad"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("KUBECONFIG", tc.kubeconfig)
+			err := LoadError(parsed(t, tc.args...), tc.err)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if !errors.Is(err, tc.err) {
+				t.Errorf("error %v does not wrap %v", err, tc.err)
 			}
 		})
 	}
