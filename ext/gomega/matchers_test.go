@@ -97,6 +97,11 @@ func TestMatchers(t *testing.T) {
 		{"BeServing/untyped nil", BeServing(), nil, false},
 		{"BeRefused/nil", BeRefused(), (*corev1.Service)(nil), false},
 		{"BeRefused/Serving=False for another reason", BeRefused(), provisioning, false},
+		// Unsupported is a reason of Serving=False only (C3): with True it
+		// is no refusal.
+		{"BeRefused/Serving=True with reason Unsupported", BeRefused(), svcWith(true,
+			c(v1.LoadBalancerConditionServing, "True", "Unsupported", ""),
+			c(v1.LoadBalancerConditionProvisioning, "False", "Complete", "")), false},
 		{"BeDegradedIn/nil", BeDegradedIn(v1.LoadBalancerFeaturePorts), (*v1.Service)(nil), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,9 +200,35 @@ func TestMatchers_MessagesDescribeWhatWasSeen(t *testing.T) {
 	d := BeDegradedIn(v1.LoadBalancerFeatureIPFamilies)
 	_, _ = d.Match(degradedMultiple)
 	check("BeDegradedIn's message", d.FailureMessage(degradedMultiple), "expected the load balancer to be degraded in IPFamilies (P4: LoadBalancerDegraded=True naming IPFamiliesNotSupported)", "LoadBalancerDegraded=True/Multiple")
+	// A condition without a message is shown without one.
+	_, _ = v.Match(ready)
+	if msg := v.FailureMessage(ready); strings.Contains(msg, `""`) {
+		t.Errorf("a condition without a message is shown with an empty one:\n%s", msg)
+	}
 	u := BeDegradedIn("Teleport")
 	_, _ = u.Match(degradedMultiple)
 	check("BeDegradedIn's message for an unknown feature", u.FailureMessage(degradedMultiple), "Teleport, which is not a feature this version knows")
+}
+
+// TestBeDegradedIn_MessagesNameTheRule: a degradation in what P3 lets
+// a provider refuse or degrade (session affinity, loadBalancerIP, source
+// ranges) names P3; one in what P4 makes it degrade (ports, IP families,
+// externalTrafficPolicy) names P4.
+func TestBeDegradedIn_MessagesNameTheRule(t *testing.T) {
+	for f, rule := range map[v1.LoadBalancerFeature]string{
+		v1.LoadBalancerFeatureSessionAffinity:          "P3",
+		v1.LoadBalancerFeatureLoadBalancerIP:           "P3",
+		v1.LoadBalancerFeatureLoadBalancerSourceRanges: "P3",
+		v1.LoadBalancerFeaturePorts:                    "P4",
+		v1.LoadBalancerFeatureIPFamilies:               "P4",
+		v1.LoadBalancerFeatureExternalTrafficPolicy:    "P4",
+	} {
+		m := BeDegradedIn(f)
+		_, _ = m.Match(ready)
+		if want := string(f) + " (" + rule + ": "; !strings.Contains(m.FailureMessage(ready), want) {
+			t.Errorf("BeDegradedIn(%s)'s message lacks %q:\n%s", f, want, m.FailureMessage(ready))
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -244,6 +275,13 @@ func TestHaveSeenChange_L6(t *testing.T) {
 	// Provisioning's lastTransitionTime is now.
 	if msg := m.FailureMessage(ready); !strings.Contains(msg, "is now 0001-01-01T00:00:00Z") {
 		t.Errorf("failure message %q does not say where lastTransitionTime is now", msg)
+	}
+	fresh := HaveSeenChange(nil)
+	if ok, _ := fresh.Match(svcWith(false)); ok {
+		t.Fatal("matched a Service without Provisioning, nil before")
+	}
+	if msg := fresh.FailureMessage(nil); !strings.Contains(msg, "LoadBalancerProvisioning written, none before") {
+		t.Errorf("failure message %q does not say that there was none before", msg)
 	}
 	gone := HaveSeenChange(ready)
 	if ok, _ := gone.Match(svcWith(false)); ok {
@@ -306,5 +344,13 @@ func TestBeReleased_L9(t *testing.T) {
 	}
 	if msg := m.FailureMessage(nil); !strings.Contains(msg, "L9") || !strings.Contains(msg, "type ClusterIP") || !strings.Contains(msg, "LoadBalancerServing=True/Serving") {
 		t.Errorf("failure message %q does not name L9, the type and the conditions seen", msg)
+	}
+	untyped := svcWith(false)
+	untyped.Spec.Type = ""
+	if ok, _ := m.Match(untyped); !ok {
+		t.Fatal("did not match a Service without a type and without conditions")
+	}
+	if msg := m.NegatedFailureMessage(nil); !strings.Contains(msg, "(type not set)") {
+		t.Errorf("negated failure message %q does not say that the type is not set", msg)
 	}
 }
