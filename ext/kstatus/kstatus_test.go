@@ -160,8 +160,12 @@ func TestCompute_OtherServicesAsStock(t *testing.T) {
 			t.Errorf("%s Service: %s, want stock kstatus's %s", typ, res.Status, stock.Status)
 		}
 	}
-	if _, err := Compute(lbServiceWithBadPorts()); err == nil {
-		t.Error("a Service that does not convert gave no error")
+	// The error names the Service, for a poller that reports many.
+	bad := lbServiceWithBadPorts()
+	bad.SetNamespace("shop")
+	bad.SetName("web")
+	if _, err := Compute(bad); err == nil || !strings.Contains(err.Error(), bad.GetNamespace()+"/"+bad.GetName()) {
+		t.Errorf("a Service that does not convert: error %v, want one naming %s/%s", err, bad.GetNamespace(), bad.GetName())
 	}
 	// Stock status.Compute panics on nil; ours says so.
 	if res, err := Compute(nil); err == nil {
