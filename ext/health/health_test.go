@@ -592,51 +592,117 @@ func TestTools_AgreeWithEvaluate(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, s := range samples {
-		wantOutcome, rule := want(t, s.obj)
-		seen[wantOutcome]++
-
-		res, err := kstatus.Compute(&unstructured.Unstructured{Object: runtime.DeepCopyJSON(s.obj)})
-		if err != nil {
-			t.Fatalf("%s: kstatus: %v", s.origin, err)
-		}
-		if got := kstatusToOutcome[res.Status]; got != wantOutcome {
-			t.Errorf("%s: kstatus says %s (%s), want %s", s.origin, res.Status, res.Message, wantOutcome)
-		} else if rule != "" && !strings.HasPrefix(res.Message, rule+": ") {
-			t.Errorf("%s: kstatus message %q does not start with %s", s.origin, res.Message, rule)
-		}
-
-		// With useOpenLibs, as the README installs the check.
-		argo, msg := runLua(t, string(script), s.obj, true)
-		if got := argoToOutcome[argo]; got != wantOutcome {
-			t.Errorf("%s: Argo CD health %s (%s), want %s", s.origin, argo, msg, wantOutcome)
-		} else if rule != "" && !strings.HasPrefix(msg, rule+": ") {
-			t.Errorf("%s: Argo CD message %q does not start with %s", s.origin, msg, rule)
-		} else if rule != "" && msg != res.Message {
-			// A user sees the same Service in both tools.
-			t.Errorf("%s: Argo CD message %q, kstatus message %q", s.origin, msg, res.Message)
-		}
-		// Without it: the same answer, or Unknown saying what is missing
-		// for a Service whose answer needs the string library.
-		bare, bareMsg := runLua(t, string(script), s.obj, false)
-		switch {
-		case bare == "Unknown" && strings.Contains(bareMsg, "resource.customizations.useOpenLibs.Service"):
-			if !needsStringLibrary(s.obj) {
-				t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), but the Service needs no string library", s.origin, bare, bareMsg)
-			}
-			seen["Unknown without useOpenLibs"]++
-		case bare != argo || bareMsg != msg:
-			t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), with it %s (%s)", s.origin, bare, bareMsg, argo, msg)
-		}
-
-		if got := flux.eval(t, s.obj); got != wantOutcome {
-			t.Errorf("%s: Flux says %s, want %s", s.origin, got, wantOutcome)
-		}
+		agree(t, script, flux, s, seen)
 	}
 	t.Logf("%d Services: %v", len(samples), seen)
 	for _, o := range []string{current, inProgress, failed, "Unknown without useOpenLibs"} {
 		if seen[o] == 0 {
 			t.Errorf("no Service maps to %s; the samples do not cover the mapping", o)
 		}
+	}
+}
+
+// agree requires the kstatus reader, the Argo CD Lua health check (with
+// and without useOpenLibs) and the Flux CEL expressions to map s as want
+// does, with the same rule in their messages, and counts in seen the
+// outcomes it met.
+func agree(t *testing.T, script []byte, flux fluxExprs, s sample, seen map[string]int) {
+	t.Helper()
+	wantOutcome, rule := want(t, s.obj)
+	seen[wantOutcome]++
+
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: runtime.DeepCopyJSON(s.obj)})
+	if err != nil {
+		t.Fatalf("%s: kstatus: %v", s.origin, err)
+	}
+	if got := kstatusToOutcome[res.Status]; got != wantOutcome {
+		t.Errorf("%s: kstatus says %s (%s), want %s", s.origin, res.Status, res.Message, wantOutcome)
+	} else if rule != "" && !strings.HasPrefix(res.Message, rule+": ") {
+		t.Errorf("%s: kstatus message %q does not start with %s", s.origin, res.Message, rule)
+	}
+
+	// With useOpenLibs, as the README installs the check.
+	argo, msg := runLua(t, string(script), s.obj, true)
+	if got := argoToOutcome[argo]; got != wantOutcome {
+		t.Errorf("%s: Argo CD health %s (%s), want %s", s.origin, argo, msg, wantOutcome)
+	} else if rule != "" && !strings.HasPrefix(msg, rule+": ") {
+		t.Errorf("%s: Argo CD message %q does not start with %s", s.origin, msg, rule)
+	} else if rule != "" && msg != res.Message {
+		// A user sees the same Service in both tools.
+		t.Errorf("%s: Argo CD message %q, kstatus message %q", s.origin, msg, res.Message)
+	}
+	// Without it: the same answer, or Unknown saying what is missing
+	// for a Service whose answer needs the string library.
+	bare, bareMsg := runLua(t, string(script), s.obj, false)
+	switch {
+	case bare == "Unknown" && strings.Contains(bareMsg, "resource.customizations.useOpenLibs.Service"):
+		if !needsStringLibrary(s.obj) {
+			t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), but the Service needs no string library", s.origin, bare, bareMsg)
+		}
+		seen["Unknown without useOpenLibs"]++
+	case bare != argo || bareMsg != msg:
+		t.Errorf("%s: Argo CD without useOpenLibs says %s (%s), with it %s (%s)", s.origin, bare, bareMsg, argo, msg)
+	}
+
+	if got := flux.eval(t, s.obj); got != wantOutcome {
+		t.Errorf("%s: Flux says %s, want %s", s.origin, got, wantOutcome)
+	}
+}
+
+// TestTools_DegradedInEachRequiredFeature: for each of the six features, a
+// serving Service that requires it, through the field or the annotation,
+// and is degraded in it, alone or in a Multiple list (G2), is failed for
+// every tool (T1: R1 and P6 forbid it); degraded only in another feature,
+// it is current. The combinations of TestTools_AgreeWithEvaluate require
+// only some features.
+func TestTools_DegradedInEachRequiredFeature(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join(root, "deploy", "argocd", "service-health.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flux := loadFlux(t)
+	all := v1.LoadBalancerFeatures()
+	var samples []sample
+	for i, f := range all {
+		reason, _ := v1.DegradedReason(f)
+		other, _ := v1.DegradedReason(all[(i+1)%len(all)])
+		pair := []string{string(reason), string(other)}
+		slices.Sort(pair)
+		for _, d := range []struct{ name, reason, message string }{
+			{"alone", string(reason), "not served"},
+			{"in Multiple", "Multiple", strings.Join(pair, ",") + ": not served"},
+			{"in another feature only", string(other), "not served"},
+		} {
+			conds := []any{
+				map[string]any{"type": "LoadBalancerServing", "status": "True", "reason": "Serving", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+				map[string]any{"type": "LoadBalancerProvisioning", "status": "False", "reason": "Complete", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+				map[string]any{"type": "LoadBalancerDegraded", "status": "True", "reason": d.reason, "message": d.message, "lastTransitionTime": "2026-01-01T00:00:00Z"},
+			}
+			for _, how := range []string{"field", "annotation"} {
+				obj := map[string]any{
+					"apiVersion": "v1", "kind": "Service",
+					"metadata": map[string]any{"name": "s", "namespace": "n"},
+					"spec":     map[string]any{"type": "LoadBalancer", "ports": []any{map[string]any{"port": int64(80)}}},
+					"status": map[string]any{
+						"conditions":   runtime.DeepCopyJSONValue(conds),
+						"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}},
+					},
+				}
+				if how == "field" {
+					_ = unstructured.SetNestedSlice(obj, []any{string(f)}, "spec", "requiredLoadBalancerFeatures")
+				} else {
+					_ = unstructured.SetNestedField(obj, string(f), "metadata", "annotations", v1.RequiredFeaturesAnnotation)
+				}
+				samples = append(samples, sample{fmt.Sprintf("requires %s by %s, degraded %s", f, how, d.name), obj})
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, s := range samples {
+		agree(t, script, flux, s, seen)
+	}
+	if want := 4 * len(all); seen[failed] != want || seen[current] != 2*len(all) {
+		t.Errorf("outcomes %v, want %d failed and %d current", seen, want, 2*len(all))
 	}
 }
 
