@@ -103,8 +103,16 @@ func TestMissing_NamesEveryFileLookedIn(t *testing.T) {
 	t.Setenv("KUBECONFIG", a+string(os.PathListSeparator)+b)
 	t.Setenv("KUBERNETES_MASTER", "")
 	err := Missing(parsed(t), "http://localhost:8080")
-	if want := "(looked in " + a + ", " + b + ")"; err == nil || !strings.Contains(err.Error(), want) {
+	// It names the files and says how to give a cluster.
+	if want := "(looked in " + a + ", " + b + "); give --kubeconfig PATH, or --server URL"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one saying %q", err, want)
+	}
+	// Only client-go's default server is explained: any other came from
+	// somewhere (in a Pod, the in-cluster config).
+	for _, host := range []string{"https://10.96.0.1:443", "http://localhost:8081"} {
+		if err := Missing(parsed(t), host); err != nil {
+			t.Errorf("server %s: %v", host, err)
+		}
 	}
 }
 
