@@ -283,6 +283,12 @@ func TestHaveSeenChange_L6(t *testing.T) {
 	if msg := fresh.FailureMessage(nil); !strings.Contains(msg, "LoadBalancerProvisioning written, none before") {
 		t.Errorf("failure message %q does not say that there was none before", msg)
 	}
+	if ok, _ := fresh.Match(bumped); !ok {
+		t.Fatal("did not match a Service with Provisioning, nil before")
+	}
+	if msg := fresh.NegatedFailureMessage(nil); !strings.Contains(msg, "not to have seen the spec change yet") || !strings.Contains(msg, "is now 2025-03-04T05:06:08Z") {
+		t.Errorf("negated failure message %q does not say what was expected and where lastTransitionTime is now", msg)
+	}
 	gone := HaveSeenChange(ready)
 	if ok, _ := gone.Match(svcWith(false)); ok {
 		t.Fatal("matched a Service without Provisioning")
@@ -350,7 +356,14 @@ func TestBeReleased_L9(t *testing.T) {
 	if ok, _ := m.Match(untyped); !ok {
 		t.Fatal("did not match a Service without a type and without conditions")
 	}
-	if msg := m.NegatedFailureMessage(nil); !strings.Contains(msg, "(type not set)") {
-		t.Errorf("negated failure message %q does not say that the type is not set", msg)
+	if msg := m.NegatedFailureMessage(nil); !strings.Contains(msg, "(type not set)") || !strings.Contains(msg, "or one with KEP-4631 conditions or an ingress still (L9)") {
+		t.Errorf("negated failure message %q does not say what was expected and that the type is not set", msg)
+	}
+	// A nil Service has no type to name.
+	if ok, _ := m.Match((*corev1.Service)(nil)); ok {
+		t.Fatal("matched a nil Service")
+	}
+	if msg := m.FailureMessage(nil); !strings.Contains(msg, "(L9)\nno Service (nil)") {
+		t.Errorf("failure message %q for a nil Service", msg)
 	}
 }
