@@ -26,9 +26,11 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/polling/engine"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -375,4 +377,41 @@ func TestCompute_DegradedInARequiredFeatureIsFailed(t *testing.T) {
 	free := annotated.DeepCopy()
 	free.SetAnnotations(nil)
 	check("nothing required", free, status.CurrentStatus, "T3: ")
+}
+
+// oneObjectReader is a cluster reader that holds one object.
+type oneObjectReader struct {
+	engine.ClusterReader
+	obj *unstructured.Unstructured
+}
+
+func (r oneObjectReader) Get(_ context.Context, key types.NamespacedName, obj *unstructured.Unstructured) error {
+	if key.Namespace != r.obj.GetNamespace() || key.Name != r.obj.GetName() {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, key.Name)
+	}
+	r.obj.DeepCopyInto(obj)
+	return nil
+}
+
+// TestStatusReader_ReadStatus: with a mapper and a cluster reader,
+// ReadStatus fetches the Service and judges it by its conditions (a
+// refused Service with an address is Failed, T1, where stock kstatus
+// would say Current); a Service that is not there is NotFound.
+func TestStatusReader_ReadStatus(t *testing.T) {
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Version: "v1"}})
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Service"}, meta.RESTScopeNamespace)
+	refused := lbService(map[string]any{
+		"conditions":   []any{map[string]any{"type": "LoadBalancerServing", "status": "False", "reason": "Unsupported", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}}})
+	reader := oneObjectReader{obj: refused}
+	id := object.ObjMetadata{Namespace: "n", Name: "s", GroupKind: schema.GroupKind{Kind: "Service"}}
+	rs, err := NewStatusReader(mapper).ReadStatus(context.Background(), reader, id)
+	if err != nil || rs.Status != status.FailedStatus || !strings.HasPrefix(rs.Message, "T1: ") {
+		t.Errorf("ReadStatus of a refused Service: %+v, %v; want Failed (T1)", rs, err)
+	}
+	id.Name = "gone"
+	rs, err = NewStatusReader(mapper).ReadStatus(context.Background(), reader, id)
+	if err != nil || rs.Status != status.NotFoundStatus {
+		t.Errorf("ReadStatus of a Service that is not there: %+v, %v; want NotFound", rs, err)
+	}
 }
