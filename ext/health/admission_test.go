@@ -404,6 +404,23 @@ func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
 	}
 }
 
+// TestFeaturesPolicy_R4TypeLoadBalancerOnly: an annotation that requires
+// a feature is refused on a Service that is not a LoadBalancer (R4, as
+// for the field), and a blank one, which requires nothing, is not.
+func TestFeaturesPolicy_R4TypeLoadBalancerOnly(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	for value, want := range map[string][]string{"Ports": {"R4"}, "": nil, " \t": nil} {
+		svc, old := policyService(false), policyService(false)
+		for _, s := range []map[string]any{svc, old} {
+			s["spec"].(map[string]any)["type"] = "ClusterIP"
+		}
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": value}
+		if got := p.refuses(t, svc, old); !slices.Equal(got, want) {
+			t.Errorf("annotation %q added to a ClusterIP Service: refused for %q, want %q", value, got, want)
+		}
+	}
+}
+
 // TestPolicies_StockComponentsWritesGoThrough: the writes a stock cluster
 // makes to a Service that no load-balancer provider makes, on a Service
 // stored before the policies with conditions that break C1, C5, L4 and
