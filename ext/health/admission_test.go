@@ -421,6 +421,34 @@ func TestFeaturesPolicy_R4TypeLoadBalancerOnly(t *testing.T) {
 	}
 }
 
+// TestFeaturesPolicy_R4_EmptyItemsAsParseRequiredFeatures: an annotation
+// with an empty item is refused with the error v1.ParseRequiredFeatures
+// gives, after the rule ID: Invalid, with the whole value, quoted as Go
+// quotes it, so the writer sees which value is at fault.
+func TestFeaturesPolicy_R4_EmptyItemsAsParseRequiredFeatures(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	for _, value := range []string{"Ports,,SessionAffinity", "Ports,\n", " ,\tPorts", `Ports,,"IPFamilies\"`} {
+		svc := policyService(false)
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{v1.RequiredFeaturesAnnotation: value}
+		var want, got []string
+		_, errs := v1.ParseRequiredFeatures(value, path)
+		for _, e := range errs {
+			if e.Type == field.ErrorTypeInvalid {
+				want = append(want, "R4: "+e.Error())
+			}
+		}
+		for _, m := range p.denials(t, svc, policyService(false)) {
+			if strings.Contains(m, "empty items") {
+				got = append(got, m)
+			}
+		}
+		if len(want) != 1 || !slices.Equal(got, want) {
+			t.Errorf("%q: the policy says %q, want %q", value, got, want)
+		}
+	}
+}
+
 // TestPolicies_StockComponentsWritesGoThrough: the writes a stock cluster
 // makes to a Service that no load-balancer provider makes, on a Service
 // stored before the policies with conditions that break C1, C5, L4 and

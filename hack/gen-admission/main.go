@@ -483,6 +483,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	invalid := ptrTo(metav1.StatusReasonInvalid)
 	skip := `variables.unchanged || variables.value.trim() == '' || `
 	field := "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: "
+	emptyItems := "must be a comma-separated list of features without empty items"
 	supported := "supported values: " + strings.Join(stringsOf(v1.LoadBalancerFeatures()), ", ")
 	// The messages name the items at fault, quoted, as validation's
 	// NotSupported and Duplicate errors do: a typo in a list of features
@@ -557,9 +558,13 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 					Reason: invalid,
 				},
 				{
-					Expression: skip + `variables.items.all(i, i != '')`,
-					Message:    "R4: metadata.annotations[" + v1.RequiredFeaturesAnnotation + "]: must be a comma-separated list of features without empty items",
-					Reason:     invalid,
+					// The whole value, as v1.ParseRequiredFeatures' Invalid
+					// error quotes it: strings.quote escapes what Go's %q
+					// does for ASCII, and keeps the message on one line.
+					Expression:        skip + `variables.items.all(i, i != '')`,
+					Message:           field + "Invalid value: " + emptyItems,
+					MessageExpression: quote(field+"Invalid value: ") + ` + strings.quote(variables.value) + ` + quote(": "+emptyItems),
+					Reason:            invalid,
 				},
 				{
 					Expression:        skip + `!variables.tooMany`,
