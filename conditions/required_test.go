@@ -69,6 +69,12 @@ func TestRequiredFeatures(t *testing.T) {
 		annotations: map[string]string{v1.RequiredFeaturesAnnotation: " "},
 		source:      RequiredFeaturesSourceAnnotation,
 	}, {
+		// No feature named: nothing required, but malformed all the same.
+		name:        "annotation of commas and blanks requires nothing and is reported",
+		annotations: map[string]string{v1.RequiredFeaturesAnnotation: " , "},
+		source:      RequiredFeaturesSourceAnnotation,
+		errs:        field.ErrorList{field.Invalid(annotation, " , ", "")},
+	}, {
 		name:        "unknown value is kept and reported",
 		annotations: map[string]string{v1.RequiredFeaturesAnnotation: "Ports,Teleport"},
 		want:        []v1.LoadBalancerFeature{"Ports", "Teleport"},

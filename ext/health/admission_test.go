@@ -421,6 +421,40 @@ func TestFeaturesPolicy_R4TypeLoadBalancerOnly(t *testing.T) {
 	}
 }
 
+// TestFeaturesPolicy_R4_NamesNoFeature: an annotation of commas and
+// blanks names no feature, so it requires nothing (as
+// conditions.RequiredFeatures reads it) and is not Forbidden on a Service
+// of another type, nor on one the write changes away from LoadBalancer;
+// its empty items are still malformed. On every type the policy says what
+// v1.ParseRequiredFeatures says, after the rule ID, and nothing more.
+func TestFeaturesPolicy_R4_NamesNoFeature(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	path := field.NewPath("metadata", "annotations").Key(v1.RequiredFeaturesAnnotation)
+	for _, value := range []string{" , ", ",", "\t,,"} {
+		features, errs := v1.ParseRequiredFeatures(value, path)
+		var want []string
+		for _, e := range errs {
+			want = append(want, "R4: "+e.Error())
+		}
+		if len(features) != 0 || len(want) != 1 {
+			t.Fatalf("%q: ParseRequiredFeatures gives %q and %q, want no features and one error", value, features, errs)
+		}
+		for _, types := range [][2]string{{"ClusterIP", "ClusterIP"}, {"LoadBalancer", "LoadBalancer"}, {"ClusterIP", "LoadBalancer"}} {
+			svc, old := policyService(false), policyService(false)
+			svc["spec"].(map[string]any)["type"], old["spec"].(map[string]any)["type"] = types[0], types[1]
+			svc["metadata"].(map[string]any)["annotations"] = map[string]any{v1.RequiredFeaturesAnnotation: value}
+			if got := p.denials(t, svc, old); !slices.Equal(got, want) {
+				t.Errorf("%q added to a %s Service, %s before: the policy says %q, want %q", value, types[0], types[1], got, want)
+			}
+			// Kept as it was, it is not judged again.
+			old["metadata"].(map[string]any)["annotations"] = map[string]any{v1.RequiredFeaturesAnnotation: value}
+			if got := p.denials(t, svc, old); len(got) > 0 {
+				t.Errorf("%q kept on a %s Service, %s before: the policy says %q", value, types[0], types[1], got)
+			}
+		}
+	}
+}
+
 // TestFeaturesPolicy_R4_EmptyItemsAsParseRequiredFeatures: an annotation
 // with an empty item is refused with the error v1.ParseRequiredFeatures
 // gives, after the rule ID: Invalid, with the whole value, quoted as Go

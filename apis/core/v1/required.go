@@ -27,9 +27,12 @@ import (
 // clusters whose apiserver does not have the field (every stock cluster
 // today, which prunes it). Its value is a comma-separated list of
 // LoadBalancerFeature values, for example "SessionAffinity,Ports"; spaces
-// around each value are ignored. The spec field, when set, wins;
-// conditions.RequiredFeatures reads both, and ParseRequiredFeatures reads
-// the annotation's value.
+// around each value are ignored. A value that names no feature (blank, or
+// commas and blanks) requires nothing, as an empty spec field does, so
+// R4's rule that only a LoadBalancer Service may carry it does not apply;
+// one with empty items is malformed all the same. The spec field, when
+// set, wins; conditions.RequiredFeatures reads both, and
+// ParseRequiredFeatures reads the annotation's value.
 const RequiredFeaturesAnnotation = "lbstatus.github.io/required-load-balancer-features"
 
 // MaxRequiredFeatures is the most values a Service may require (R4):

@@ -191,6 +191,11 @@ func TestParseRequiredFeatures_R1(t *testing.T) {
 	}{
 		{"", nil, nil},
 		{"  ", nil, nil},
+		// Commas and blanks name no feature, so require nothing (and the
+		// admission policy does not forbid them on another type), but
+		// their empty items are malformed.
+		{" , ", nil, []field.ErrorType{field.ErrorTypeInvalid}},
+		{"\t,,", nil, []field.ErrorType{field.ErrorTypeInvalid}},
 		{" Ports ,SessionAffinity", []v1.LoadBalancerFeature{"Ports", "SessionAffinity"}, nil},
 		{"Ports,,Ports", []v1.LoadBalancerFeature{"Ports"}, []field.ErrorType{field.ErrorTypeInvalid, field.ErrorTypeDuplicate}},
 		// Empty items are one problem of the value, reported once: the
