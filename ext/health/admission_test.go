@@ -384,6 +384,13 @@ func TestFeaturesPolicy_R4MessagesNameTheItem(t *testing.T) {
 	for _, c := range []struct{ value, want string }{
 		{"Ports, SessionAfinity,Teleport", prefix + `Unsupported value: "SessionAfinity", "Teleport": supported values: IPFamilies, Ports, ` +
 			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
+		// Quoted as Go quotes a value, so that the message stays on one
+		// line whatever the item holds.
+		{"Ports,Tele\nport", prefix + `Unsupported value: "Tele\nport": supported values: IPFamilies, Ports, ` +
+			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
+		{"Ports,\"Ports\",\"Ports\"", prefix + `Unsupported value: "\"Ports\"": supported values: IPFamilies, Ports, ` +
+			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},
+		{"Ports,\"Ports\",\"Ports\"", prefix + `Duplicate value: "\"Ports\"": each feature may be listed once`},
 		// An unknown item repeated is named once among those unknown.
 		{"Teleport,Ports,Warp, Teleport", prefix + `Unsupported value: "Teleport", "Warp": supported values: IPFamilies, Ports, ` +
 			"SessionAffinity, LoadBalancerIP, ExternalTrafficPolicy, LoadBalancerSourceRanges"},

@@ -496,7 +496,8 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	// CEL before Kubernetes 1.33 has neither an index in a comprehension
 	// nor distinct(), so the items are read by index, from a list of
 	// indices as long as the most items the rules judge (more are
-	// TooMany), and quoted, joined by ", ".
+	// TooMany), and quoted as Go quotes them (strings.quote: the same
+	// escapes for ASCII, and the message stays on one line), joined by ", ".
 	indices := make([]string, v1.MaxRequiredFeatures)
 	for i := range indices {
 		indices[i] = fmt.Sprint(i)
@@ -504,7 +505,7 @@ func featuresPolicy() *admissionregistrationv1.ValidatingAdmissionPolicy {
 	named := func(earlier int, cond ...string) string {
 		return `variables.indices.filter(k, ` + strings.Join(append([]string{`k < size(variables.listed)`}, cond...), ` && `) + ` && ` +
 			`size(variables.indices.filter(m, m < k && variables.listed[m] == variables.listed[k])) == ` + fmt.Sprint(earlier) +
-			`).map(k, '"' + variables.listed[k] + '"').join(', ')`
+			`).map(k, strings.quote(variables.listed[k])).join(', ')`
 	}
 	unknown := named(0, `!(variables.listed[k] in `+quoteList(v1.LoadBalancerFeatures())+`)`)
 	repeated := named(1)
