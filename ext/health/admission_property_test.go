@@ -442,10 +442,3 @@ func excludeDocumented(svc, old *v1.Service, byPolicy, byValidation []string, er
 	}
 	return byPolicy, byValidation
 }
-
-// conditionsEqual reports whether a and b are the same condition, as the
-// ratchet of both sides compares them.
-func conditionsEqual(a, b metav1.Condition) bool {
-	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
-}
