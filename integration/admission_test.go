@@ -1035,8 +1035,25 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 			}
 		}
 	}
+	// The checker reports a Provisioning that is neither True nor False as
+	// C1 alone. The policies, as validation, let a stored one stand (C1
+	// ratchets) and judge a new Serving beside it for L5.
+	if s, p := firstOfType(newConds, serving), firstOfType(newConds, provisioning); s != nil && p != nil && s.Status == metav1.ConditionFalse &&
+		p.Status != metav1.ConditionTrue && p.Status != metav1.ConditionFalse &&
+		slices.ContainsFunc(oldSvc.Status.Conditions, func(o metav1.Condition) bool { return conditionEqual(o, *p) }) &&
+		stateChanged(serving, provisioning) && slices.Contains([]string{"Provisioning", "Unsupported", "Infrastructure"}, s.Reason) {
+		rules = append(rules, "L5")
+	}
 	slices.Sort(rules)
 	return slices.Compact(rules)
+}
+
+// firstOfType returns the first condition of type typ, or nil.
+func firstOfType(conds []metav1.Condition, typ string) *metav1.Condition {
+	if i := slices.IndexFunc(conds, func(c metav1.Condition) bool { return c.Type == typ }); i >= 0 {
+		return &conds[i]
+	}
+	return nil
 }
 
 // isRuleID reports whether s looks like a rule ID of the specification
