@@ -51,9 +51,9 @@ The provider under test is selected by --class, or, without it, is the one
 that serves Services without a loadBalancerClass. Each test makes a
 namespace of its own (--namespace-prefix), so there is no -n or -A. The
 account needs to create, list and delete namespaces, and to create, watch
-and delete Services. A namespace still there 30s after the last test
-ended (a finalizer holds it) is reported as left on the cluster, as one
-that could not be deleted is.
+and delete Services. A namespace still there --cleanup-timeout (30s) after
+the last test ended (a finalizer holds it) is reported as left on the
+cluster, as one that could not be deleted is.
 
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
@@ -102,6 +102,7 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.DurationVar(&f.opts.ConditionsTimeout, "conditions-timeout", suite.DefaultConditionsTimeout, "deadline for a Service's first conditions (L8)")
 	fs.DurationVar(&f.opts.ProvisionTimeout, "provision-timeout", suite.DefaultProvisionTimeout, "deadline for provisioning to end (L8), and for a load balancer to be taken down (TypeChange, Recreate)")
 	fs.DurationVar(&f.opts.SettlePeriod, "settle-period", suite.DefaultSettlePeriod, "how long ForeignClass waits for a write that must not come, once the provider has written on a Service of its own")
+	fs.DurationVar(&f.opts.CleanupTimeout, "cleanup-timeout", suite.DefaultCleanupTimeout, "deadline for deleting each test's Services and namespace, and then for the run's namespaces to go: one still there is reported as left on the cluster")
 	fs.StringVar(&f.opts.LoadBalancerIP, "load-balancer-ip", suite.DefaultLoadBalancerIP, "the address Feature/LoadBalancerIP requests")
 	fs.StringVar(&f.opts.NamespacePrefix, "namespace-prefix", suite.DefaultNamespacePrefix, "start of the name of each test's namespace")
 	fs.StringSliceVar(&f.opts.RelevantAnnotations, "relevant-annotation", nil, "annotation key the provider reads, whose change it must acknowledge (L6); repeatable")
@@ -315,6 +316,7 @@ func (f *conformanceFlags) check() error {
 		{"--conditions-timeout", f.opts.ConditionsTimeout},
 		{"--provision-timeout", f.opts.ProvisionTimeout},
 		{"--settle-period", f.opts.SettlePeriod},
+		{"--cleanup-timeout", f.opts.CleanupTimeout},
 	} {
 		if d.value <= 0 {
 			return fmt.Errorf("%s %s: want a positive duration", d.flag, d.value)
@@ -340,6 +342,7 @@ var optionFlags = map[string]string{
 	"ConditionsTimeout":   "--conditions-timeout",
 	"ProvisionTimeout":    "--provision-timeout",
 	"SettlePeriod":        "--settle-period",
+	"CleanupTimeout":      "--cleanup-timeout",
 }
 
 // checkClass reports a --class value the apiserver would refuse as a

@@ -54,6 +54,11 @@ func TestConformance_Usage(t *testing.T) {
 		{"zero deadline", []string{"--kubeconfig", kubeconfig, "--conditions-timeout", "0"}, exitInput, "lbstatus: --conditions-timeout 0s: want a positive duration"},
 		{"negative deadline", []string{"--kubeconfig", kubeconfig, "--provision-timeout", "-1m"}, exitInput, "lbstatus: --provision-timeout -1m0s: want a positive duration"},
 		{"negative settle period", []string{"--kubeconfig", kubeconfig, "--settle-period", "-1s"}, exitInput, "lbstatus: --settle-period -1s: want a positive duration"},
+		{"zero cleanup timeout", []string{"--kubeconfig", kubeconfig, "--cleanup-timeout", "0"}, exitInput, "lbstatus: --cleanup-timeout 0s: want a positive duration"},
+		{"negative cleanup timeout", []string{"--kubeconfig", kubeconfig, "--cleanup-timeout", "-5s"}, exitInput, "lbstatus: --cleanup-timeout -5s: want a positive duration"},
+		// A positive one is taken: the run goes on to the server.
+		{"cleanup timeout", []string{"--kubeconfig", kubeconfig, "--request-timeout", "2s", "--cleanup-timeout", "5m"}, exitInput, "https://127.0.0.1:1"},
+		{"help shows the cleanup timeout", []string{"--help"}, exitOK, "--cleanup-timeout duration"},
 		{"bad class", []string{"--kubeconfig", kubeconfig, "--class", "example.com/Bad!"}, exitInput, `lbstatus: --class "example.com/Bad!": not a loadBalancerClass the apiserver accepts`},
 		{"the foreign class", []string{"--kubeconfig", kubeconfig, "--class", suite.ForeignClass}, exitInput, `lbstatus: --class "` + suite.ForeignClass + `": ForeignClass uses that class`},
 		{"bad namespace prefix", []string{"--kubeconfig", kubeconfig, "--namespace-prefix", "Conformance"}, exitInput, `lbstatus: --namespace-prefix "Conformance": the namespace of Basic would start "Conformance-basic-"`},
