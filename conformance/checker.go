@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"cmp"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
@@ -79,6 +81,49 @@ func (a RelevantAnnotations) applyChecker(o *checkerOptions) {
 	o.relevantAnnotations = slices.Clone(a)
 }
 
+// OptionError is an entry of a checker Option that no Service can have: a
+// check given it would pass, judging no Service by it.
+type OptionError struct {
+	// Option is the Option's type: "Classes" or "RelevantAnnotations".
+	Option string
+	// Value is the entry, as given.
+	Value string
+	// Detail says what is wrong with it.
+	Detail string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %q: %s", e.Option, e.Value, e.Detail) }
+
+// ValidateOptions returns an *OptionError naming the first entry of opts
+// that no Service can have, which NewChecker takes as given: a Classes
+// entry the apiserver would refuse as a spec.loadBalancerClass (an empty
+// one names the Services without a class, and is fine), a
+// RelevantAnnotations entry that is not an annotation key (checked
+// lower-cased, as apimachinery's ValidateAnnotations checks keys). It
+// returns nil for no options, nil ones and the other options.
+func ValidateOptions(opts ...Option) error {
+	for _, o := range opts {
+		switch o := o.(type) {
+		case Classes:
+			for _, class := range o {
+				if class == "" {
+					continue
+				}
+				if errs := utilvalidation.IsQualifiedName(class); len(errs) > 0 {
+					return &OptionError{"Classes", class, "not a loadBalancerClass the apiserver accepts: " + strings.Join(errs, "; ")}
+				}
+			}
+		case RelevantAnnotations:
+			for _, key := range o {
+				if errs := utilvalidation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
+					return &OptionError{"RelevantAnnotations", key, "not an annotation key: " + strings.Join(errs, "; ")}
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Live is an Option: the observations come from a live watch, so what
 // Finish reports as owed is owed when the watch stopped (an L6 warning
 // says "the watch stopped before ..."), not at the end of an input.
@@ -124,7 +169,8 @@ type Checker struct {
 	repeated bool
 }
 
-// NewChecker returns a Checker with the given options. A nil option is
+// NewChecker returns a Checker with the given options, taken as given:
+// ValidateOptions reports an entry no Service can have. A nil option is
 // ignored.
 func NewChecker(opts ...Option) *Checker {
 	c := &Checker{

@@ -17,6 +17,7 @@ limitations under the License.
 package conformance
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"slices"
@@ -1646,4 +1647,46 @@ func TestCheck_LongResourceVersionStateIsBounded(t *testing.T) {
 		t.Errorf("state is %.0f bytes per Service with a resourceVersion of 64 KiB, want at most 8 KiB", perService)
 	}
 	t.Logf("state: %.0f bytes per Service", perService)
+}
+
+// A class or annotation key no Service can have made a checker that
+// judged no Service by it; ValidateOptions names the first, as the CLI's
+// flags and suite.Options report it. P1's empty class names the Services
+// without one.
+func TestValidateOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []Option
+		option string // "" for no error
+		value  string
+		detail string
+	}{
+		{name: "no options"},
+		{name: "a nil option", opts: []Option{nil}},
+		{name: "other options", opts: []Option{Live(true), RequireConditions(true)}},
+		{name: "classes", opts: []Option{Classes{"", "example.com/lb", "lb"}}},
+		{name: "keys lower-cased", opts: []Option{RelevantAnnotations{"Example.com/Key", "key"}}},
+		{name: "a class with a space", opts: []Option{Classes{"example.com/lb", "example.com/my lb"}},
+			option: "Classes", value: "example.com/my lb", detail: "not a loadBalancerClass the apiserver accepts: "},
+		{name: "a class ending in a slash", opts: []Option{Classes{"b/"}},
+			option: "Classes", value: "b/", detail: "not a loadBalancerClass the apiserver accepts: "},
+		{name: "a key with a space", opts: []Option{Classes{"example.com/lb"}, RelevantAnnotations{"example.com/a b"}},
+			option: "RelevantAnnotations", value: "example.com/a b", detail: "not an annotation key: "},
+		{name: "the first", opts: []Option{RelevantAnnotations{"a b"}, Classes{"c d"}},
+			option: "RelevantAnnotations", value: "a b", detail: "not an annotation key: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateOptions(tc.opts...)
+			var oe *OptionError
+			switch {
+			case tc.option == "" && err != nil:
+				t.Errorf("ValidateOptions: %v, want nil", err)
+			case tc.option == "":
+			case !errors.As(err, &oe):
+				t.Errorf("ValidateOptions: %v, want an *OptionError", err)
+			case oe.Option != tc.option || oe.Value != tc.value || !strings.HasPrefix(oe.Detail, tc.detail) || len(oe.Detail) == len(tc.detail):
+				t.Errorf("ValidateOptions: %+v, want %s %q: %s...", *oe, tc.option, tc.value, tc.detail)
+			}
+		})
+	}
 }

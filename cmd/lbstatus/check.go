@@ -92,21 +92,17 @@ func (c *classList) Type() string { return "strings" }
 // Service can have, as conformance does: the check would pass, judging no
 // Service by it. An empty --class names the Services without one.
 func (f *checkFlags) validateChecker() error {
-	for _, class := range f.classes {
-		if class == "" {
-			continue
-		}
-		if err := checkClass(class); err != nil {
-			return err
-		}
+	err := conformance.ValidateOptions(f.checkerOptions()...)
+	var oe *conformance.OptionError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("%s %q: %s", cmp.Or(checkerFlags[oe.Option], oe.Option), oe.Value, oe.Detail)
 	}
-	for _, key := range f.annotations {
-		if err := checkAnnotationKey(key); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
+
+// checkerFlags are the flags of the checker options that
+// conformance.ValidateOptions names.
+var checkerFlags = map[string]string{"Classes": "--class", "RelevantAnnotations": "--relevant-annotation"}
 
 // checkerOptions returns the checker options the flags ask for.
 func (f *checkFlags) checkerOptions() []conformance.Option {

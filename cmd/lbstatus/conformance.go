@@ -33,7 +33,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/conformance/suite"
@@ -343,24 +342,6 @@ var optionFlags = map[string]string{
 	"ProvisionTimeout":    "--provision-timeout",
 	"SettlePeriod":        "--settle-period",
 	"CleanupTimeout":      "--cleanup-timeout",
-}
-
-// checkClass reports a --class value the apiserver would refuse as a
-// loadBalancerClass: no Service can have it.
-func checkClass(class string) error {
-	if errs := validation.IsQualifiedName(class); len(errs) > 0 {
-		return fmt.Errorf("--class %q: not a loadBalancerClass the apiserver accepts: %s", class, strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-// checkAnnotationKey reports a --relevant-annotation value that is not an
-// annotation key: no Service can have it.
-func checkAnnotationKey(key string) error {
-	if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
-		return fmt.Errorf("--relevant-annotation %q: not an annotation key: %s", key, strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // checkWritable reports whether a file can be written at path, without

@@ -33,7 +33,6 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
@@ -194,8 +193,8 @@ func (o Options) Validate() error {
 		}
 	}
 	if class := o.LoadBalancerClass; class != "" {
-		if errs := validation.IsQualifiedName(class); len(errs) > 0 {
-			return &OptionError{"LoadBalancerClass", class, "not a loadBalancerClass the apiserver accepts: " + strings.Join(errs, "; ")}
+		if err := conformance.ValidateOptions(conformance.Classes{class}); err != nil {
+			return checkerOptionError("LoadBalancerClass", err)
 		}
 		if class == ForeignClass && o.Selects("ForeignClass") {
 			return &OptionError{"LoadBalancerClass", class, "ForeignClass uses that class as one no provider handles; give the provider another"}
@@ -215,13 +214,20 @@ func (o Options) Validate() error {
 	if a, err := netip.ParseAddr(d.LoadBalancerIP); err != nil || a.Zone() != "" || !a.Next().IsValid() {
 		return &OptionError{"LoadBalancerIP", o.LoadBalancerIP, "want an IPv4 or IPv6 address that has a next one (the second Service of Feature/LoadBalancerIP asks for it)"}
 	}
-	for _, key := range o.RelevantAnnotations {
-		// Lower-cased, as apimachinery's ValidateAnnotations checks keys.
-		if errs := validation.IsQualifiedName(strings.ToLower(key)); len(errs) > 0 {
-			return &OptionError{"RelevantAnnotations", key, "not an annotation key: " + strings.Join(errs, "; ")}
-		}
+	if err := conformance.ValidateOptions(conformance.RelevantAnnotations(o.RelevantAnnotations)); err != nil {
+		return checkerOptionError("RelevantAnnotations", err)
 	}
 	return nil
+}
+
+// checkerOptionError is the *OptionError of field for err, the
+// *conformance.OptionError of the checker option the field becomes.
+func checkerOptionError(field string, err error) error {
+	var oe *conformance.OptionError
+	if errors.As(err, &oe) {
+		return &OptionError{field, oe.Value, oe.Detail}
+	}
+	return err
 }
 
 // Test describes one test of the suite.
