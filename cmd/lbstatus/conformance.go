@@ -57,10 +57,11 @@ cluster, as one that could not be deleted is.
 Exit status: 0 no test failed (the report says success, or partial when a
 test was skipped or not run), 1 a test failed, 2 bad usage, a cluster that
 cannot be reached, an account that may not create namespaces or watch
-Services in them, a report that could not be written (or closed), a
-cleanup that left something on the cluster (said on standard error), or an
-interrupt (SIGINT, SIGTERM: the tests under way stop, clean up, and the
-report is still written).
+Services in them, a report that could not be written (or closed: said
+last, after the count of tests by result), a cleanup that left something
+on the cluster (said on standard error), or an interrupt (SIGINT,
+SIGTERM: the tests under way stop, clean up, and the report is still
+written).
 
 Examples:
   # Test the provider of class example.com/lb; write the report to a file.
@@ -219,26 +220,16 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "lbstatus: %s: %s\n", input.Escape(conn.host), input.Escape(err.Error()))
 		return exitInput
 	}
-	if f.report == "" {
-		err = report.Write(stdout, format)
-	} else {
-		file, cerr := os.Create(f.report)
-		if cerr != nil {
-			fmt.Fprintf(stderr, "lbstatus: --report: %s\n", pathMessage(cerr))
-			return exitInput
-		}
-		err = writeAndClose(file, report, format)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "lbstatus: writing the report: %s\n", pathMessage(err))
-		return exitInput
-	}
-	if html := suiteHTMLPath(f.report); html != "" {
-		if err := writeSuiteHTML(html, report); err != nil {
-			fmt.Fprintf(stderr, "lbstatus: writing the HTML report: %s\n", pathMessage(err))
-			return exitInput
-		}
-	}
+	return f.finish(report, format, ctx.Err() != nil, stdout, stderr)
+}
+
+// finish writes the report of a run where f asks, says on standard error
+// what the run left on the cluster and its summary, and returns the exit
+// status. A report that could not be written is said last, and is exit 2:
+// what the run found is then said first, summary included, as it may be
+// all that is left of a run of many minutes.
+func (f *conformanceFlags) finish(report *suite.Report, format suite.Format, interrupted bool, stdout, stderr io.Writer) int {
+	failed := f.writeReport(report, format, stdout)
 	// Left on the cluster, load balancers and all: said also when piped,
 	// and no success, as RunT fails the go test.
 	leftovers := false
@@ -248,11 +239,39 @@ func runConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 			leftovers = true
 		}
 	}
-	if isTerminal(stderr) || f.report != "" {
+	if isTerminal(stderr) || f.report != "" || failed != "" {
 		fmt.Fprintf(stderr, "lbstatus: %s: %d passed, %d skipped, %d failed, %d not run\n",
 			report.Result, report.Statistics.Passed, report.Statistics.Skipped, report.Statistics.Failed, report.Statistics.NotRun)
 	}
-	return suiteExit(report.Result, ctx.Err() != nil, leftovers, stderr)
+	code := suiteExit(report.Result, interrupted, leftovers, stderr)
+	if failed != "" {
+		fmt.Fprintln(stderr, failed)
+		return exitInput
+	}
+	return code
+}
+
+// writeReport writes report in format to the --report file and its HTML
+// form beside it, or without --report to stdout. It returns the line that
+// says what could not be written, or "".
+func (f *conformanceFlags) writeReport(report *suite.Report, format suite.Format, stdout io.Writer) string {
+	if f.report == "" {
+		if err := report.Write(stdout, format); err != nil {
+			return "lbstatus: writing the report: " + pathMessage(err)
+		}
+		return ""
+	}
+	file, err := os.Create(f.report)
+	if err != nil {
+		return "lbstatus: --report: " + pathMessage(err)
+	}
+	if err := writeAndClose(file, report, format); err != nil {
+		return "lbstatus: writing the report: " + pathMessage(err)
+	}
+	if err := writeSuiteHTML(suiteHTMLPath(f.report), report); err != nil {
+		return "lbstatus: writing the HTML report: " + pathMessage(err)
+	}
+	return ""
 }
 
 // writeAndClose writes report to file in format and closes it, and returns

@@ -25,6 +25,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,55 @@ func TestWriteAndClose_CloseFails(t *testing.T) {
 	}
 	if !strings.Contains(file.String(), "kind: ConformanceReport") {
 		t.Errorf("wrote %q, want the report", file.String())
+	}
+}
+
+// failingWriter is a standard output whose reader went away.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// A report that could not be written ended the command before it said
+// what the run found: the namespaces left on the cluster and the summary
+// were not said, and the report was all there was of them. They are said
+// first, the failure last, and the status is 2 whatever the tests did.
+func TestConformance_ReportWriteFailsAfterTheSummary(t *testing.T) {
+	report := &suite.Report{APIVersion: suite.ReportAPIVersion, Kind: suite.ReportKind, Result: suite.ResultFailure,
+		Statistics: suite.Statistics{Passed: 1, Failed: 1},
+		Tests: []suite.TestReport{
+			{Name: "Basic", Result: suite.TestPassed},
+			{Name: "Recreate", Result: suite.TestFailed, Cleanup: "namespace lbstatus-conformance-recreate-x still there"},
+		}}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		report string // --report
+		stdout io.Writer
+		code   int
+		last   string // the last line of stderr
+	}{
+		{"stdout", "", failingWriter{}, exitInput, "lbstatus: writing the report: broken pipe"},
+		{"a file in no folder", filepath.Join(dir, "gone", "report.yaml"), io.Discard, exitInput, "lbstatus: --report: " + filepath.Join(dir, "gone", "report.yaml") + ": no such file or directory"},
+		{"a file", filepath.Join(dir, "report.yaml"), io.Discard, exitViolation, "lbstatus: failure: 1 passed, 0 skipped, 1 failed, 0 not run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			f := conformanceFlags{report: tc.report}
+			code := f.finish(report, suite.FormatYAML, false, tc.stdout, &stderr)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			want := []string{
+				"lbstatus: Recreate: namespace lbstatus-conformance-recreate-x still there",
+				"lbstatus: failure: 1 passed, 0 skipped, 1 failed, 0 not run",
+			}
+			if tc.last != want[1] {
+				want = append(want, tc.last)
+			}
+			if code != tc.code || !slices.Equal(lines, want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant %d and:\n%s", code, stderr.String(), tc.code, strings.Join(want, "\n"))
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Errorf("the HTML report: %v", err)
 	}
 }
