@@ -388,21 +388,61 @@ func TestFindingLine_Where(t *testing.T) {
 }
 
 // DEGRADED shows LoadBalancerDegraded, then the deprecated
-// LoadBalancerPortsError marked as such, or either alone.
+// LoadBalancerPortsError marked as such, or either alone, each cut on its
+// own; a status "-" is not the "-" of both absent.
 func TestDegradedColumn(t *testing.T) {
 	degraded := conformance.ConditionSummary{Type: "LoadBalancerDegraded", Status: "True", Reason: "SessionAffinity"}
 	ports := conformance.ConditionSummary{Type: "LoadBalancerPortsError", Status: "True", Reason: "Mixed"}
+	dash := conformance.ConditionSummary{Type: "LoadBalancerDegraded", Status: "-"}
+	long := conformance.ConditionSummary{Type: "LoadBalancerDegraded", Status: "True", Reason: strings.Repeat("X", 60)}
 	for _, tc := range []struct {
 		conds []conformance.ConditionSummary
 		want  string
+		cut   bool
 	}{
-		{nil, "-"},
-		{[]conformance.ConditionSummary{degraded}, "True/SessionAffinity"},
-		{[]conformance.ConditionSummary{ports}, "PortsError:True/Mixed"},
-		{[]conformance.ConditionSummary{degraded, ports}, "True/SessionAffinity PortsError:True/Mixed"},
+		{nil, "-", false},
+		{[]conformance.ConditionSummary{degraded}, "True/SessionAffinity", false},
+		{[]conformance.ConditionSummary{ports}, "PortsError:True/Mixed", false},
+		{[]conformance.ConditionSummary{degraded, ports}, "True/SessionAffinity PortsError:True/Mixed", false},
+		{[]conformance.ConditionSummary{dash}, `"-"`, false},
+		{[]conformance.ConditionSummary{dash, ports}, `"-" PortsError:True/Mixed`, false},
+		{[]conformance.ConditionSummary{long, ports}, "True/" + strings.Repeat("X", 42) + "… PortsError:True/Mixed", true},
 	} {
-		if got := degradedColumn(&conformance.ServiceReport{Conditions: tc.conds}); got != tc.want {
-			t.Errorf("%v: %q, want %q", tc.conds, got, tc.want)
+		if got, cut := degradedColumn(&conformance.ServiceReport{Conditions: tc.conds}); got != tc.want || cut != tc.cut {
+			t.Errorf("%v: %q, %v; want %q, %v", tc.conds, got, cut, tc.want, tc.cut)
 		}
+	}
+}
+
+// TestCondColumn_AbsentIsNoStatus: C1 and C5 make a status other than
+// True, False or Unknown a violation, and a trace may still hold one. A
+// condition absent shows as "-"; one whose state could read as that, or
+// as another mark, is quoted as the timeline quotes it (timeline.StateCell),
+// cut outside its escapes; a state the API accepts is shown as it is.
+func TestCondColumn_AbsentIsNoStatus(t *testing.T) {
+	a := strings.Repeat("a", 40)
+	for _, tc := range []struct {
+		status, reason string
+		want           string
+		cut            bool
+	}{
+		{"True", "Serving", "True/Serving", false},
+		{"Unknown", "", "Unknown", false},
+		{"-", "", `"-"`, false},
+		{"", "", `""`, false},
+		{"|", "", `"|"`, false},
+		{"False", "Odd*", `"False/Odd*"`, false},
+		{"-", "Odd", "-/Odd", false},
+		// Quoted, the escape of U+202E would end past the room: it is
+		// left out whole.
+		{`"` + a + "\u202e" + a, "", `"\"` + a + "…", true},
+	} {
+		sr := &conformance.ServiceReport{Conditions: []conformance.ConditionSummary{{Type: "LoadBalancerServing", Status: tc.status, Reason: tc.reason}}}
+		if got, cut := condColumn(sr, "LoadBalancerServing"); got != tc.want || cut != tc.cut {
+			t.Errorf("status %q, reason %q: %q, %v; want %q, %v", tc.status, tc.reason, got, cut, tc.want, tc.cut)
+		}
+	}
+	if got, cut := condColumn(&conformance.ServiceReport{}, "LoadBalancerServing"); got != "-" || cut {
+		t.Errorf("absent: %q, %v; want \"-\", false", got, cut)
 	}
 }

@@ -127,9 +127,13 @@ func (t *textReporter) input(name string, r conformance.Report) {
 			clipped = clipped || cut
 			return c
 		}
+		state := func(s string, cut bool) string {
+			clipped = clipped || cut
+			return s
+		}
 		for _, sr := range r.Services {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", serviceName(sr), cell(sr.Type),
-				cell(condColumn(sr, "LoadBalancerProvisioning")), cell(condColumn(sr, "LoadBalancerServing")), cell(degradedColumn(sr)),
+				state(condColumn(sr, "LoadBalancerProvisioning")), state(condColumn(sr, "LoadBalancerServing")), state(degradedColumn(sr)),
 				ingressColumn(sr, cell), verdictColumn(sr), checkColumn(sr.Counts))
 		}
 		tw.Flush()
@@ -331,29 +335,30 @@ func serviceName(sr *conformance.ServiceReport) string {
 	return name
 }
 
-// condColumn renders one condition as "Status/Reason", "-" when absent,
-// as the input has it: the table escapes each cell.
-func condColumn(sr *conformance.ServiceReport, t string) string {
+// condColumn renders one condition as the timeline shows its state
+// (timeline.StateCell: "Status/Reason", quoted when it could read as a
+// mark, escaped and cut), "-" when absent; cut reports a cut.
+func condColumn(sr *conformance.ServiceReport, t string) (cell string, cut bool) {
 	for _, c := range sr.Conditions {
 		if c.Type == t {
-			if c.Reason == "" {
-				return c.Status
-			}
-			return c.Status + "/" + c.Reason
+			return timeline.StateCell(c.Status, c.Reason)
 		}
 	}
-	return "-"
+	return "-", false
 }
 
-func degradedColumn(sr *conformance.ServiceReport) string {
-	d := condColumn(sr, "LoadBalancerDegraded")
-	if p := condColumn(sr, "LoadBalancerPortsError"); p != "-" {
-		if d == "-" {
-			return "PortsError:" + p
-		}
-		return d + " PortsError:" + p
+// degradedColumn renders LoadBalancerDegraded, then the deprecated
+// LoadBalancerPortsError marked as such, each cut on its own.
+func degradedColumn(sr *conformance.ServiceReport) (cell string, cut bool) {
+	d, dCut := condColumn(sr, "LoadBalancerDegraded")
+	p, pCut := condColumn(sr, "LoadBalancerPortsError")
+	switch {
+	case p == "-":
+		return d, dCut
+	case d == "-":
+		return "PortsError:" + p, pCut
 	}
-	return d
+	return d + " PortsError:" + p, dCut || pCut
 }
 
 // ingressColumn renders the first ingress address, shown by cell, and

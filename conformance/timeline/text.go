@@ -128,18 +128,45 @@ func cell(lane string, p Point) string {
 		rule, _, _ := strings.Cut(p.Reason, ":")
 		return p.Status + " " + rule
 	}
-	// As in check's table: "/Reason" for an empty status.
-	s := p.Status
-	if p.Reason != "" {
-		s += "/" + p.Reason
-	}
-	if quoted(s) {
-		s = strconv.QuoteToGraphic(s)
-	}
+	s := state(p.Status, p.Reason)
 	if p.Bumped {
 		s += "*"
 	}
 	return s
+}
+
+// state is a condition's state as a table of text shows it:
+// "Status/Reason", "/Reason" for an empty status, the status alone
+// without a reason, quoted as Go quotes a string when quoted says so.
+func state(status, reason string) string {
+	s := status
+	if reason != "" {
+		s += "/" + reason
+	}
+	if quoted(s) {
+		s = strconv.QuoteToGraphic(s)
+	}
+	return s
+}
+
+// StateCell is how a table of text shows a condition's status and reason
+// in one of its cells, as WriteText shows a lane's state: "Status/Reason",
+// or the status alone without a reason; a state that could read as one of
+// the marks of a table ("-" for a condition absent, "|", "?", "*", "" for
+// an empty state) is quoted as Go quotes a string, and a status or reason
+// the API accepts never is. The cell is escaped and cut as ClipCell does,
+// a quoted state outside its escapes; cut reports whether it cut.
+func StateCell(status, reason string) (cell string, cut bool) {
+	return clipState(state(status, reason))
+}
+
+// clipState cuts a lane's cell, or a state, as clipCell does; a state
+// that state quoted is escaped already.
+func clipState(c string) (string, bool) {
+	if strings.HasPrefix(c, `"`) {
+		return clip(c, true)
+	}
+	return clipCell(c)
 }
 
 // quoted reports whether a lane's state could read as one of the table's
@@ -317,8 +344,8 @@ func writeService(w io.Writer, s *Service) {
 			// input, and one long reason would widen every row.
 			if i >= 1 && i < 2+len(r.cells) {
 				var cut bool
-				if i >= 2 && strings.HasPrefix(c, `"`) { // quoted by cell: escaped already
-					cols[i], cut = clip(c, true)
+				if i >= 2 {
+					cols[i], cut = clipState(c)
 				} else {
 					cols[i], cut = clipCell(c)
 				}
