@@ -417,8 +417,10 @@ func TestDegradedColumn(t *testing.T) {
 // TestCondColumn_AbsentIsNoStatus: C1 and C5 make a status other than
 // True, False or Unknown a violation, and a trace may still hold one. A
 // condition absent shows as "-"; one whose state could read as that, or
-// as another mark, is quoted as the timeline quotes it (timeline.StateCell),
-// cut outside its escapes; a state the API accepts is shown as it is.
+// as another mark, or whose status holds "/" (True/X with reason Y is not
+// True with reason X/Y), is quoted as the timeline quotes it
+// (timeline.StateCell), cut outside its escapes; a state the API accepts
+// is shown as it is.
 func TestCondColumn_AbsentIsNoStatus(t *testing.T) {
 	a := strings.Repeat("a", 40)
 	for _, tc := range []struct {
@@ -433,6 +435,8 @@ func TestCondColumn_AbsentIsNoStatus(t *testing.T) {
 		{"|", "", `"|"`, false},
 		{"False", "Odd*", `"False/Odd*"`, false},
 		{"-", "Odd", "-/Odd", false},
+		{"True/X", "Y", `"True/X/Y"`, false},
+		{"True", "X/Y", "True/X/Y", false},
 		// Quoted, the escape of U+202E would end past the room: it is
 		// left out whole.
 		{`"` + a + "\u202e" + a, "", `"\"` + a + "…", true},

@@ -143,7 +143,7 @@ func state(status, reason string) string {
 	if reason != "" {
 		s += "/" + reason
 	}
-	if quoted(s) {
+	if quoted(status, s) {
 		s = strconv.QuoteToGraphic(s)
 	}
 	return s
@@ -153,15 +153,17 @@ func state(status, reason string) string {
 // in one of its cells, as WriteText shows a lane's state: "Status/Reason",
 // or the status alone without a reason; a state that could read as one of
 // the marks of a table ("-" for a condition absent, "|", "?", "*", "" for
-// an empty state) is quoted as Go quotes a string, and a status or reason
-// the API accepts never is. The cell is escaped and cut as ClipCell does,
-// a quoted state outside its escapes; cut reports whether it cut.
+// an empty state), or whose status holds "/", which would read as the one
+// before the reason, is quoted as Go quotes a string, and a status or
+// reason the API accepts never is. The cell is escaped and cut as
+// ClipCell does, a quoted state outside its escapes; cut reports whether
+// it cut.
 func StateCell(status, reason string) (cell string, cut bool) {
 	return clipState(state(status, reason))
 }
 
 // clipState cuts a lane's cell, or a state, as clipCell does; a state
-// that state quoted is escaped already.
+// quoted by state is escaped already.
 func clipState(c string) (string, bool) {
 	if strings.HasPrefix(c, `"`) {
 		return clip(c, true)
@@ -169,14 +171,17 @@ func clipState(c string) (string, bool) {
 	return clipCell(c)
 }
 
-// quoted reports whether a lane's state could read as one of the table's
-// marks ("|", "-", "?", the "*" of a bump, "" for an empty state, which
-// only a quote shows) or as a state quoted for that: such a state is
-// shown quoted as Go quotes a string, and a state the API accepts never
-// is (a status is True, False or Unknown, and a reason ends in a letter,
-// a digit or "_").
-func quoted(s string) bool {
-	return s == "" || s == "|" || s == "-" || s == "?" || strings.HasSuffix(s, "*") || strings.Contains(s, `"`)
+// quoted reports whether a lane's state s could read as one of the
+// table's marks ("|", "-", "?", the "*" of a bump, "" for an empty state,
+// which only a quote shows), as a state quoted for that, or as another
+// state: a "/" in its status would read as the one before its reason, and
+// "True/X" with reason Y as True with reason X/Y. Such a state is shown
+// quoted as Go quotes a string, and a state the API accepts never is (a
+// status is True, False or Unknown, and a reason ends in a letter, a digit
+// or "_").
+func quoted(status, s string) bool {
+	return s == "" || s == "|" || s == "-" || s == "?" || strings.HasSuffix(s, "*") || strings.Contains(s, `"`) ||
+		strings.Contains(status, "/")
 }
 
 // laneTitle is a lane's column title: the condition type without its
@@ -260,9 +265,10 @@ func unit(s string, escaped bool) (int, int) {
 // something happened, time flowing down. A lane's cell shows its new state
 // where it changed, with "*" after it when only lastTransitionTime moved
 // (a bump), and "|" where it goes on unchanged; a state that could read as
-// one of these marks, or as "-" (absent) or "?" (not known), is quoted as
-// Go quotes a string (a status or reason the API accepts never is). A
-// state or a resourceVersion longer than MaxTextCell characters is cut,
+// one of these marks, or as "-" (absent) or "?" (not known), and one whose
+// status holds "/", which would read as the one before the reason, is
+// quoted as Go quotes a string (a status or reason the API accepts never
+// is). A state or a resourceVersion longer than MaxTextCell characters is cut,
 // with "…" where it is, and a line below the table says so (WriteHTML
 // shows it whole). Below each table come the findings in full. What the input says
 // (names, reasons, messages) is escaped as check's text output escapes it
@@ -278,7 +284,8 @@ func WriteText(w io.Writer, services []*Service) error {
 	fmt.Fprintln(ew, "Timeline: one row per observation where something happened; \"|\" a lane unchanged,")
 	fmt.Fprintln(ew, "\"-\" a condition absent, \"?\" not known (earlier events not kept), \"*\" lastTransitionTime")
 	fmt.Fprintln(ew, "moved with the status unchanged (how a provider acknowledges a spec change, L6).")
-	fmt.Fprintln(ew, "A state that could read as a mark is quoted as Go quotes it: \"False/Odd*\" has reason Odd*.")
+	fmt.Fprintln(ew, "A state that could read as a mark, or whose status holds \"/\", is quoted as Go quotes it:")
+	fmt.Fprintln(ew, "\"False/Odd*\" is no bump of False/Odd, \"True/X/Y\" no status True with reason X/Y.")
 	for _, s := range services {
 		writeService(ew, s)
 	}

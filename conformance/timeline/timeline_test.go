@@ -1324,8 +1324,10 @@ func TestClipCell(t *testing.T) {
 // "*", a trace may hold one. The text timeline quotes it, and any state
 // that could read as one of its marks ("|", "-", "?", the "*" of a bump)
 // or as a state quoted so, so that "False/Odd*" (a bump) and "\"False/Odd*\""
-// (a reason) never read the same; a state the API accepts is shown as it
-// is. A quoted state is cut, when long, outside its escapes.
+// (a reason) never read the same. A status holding "/" is quoted too, so
+// that status True/X with reason Y never reads as True with reason X/Y
+// (C1). A state the API accepts is shown as it is. A quoted state is cut,
+// when long, outside its escapes.
 func TestWriteText_MarksAreUnambiguous(t *testing.T) {
 	tl := New()
 	var want []string
@@ -1343,6 +1345,8 @@ func TestWriteText_MarksAreUnambiguous(t *testing.T) {
 		{"-", "", 10, `"-"`},
 		{"?", "", 10, `"?"`},
 		{`say "hi"`, "", 10, `"say \"hi\""`},
+		{"True/X", "Y", 10, `"True/X/Y"`}, // not True with reason X/Y
+		{"True", "X/Y", 10, "True/X/Y"},
 		{"True", "Serving", 10, "True/Serving"},
 	} {
 		svc := lbService("odd", strconv.Itoa(i+1), c.status, time.Unix(c.ltt, 0))
