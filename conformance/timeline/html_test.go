@@ -898,3 +898,88 @@ func TestWriteHTML_WideTablesScroll(t *testing.T) {
 		t.Errorf("<%s class=long>%.70s: no word is longer than 63 characters", c.Data, text(c))
 	}
 }
+
+// TestWriteHTML_EscapesResultAndSource: the result word and a Service's
+// source, which a caller may take from a report it read, reach the page
+// escaped like the rest.
+func TestWriteHTML_EscapesResultAndSource(t *testing.T) {
+	const bad = "x\x1b[2J\u202eQQ"
+	tl := New()
+	tl.Observe(lbService("a", "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	services := tl.Services()
+	services[0].Source = bad
+	page, _ := renderHTML(t, Page{Summary: &conformance.Summary{}, Result: bad, Services: services})
+	if i := strings.IndexAny(page, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control or format character reached the page: %q", page[max(0, i-60):min(len(page), i+20)])
+	}
+	if n := strings.Count(page, `x\x1b[2J\u202eQQ`); n < 2 {
+		t.Errorf("the result and the source are shown, escaped, %d times; want both", n)
+	}
+}
+
+// TestWriteHTML_DrawnNote: the page says how many of how many Services it
+// drew as soon as one is left out, counting those the caller left out
+// (Undrawn); a negative Undrawn counts as none.
+func TestWriteHTML_DrawnNote(t *testing.T) {
+	tl := New()
+	for _, name := range []string{"a", "b", "c"} {
+		tl.Observe(lbService(name, "1", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	}
+	for _, tc := range []struct {
+		max, undrawn int
+		want         string
+	}{
+		{2, 0, "2 of 3 Services are drawn"},
+		{2, -1, "2 of 3 Services are drawn"},
+		{3, 1, "3 of 4 Services are drawn"},
+		{3, -1, ""},
+	} {
+		page, _ := renderHTML(t, Page{Services: tl.Services(), MaxServices: tc.max, Undrawn: tc.undrawn})
+		got := ""
+		if i := strings.Index(page, " Services are drawn"); i >= 0 {
+			got = page[strings.LastIndex(page[:i], ">")+1 : i+len(" Services are drawn")]
+		}
+		if got != tc.want {
+			t.Errorf("MaxServices %d, Undrawn %d: the page says %q, want %q", tc.max, tc.undrawn, got, tc.want)
+		}
+	}
+}
+
+// TestWriteHTML_OnlyFindingsAtTheEnd: a Service a caller builds by hand
+// with findings at the end and no observation draws no lane segment of
+// negative width.
+func TestWriteHTML_OnlyFindingsAtTheEnd(t *testing.T) {
+	s := &Service{Namespace: "ns", Name: "end"}
+	for _, name := range Lanes {
+		s.Lanes = append(s.Lanes, &Lane{Name: name})
+	}
+	s.Findings = []Pin{{AtEnd: true, Finding: conformance.Finding{Rule: "L6", Severity: conformance.SeverityWarning,
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "end"}}}}
+	_, doc := renderHTML(t, Page{Services: []*Service{s}})
+	for _, n := range findAll(doc, func(n *html.Node) bool { return hasClass(n, "segment") }) {
+		if w, _ := attr(n, "width"); strings.HasPrefix(w, "-") {
+			t.Errorf("a segment of width %s", w)
+		}
+	}
+}
+
+// TestWriteHTML_EscapesSpecChangeMarks: a relevant annotation's key, which
+// a spec change names, reaches the mark above the lanes escaped: the key
+// may come from a flag or a file as any other input.
+func TestWriteHTML_EscapesSpecChangeMarks(t *testing.T) {
+	const key = "lb.example.com/x\x1b[2J\u202e"
+	tl := New(RelevantAnnotations{key})
+	for i, size := range []string{"small", "large"} {
+		svc := lbService("x", strconv.Itoa(i+1), metav1.ConditionTrue, time.Unix(0, 0))
+		svc.Annotations = map[string]string{key: size}
+		tl.Observe(svc, nil)
+	}
+	s := tl.Services()[0]
+	if len(s.SpecChanges) != 1 {
+		t.Fatalf("spec changes %+v, want one", s.SpecChanges)
+	}
+	page, _ := renderHTML(t, Page{Services: []*Service{s}})
+	if i := strings.IndexAny(page, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control or format character reached the page: %q", page[max(0, i-60):min(len(page), i+20)])
+	}
+}

@@ -1550,3 +1550,118 @@ func TestTimeline_PinsShareTheServicesName(t *testing.T) {
 		t.Errorf("%.0f bytes per observation of a Service named by 64 KiB, want at most 8 KiB", perObservation)
 	}
 }
+
+// TestTimeline_NamedFindingAfterAManifestWithoutAName: a finding on a
+// named Service stays on that Service's timeline after a manifest without
+// a name was read; only a finding without a name follows the nameless
+// observation.
+func TestTimeline_NamedFindingAfterAManifestWithoutAName(t *testing.T) {
+	tl := New()
+	a := lbService("", "", metav1.ConditionTrue, time.Unix(0, 0))
+	a.GenerateName = "web-"
+	tl.Observe(a, nil)
+	b := lbService("web", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	tl.Observe(b, []conformance.Finding{{Rule: "L4", Severity: conformance.SeverityViolation,
+		Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "web"}}})
+	for _, s := range tl.Services() {
+		want := 0
+		if s.Name == "web" {
+			want = 1
+		}
+		if len(s.Findings) != want || s.Counts.Violations != want {
+			t.Errorf("timeline %q: findings %+v, %d violations counted; want %d", s.Ref(), s.Findings, s.Counts.Violations, want)
+		}
+	}
+}
+
+// TestTimeline_ConditionSetWithAnEmptyStatus: a condition that appears
+// with an empty status and nothing else is a point of its own (set, which
+// the text shows as `""`), not the absent state before it; and its
+// lastTransitionTime moving is not a bump, since there is no status to
+// stay.
+func TestTimeline_ConditionSetWithAnEmptyStatus(t *testing.T) {
+	tl := New()
+	svc := lbService("x", "1", metav1.ConditionTrue, time.Unix(0, 0))
+	svc.Status.Conditions = nil
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion = "2"
+	svc.Status.Conditions = []metav1.Condition{{Type: string(v1.LoadBalancerConditionServing)}}
+	tl.Observe(svc, nil)
+	svc = svc.DeepCopy()
+	svc.ResourceVersion = "3"
+	svc.Status.Conditions[0].LastTransitionTime = metav1.NewTime(time.Unix(60, 0))
+	tl.Observe(svc, nil)
+	serving := tl.Services()[0].Lanes[1]
+	var got []string
+	for _, p := range serving.Points {
+		got = append(got, fmt.Sprintf("%d %q present=%v bumped=%v", p.Step, p.Status, p.Present, p.Bumped))
+	}
+	want := []string{`1 "" present=false bumped=false`, `2 "" present=true bumped=false`, `3 "" present=true bumped=false`}
+	if !cmp.Equal(got, want) {
+		t.Errorf("Serving's points %q, want %q", got, want)
+	}
+}
+
+// TestTimeline_RowVersionFromALaterMark: the row of an observation whose
+// finding names no resourceVersion (a manifest-style finding) takes the
+// observation's from the deletion marked on the same row.
+func TestTimeline_RowVersionFromALaterMark(t *testing.T) {
+	tl := New()
+	tl.Observe(lbService("web", "10", metav1.ConditionTrue, time.Unix(0, 0)), nil)
+	tl.Observe(lbService("web", "11", metav1.ConditionTrue, time.Unix(0, 0)), []conformance.Finding{{Rule: "L4",
+		Severity: conformance.SeverityViolation, Object: conformance.ObjectRef{Kind: "Service", Namespace: "ns", Name: "web"}}})
+	tl.ObserveObject(conformance.Object{Service: lbService("web", "12", metav1.ConditionTrue, time.Unix(0, 0)), Deleted: true}, nil)
+	rs := rows(tl.Services()[0])
+	if len(rs) != 2 || rs[1].step != 2 || rs[1].version != "11" {
+		t.Fatalf("rows %+v, want the second, of observation 2, with resourceVersion 11", rs)
+	}
+}
+
+// TestWriteText_EscapesEveryColumn: a resourceVersion that starts with a
+// quote is escaped like any other (only a lane's state is quoted by the
+// table itself), and so is a relevant annotation's key that a spec change
+// names.
+func TestWriteText_EscapesEveryColumn(t *testing.T) {
+	const key = "lb.example.com/x\x1b[2J"
+	tl := New(RelevantAnnotations{key})
+	for i, size := range []string{"small", "large"} {
+		svc := lbService("x", `"`+strconv.Itoa(i)+"\x1b[0m", metav1.ConditionTrue, time.Unix(0, 0))
+		svc.Annotations = map[string]string{key: size}
+		tl.Observe(svc, nil)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.ContainsAny(out, "\x1b") {
+		t.Errorf("control characters reach the terminal:\n%q", out)
+	}
+}
+
+// TestWriteText_HeadingCutSaysSo: a first resourceVersion cut in the
+// heading, whose row MaxPoints did not keep, is still said to be cut.
+func TestWriteText_HeadingCutSaysSo(t *testing.T) {
+	tl := New(MaxPoints(1))
+	first := lbService("long", strings.Repeat("9", 100), metav1.ConditionTrue, time.Unix(0, 0))
+	first.Status.Conditions = nil
+	tl.Observe(first, nil)
+	// Every lane changes at the second observation: the first has no row.
+	second := lbService("long", "2", metav1.ConditionTrue, time.Unix(60, 0))
+	second.Status.Conditions = append(second.Status.Conditions,
+		metav1.Condition{Type: string(v1.LoadBalancerConditionProvisioning), Status: metav1.ConditionFalse, Reason: "Complete", LastTransitionTime: metav1.NewTime(time.Unix(60, 0))},
+		metav1.Condition{Type: string(v1.LoadBalancerConditionDegraded), Status: metav1.ConditionUnknown, Reason: "Checking", LastTransitionTime: metav1.NewTime(time.Unix(60, 0))})
+	second.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}
+	tl.Observe(second, nil)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, tl.Services()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "resourceVersion "+strings.Repeat("9", MaxTextCell-1)+"… to 2") || strings.Contains(out, "  1 ") {
+		t.Fatalf("the heading does not show the first resourceVersion cut, or its row is kept:\n%s", out)
+	}
+	if !strings.Contains(out, `"…" marks a cell cut`) {
+		t.Errorf("the text does not say what \"…\" marks:\n%s", out)
+	}
+}
