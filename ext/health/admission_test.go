@@ -127,8 +127,19 @@ func (p policy) refuses(t fataler, obj, old map[string]any) []string {
 // messageExpression that gives no one-line string, fails the test.
 func (p policy) denials(t fataler, obj, old map[string]any) []string {
 	t.Helper()
+	return p.denialsOf(t, "UPDATE", obj, old)
+}
+
+// denialsOf is denials for a request of the operation given: for a
+// CREATE, old is nil, and oldObject null as the apiserver passes it.
+func (p policy) denialsOf(t fataler, operation string, obj, old map[string]any) []string {
+	t.Helper()
 	variables := map[string]any{}
-	activation := map[string]any{"object": obj, "oldObject": old, "request": map[string]any{"operation": "UPDATE"}, "variables": variables}
+	var oldObject any
+	if old != nil {
+		oldObject = old
+	}
+	activation := map[string]any{"object": obj, "oldObject": oldObject, "request": map[string]any{"operation": operation}, "variables": variables}
 	eval := func(prg cel.Program) any {
 		out, _, err := prg.Eval(activation)
 		if err != nil {
@@ -352,6 +363,8 @@ func TestDeprecatedPolicy_C4Warns(t *testing.T) {
 	svc, cond := policyService, policyCondition
 	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
 	portsError := cond("LoadBalancerPortsError", "False", "PortsError")
+	noStatus := svc(false)
+	delete(noStatus, "status")
 	for _, c := range []struct {
 		name     string
 		old, new map[string]any
@@ -361,6 +374,7 @@ func TestDeprecatedPolicy_C4Warns(t *testing.T) {
 		{"added with the first conditions", svc(false), svc(true, serving, complete, portsError), []string{"C4"}},
 		{"kept", svc(true, serving, complete, portsError), svc(true, serving, complete, portsError), nil},
 		{"none", svc(false), svc(true, serving, complete), nil},
+		{"added to a Service stored without a status", noStatus, svc(true, serving, complete, portsError), []string{"C4"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := warns.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
@@ -613,6 +627,173 @@ func TestFeaturesPolicy_R4_TooManyAsParseRequiredFeatures(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%d items: the policy says %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestConditionsPolicy_P5ReadsTheSpecAsTheChecker: what a Service asks
+// for, for P5, is what the checker reads (v1.AsksFor): one IP family does
+// not ask for two, and the policy says so rather than failing to evaluate;
+// PreferDualStack without ipFamilies asks for two; a source-ranges
+// annotation of blanks asks for none.
+func TestConditionsPolicy_P5ReadsTheSpecAsTheChecker(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	cond := policyCondition
+	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	for _, c := range []struct {
+		name   string
+		reason string
+		spec   map[string]any
+		ann    map[string]any
+		want   []string
+	}{
+		{"one IP family", "IPFamiliesNotSupported", map[string]any{"ipFamilies": []any{"IPv4"}}, nil, []string{"P5"}},
+		{"PreferDualStack, families not filled in", "IPFamiliesNotSupported", map[string]any{"ipFamilyPolicy": "PreferDualStack"}, nil, nil},
+		{"RequireDualStack, families not filled in", "IPFamiliesNotSupported", map[string]any{"ipFamilyPolicy": "RequireDualStack"}, nil, nil},
+		{"a blank source-ranges annotation", "LoadBalancerSourceRangesNotSupported", nil,
+			map[string]any{"service.beta.kubernetes.io/load-balancer-source-ranges": "  "}, []string{"P5"}},
+		{"a source-ranges annotation", "LoadBalancerSourceRangesNotSupported", nil,
+			map[string]any{"service.beta.kubernetes.io/load-balancer-source-ranges": " 192.0.2.0/24 "}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			old := policyService(true, serving, complete)
+			obj := policyService(true, serving, complete, cond("LoadBalancerDegraded", "True", c.reason))
+			for _, o := range []map[string]any{old, obj} {
+				maps.Copy(o["spec"].(map[string]any), c.spec)
+				if c.ann != nil {
+					o["metadata"].(map[string]any)["annotations"] = c.ann
+				}
+			}
+			if got := p.refuses(t, obj, old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestConditionsPolicy_L1Ratchets: a Service stored with Serving and no
+// Provisioning (from before the policy) may still take a write that
+// leaves that pair as it is; a write that changes the pair is judged.
+func TestConditionsPolicy_L1Ratchets(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	cond := policyCondition
+	serving := cond("LoadBalancerServing", "True", "Serving")
+	old := policyService(true, serving)
+	for _, c := range []struct {
+		name string
+		new  map[string]any
+		want []string
+	}{
+		{"Degraded added", policyService(true, serving, cond("LoadBalancerDegraded", "Unknown", "Checking")), nil},
+		{"Serving changed", policyService(true, cond("LoadBalancerServing", "False", "Infrastructure")), []string{"L1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestFeaturesPolicy_R4BlankAndTypeChange: a blank annotation requires
+// nothing and is allowed on any Service, as v1.ParseRequiredFeatures
+// reads it; a non-empty one kept while the type changes away from
+// LoadBalancer is refused, though the write leaves it as it was.
+func TestFeaturesPolicy_R4BlankAndTypeChange(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	const key = "lbstatus.github.io/required-load-balancer-features"
+	service := func(typ, value string) map[string]any {
+		svc := policyService(false)
+		svc["spec"].(map[string]any)["type"] = typ
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{key: value}
+		return svc
+	}
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"blank, added", policyService(false), service("LoadBalancer", " "), nil},
+		{"blank, on a ClusterIP Service", service("ClusterIP", ""), service("ClusterIP", "  "), nil},
+		{"kept while the type changes", service("LoadBalancer", "Ports"), service("ClusterIP", "Ports"), []string{"R4"}},
+		{"kept on a ClusterIP Service stored so", service("ClusterIP", "Ports"), service("ClusterIP", "Ports"), nil},
+		{"empty items", policyService(false), service("LoadBalancer", "Ports,,"), []string{"R4"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, c.old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy refuses for %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestConditionsPolicy_P6ReadsTheAnnotationAsTheChecker: the features of
+// the annotation are read as the checker reads them, blanks around each
+// trimmed: Degraded in SessionAffinity while serving a Service that
+// requires " SessionAffinity" is refused (P6).
+func TestConditionsPolicy_P6ReadsTheAnnotationAsTheChecker(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-service-conditions.lbstatus.github.io")
+	cond := policyCondition
+	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	old := policyService(true, serving, complete)
+	obj := policyService(true, serving, complete, cond("LoadBalancerDegraded", "True", "SessionAffinityNotSupported"))
+	for _, o := range []map[string]any{old, obj} {
+		o["spec"].(map[string]any)["sessionAffinity"] = "ClientIP"
+		o["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": "Ports, SessionAffinity"}
+	}
+	if got := p.refuses(t, obj, old); !slices.Equal(got, []string{"P6"}) {
+		t.Errorf("the policy refuses for %v, want [P6]", got)
+	}
+}
+
+// TestLeftoversPolicy_L9WarnsOnAnyOfTheThree: a status write on a Service
+// that is no longer a LoadBalancer is warned about when it changes any of
+// the three KEP-4631 conditions it leaves, Degraded alone too, and not
+// when it leaves them as they were.
+func TestLeftoversPolicy_L9WarnsOnAnyOfTheThree(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-conditions-left.lbstatus.github.io")
+	cond := policyCondition
+	serving, complete := cond("LoadBalancerServing", "True", "Serving"), cond("LoadBalancerProvisioning", "False", "Complete")
+	clusterIP := func(conds ...any) map[string]any {
+		svc := policyService(false, conds...)
+		svc["spec"].(map[string]any)["type"] = "ClusterIP"
+		return svc
+	}
+	old := clusterIP(serving, complete)
+	for _, c := range []struct {
+		name string
+		new  map[string]any
+		want []string
+	}{
+		{"Degraded added", clusterIP(serving, complete, cond("LoadBalancerDegraded", "True", "PortsNotSupported")), []string{"L9"}},
+		{"Provisioning changed", clusterIP(serving, cond("LoadBalancerProvisioning", "True", "Provisioning")), []string{"L9"}},
+		{"left as they were", clusterIP(serving, complete), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.refuses(t, c.new, old); !slices.Equal(got, c.want) {
+				t.Errorf("the policy warns %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestFeaturesPolicy_R4OnCreate: a Service created with the annotation is
+// judged as any other write, oldObject being null: a known feature on a
+// LoadBalancer Service goes through, one on a ClusterIP Service is
+// refused.
+func TestFeaturesPolicy_R4OnCreate(t *testing.T) {
+	p := loadPolicy(t, "lbstatus-required-features.lbstatus.github.io")
+	for typ, want := range map[string][]string{"LoadBalancer": nil, "ClusterIP": {"R4"}} {
+		svc := policyService(false)
+		svc["spec"].(map[string]any)["type"] = typ
+		svc["metadata"].(map[string]any)["annotations"] = map[string]any{"lbstatus.github.io/required-load-balancer-features": "Ports"}
+		var got []string
+		for _, msg := range p.denialsOf(t, "CREATE", svc, nil) {
+			rule, _, _ := strings.Cut(msg, ":")
+			got = append(got, rule)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the policy refuses for %v, want %v", typ, got, want)
 		}
 	}
 }
