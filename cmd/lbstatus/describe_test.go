@@ -830,3 +830,51 @@ func TestDescribe_LongLabelKeepsItsValueApart(t *testing.T) {
 		t.Errorf("want the line %q:\n%s", strings.Trim(want, "\n"), out)
 	}
 }
+
+// TestDescribe_RequestErrorWithoutTimeout: without --request-timeout, a
+// deadline passed is not blamed on the flag: the error is shown as it is.
+func TestDescribe_RequestErrorWithoutTimeout(t *testing.T) {
+	d := &describer{conn: &clusterConn{}}
+	err := fmt.Errorf("Get \"https://cluster.test/api\": %w", context.DeadlineExceeded)
+	if got, want := d.requestError(err), `Get "https://cluster.test/api": context deadline exceeded`; got != want {
+		t.Errorf("requestError = %q, want %q", got, want)
+	}
+}
+
+// TestDescribe_ClientIPConfigWithoutTimeout: a sessionAffinityConfig whose
+// clientIP holds no timeout (a manifest may hold one) is shown without a
+// timeout, not a crash.
+func TestDescribe_ClientIPConfigWithoutTimeout(t *testing.T) {
+	svc := describeService("shop", "sticky", corev1.ServiceTypeClusterIP)
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	svc.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{}}
+	code, out, errOut := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "sticky")
+	if code != exitOK || errOut != "" || !regexp.MustCompile(`(?m)^  Session affinity: +ClientIP$`).MatchString(out) {
+		t.Errorf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+}
+
+// TestDescribe_SeriesWithoutLastObservedTime: an Event with a series but
+// no lastObservedTime (as core/v1 Events written by an older recorder
+// hold) is dated by its lastTimestamp, not shown as of unknown age.
+func TestDescribe_SeriesWithoutLastObservedTime(t *testing.T) {
+	ref := corev1.ObjectReference{Kind: "Service", Namespace: "shop", Name: "web", UID: "uid-web"}
+	client := fake.NewClientset(describeService("shop", "web", corev1.ServiceTypeClusterIP),
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web.series"}, InvolvedObject: ref, Type: "Warning", Reason: "Repeated",
+			LastTimestamp: ago(5 * time.Minute), Series: &corev1.EventSeries{Count: 3}, Source: corev1.EventSource{Component: "lb"}})
+	_, out, _ := runDescribeFake(t, client, "-n", "shop", "web")
+	if !regexp.MustCompile(`(?m)^  Warning +Repeated +5m \(x3\) +lb +$`).MatchString(out) {
+		t.Errorf("Event age:\n%s", out)
+	}
+}
+
+// TestDescribe_PortWithoutNodePort: a port without a node port (none
+// allocated, or not yet) shows none.
+func TestDescribe_PortWithoutNodePort(t *testing.T) {
+	svc := describeService("shop", "web", corev1.ServiceTypeLoadBalancer)
+	svc.Spec.Ports[0].NodePort = 0
+	_, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "web")
+	if !regexp.MustCompile(`(?m)^  Ports: +http 80/TCP$`).MatchString(out) {
+		t.Errorf("Ports:\n%s", out)
+	}
+}

@@ -450,3 +450,26 @@ func TestCondColumn_AbsentIsNoStatus(t *testing.T) {
 		t.Errorf("absent: %q, %v; want \"-\", false", got, cut)
 	}
 }
+
+// A finding about another object names it after the rule, its kind only
+// when known, and escapes the field path as it does the message: a path
+// may hold an annotation key from the input.
+func TestFindingLine_ObjectAndField(t *testing.T) {
+	f := conformance.Finding{Rule: "L4", Severity: conformance.SeverityViolation, Message: "m", Field: "metadata.annotations[x\x1b[2J]",
+		Object: conformance.ObjectRef{Namespace: "ns", Name: "web"}}
+	got := findingLine(f, true)
+	if want := `violation  L4    ns/web: metadata.annotations[x\x1b[2J]: m`; got != want {
+		t.Errorf("findingLine = %q, want %q", got, want)
+	}
+}
+
+// The line under a Service's findings counts those not listed by
+// severity: the omitted ones that are neither violations nor warnings
+// are notices.
+func TestMoreLine(t *testing.T) {
+	sr := &conformance.ServiceReport{Counts: conformance.SeverityCounts{Violations: 1, Warnings: 2, Notices: 3}, Omitted: 3}
+	listed := conformance.SeverityCounts{Violations: 1, Warnings: 1}
+	if got, want := moreLine(sr, listed), "1 more warning, 2 more notices"; got != want {
+		t.Errorf("moreLine = %q, want %q", got, want)
+	}
+}
