@@ -878,3 +878,28 @@ func TestDescribe_PortWithoutNodePort(t *testing.T) {
 		t.Errorf("Ports:\n%s", out)
 	}
 }
+
+// TestDescribe_AnnotationNotSet: a --relevant-annotation the Service does
+// not carry gets no line, which would read as one set to "".
+func TestDescribe_AnnotationNotSet(t *testing.T) {
+	svc := describeService("shop", "web", corev1.ServiceTypeLoadBalancer)
+	svc.Annotations = map[string]string{"lb.example.com/size": ""}
+	_, out, _ := runDescribeFake(t, fake.NewClientset(svc), "-n", "shop", "--relevant-annotation", "lb.example.com/size,lb.example.com/zone", "web")
+	if !regexp.MustCompile(`(?m)^  Annotation lb.example.com/size: *$`).MatchString(out) || strings.Contains(out, "lb.example.com/zone") {
+		t.Errorf("want the size annotation's line alone:\n%s", out)
+	}
+}
+
+// TestDescribe_EventsOfAnotherKind: an Event about another kind of object
+// of the same name is not the Service's, whatever the server's field
+// selector let through.
+func TestDescribe_EventsOfAnotherKind(t *testing.T) {
+	client := fake.NewClientset(describeService("shop", "web", corev1.ServiceTypeClusterIP),
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web.pod"},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "shop", Name: "web"},
+			Type:           "Warning", Reason: "BackOff", LastTimestamp: ago(time.Minute)})
+	_, out, _ := runDescribeFake(t, client, "-n", "shop", "web")
+	if strings.Contains(out, "BackOff") || !strings.Contains(out, "Events:                     <none>") {
+		t.Errorf("an Event about a Pod is shown:\n%s", out)
+	}
+}
