@@ -633,8 +633,8 @@ func (r *testRun) typeChange() (outcome, error) {
 // recreate: a Service deleted and created again under the same name gets
 // conditions of its own, not older than itself (C6, C7 per uid). Fresh
 // conditions are told from a copy by the provider's own clock, not the
-// apiserver's, which may run ahead of it: each is later than every
-// condition the provider wrote on the old object.
+// apiserver's, which may run ahead of or behind it: each is later than
+// every condition the provider wrote on the old object.
 func (r *testRun) recreate() (outcome, error) {
 	if err := r.create(r.service("again", nil)); err != nil {
 		return outcome{}, err
@@ -672,8 +672,16 @@ func (r *testRun) recreate() (outcome, error) {
 	// The provider wrote on the old object before it went: a second
 	// later, what it writes on the new one has a later second on its own
 	// clock, whatever that clock's offset from the apiserver's; a copy
-	// has not. An interrupt ends the pause.
-	pause := time.NewTimer(time.Second)
+	// has not. A stamp may run ahead of the provider's clock (one in the
+	// second of the one before moves a second on, C7), and its clock
+	// ahead of this one: the pause also lasts until this clock has passed
+	// the old object's latest second, within ConditionsTimeout. An
+	// interrupt ends the pause.
+	wait := time.Second
+	if ahead := time.Until(oldLatest.Add(time.Second)); ahead > wait {
+		wait = min(ahead, r.opts.ConditionsTimeout)
+	}
+	pause := time.NewTimer(wait)
 	defer pause.Stop()
 	select {
 	case <-pause.C:

@@ -701,6 +701,10 @@ func TestRecreate_C6_C7(t *testing.T) {
 		{"stale copy", false, true, 0, TestFailed, "stale copy of the old object's (C6, C7)"},
 		{"stale copy, clock behind", false, true, -3 * time.Second, TestFailed, "stale copy of the old object's (C6, C7)"},
 		{"stale copy, clock ahead", false, true, 3 * time.Second, TestFailed, "stale copy of the old object's (C6, C7)"},
+		// Stamps ahead of the clock, as transitions in one second make
+		// them (C7), and a clock ahead: the pause outlasts both.
+		{"stamps ahead", false, false, 0, TestPassed, ""},
+		{"clock ahead", false, false, 3 * time.Second, TestPassed, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
@@ -731,7 +735,11 @@ func TestRecreate_C6_C7(t *testing.T) {
 					svc.Status.Conditions = slices.Clone(first)
 					return true
 				}
-				svc.Status.Conditions = conditionsAt(time.Now().Add(tc.skew).Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				at := time.Now().Add(tc.skew).Truncate(time.Second)
+				if tc.name == "stamps ahead" && first == nil {
+					at = at.Add(2 * time.Second) // moved on twice in its second
+				}
+				svc.Status.Conditions = conditionsAt(at, "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
 				first = slices.Clone(svc.Status.Conditions)
 				return true
 			})
