@@ -19,7 +19,6 @@ package conformance
 import (
 	"errors"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +31,7 @@ import (
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 	"github.com/lbstatus/lbstatus/conformance/input"
 	"github.com/lbstatus/lbstatus/validation"
 )
@@ -1626,12 +1626,7 @@ func TestCheck_LongResourceVersionStateIsBounded(t *testing.T) {
 		t.Skip("measures the heap")
 	}
 	const services = 200
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	heap := conformancetest.HeapAfterGC
 	c = NewChecker()
 	base := heap()
 	for i := range services {

@@ -32,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 	"github.com/lbstatus/lbstatus/conformance/input"
 )
 
@@ -698,12 +699,7 @@ func TestCollector_KeptFindingsShareTheRowsName(t *testing.T) {
 	}
 	const observations = 200
 	long := strings.Repeat("n", 64<<10)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	heap := conformancetest.HeapAfterGC
 	c, col := NewChecker(), NewCollector()
 	base := heap()
 	for i := range observations {

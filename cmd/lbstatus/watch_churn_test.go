@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,16 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
-
-// heapAfterGC returns the bytes the heap holds once garbage is collected.
-func heapAfterGC() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
 
 // measuredSource delivers the events next makes, one step at a time, and
 // measures the heap after warm steps and again after all steps, then waits
@@ -60,11 +51,11 @@ func (*measuredSource) describe() string { return "a measured source" }
 func (m *measuredSource) run(ctx context.Context, _ io.Writer, handle func(serviceEvent)) error {
 	for i := range m.steps {
 		if i == m.warm {
-			m.before = heapAfterGC()
+			m.before = conformancetest.HeapAfterGC()
 		}
 		m.next(i, handle)
 	}
-	m.after = heapAfterGC()
+	m.after = conformancetest.HeapAfterGC()
 	close(m.done)
 	<-ctx.Done()
 	return nil
@@ -192,9 +183,9 @@ func (c *countedSource) run(ctx context.Context, log io.Writer, handle func(serv
 		}
 		switch n++; n {
 		case c.warm:
-			c.before = heapAfterGC()
+			c.before = conformancetest.HeapAfterGC()
 		case c.total:
-			c.after = heapAfterGC()
+			c.after = conformancetest.HeapAfterGC()
 			close(c.done)
 		}
 	})

@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +43,7 @@ import (
 	v1 "github.com/lbstatus/lbstatus/apis/core/v1"
 	"github.com/lbstatus/lbstatus/conditions"
 	"github.com/lbstatus/lbstatus/conformance"
+	"github.com/lbstatus/lbstatus/conformance/conformancetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -1529,12 +1529,7 @@ func TestTimeline_PinsShareTheServicesName(t *testing.T) {
 	}
 	const observations = 200
 	long := strings.Repeat("n", 64<<10)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	heap := conformancetest.HeapAfterGC
 	tl := New()
 	base := heap()
 	for i := range observations {
