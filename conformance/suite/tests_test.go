@@ -1172,40 +1172,51 @@ func TestRun_NamespaceHeldIsReported(t *testing.T) {
 	}
 }
 
-// A namespace whose creation got no answer (an interrupt, a timeout) may
-// exist all the same: the run finds it by its labels and deletes it, and
-// leaves another run's alone.
+// A namespace whose creation got no answer (an interrupt, a timeout, the
+// server's timeout) may exist all the same: the run finds it by its labels
+// and deletes it, and leaves another run's alone.
 func TestRun_UnansweredNamespaceIsDeleted(t *testing.T) {
-	client := fakeCluster(t)
-	client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		ns := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).DeepCopy()
-		ns.Name = ns.GenerateName + "unanswered"
-		if err := client.Tracker().Create(corev1.SchemeGroupVersion.WithResource("namespaces"), ns, ""); err != nil {
-			return true, nil, err
-		}
-		return true, nil, context.DeadlineExceeded
-	})
-	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "another-run", Labels: map[string]string{testLabel: "basic", runLabel: "another"}}}
-	if err := client.Tracker().Add(other); err != nil {
-		t.Fatal(err)
-	}
-	report, err := Run(t.Context(), client, Options{Run: []string{"Basic"}, ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if basic := report.Test("Basic"); basic.Result != TestFailed || !strings.Contains(basic.Reason, "creating the test namespace") || basic.Cleanup != "" {
-		t.Errorf("Basic %s (%s), cleanup %q; want failed creating its namespace, nothing left", basic.Result, basic.Reason, basic.Cleanup)
-	}
-	list, err := client.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, ns := range list.Items {
-		names = append(names, ns.Name)
-	}
-	if !slices.Equal(names, []string{"another-run"}) {
-		t.Errorf("namespaces left %v, want only another run's", names)
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"no answer", context.DeadlineExceeded},
+		{"timeout", apierrors.NewTimeoutError("the request timed out", 1)},
+		{"server timeout", apierrors.NewServerTimeout(schema.GroupResource{Resource: "namespaces"}, "create", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				ns := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).DeepCopy()
+				ns.Name = ns.GenerateName + "unanswered"
+				if err := client.Tracker().Create(corev1.SchemeGroupVersion.WithResource("namespaces"), ns, ""); err != nil {
+					return true, nil, err
+				}
+				return true, nil, tc.err
+			})
+			other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "another-run", Labels: map[string]string{testLabel: "basic", runLabel: "another"}}}
+			if err := client.Tracker().Add(other); err != nil {
+				t.Fatal(err)
+			}
+			report, err := Run(t.Context(), client, Options{Run: []string{"Basic"}, ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if basic := report.Test("Basic"); basic.Result != TestFailed || !strings.Contains(basic.Reason, "creating the test namespace") || basic.Cleanup != "" {
+				t.Errorf("Basic %s (%s), cleanup %q; want failed creating its namespace, nothing left", basic.Result, basic.Reason, basic.Cleanup)
+			}
+			list, err := client.CoreV1().Namespaces().List(t.Context(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, ns := range list.Items {
+				names = append(names, ns.Name)
+			}
+			if !slices.Equal(names, []string{"another-run"}) {
+				t.Errorf("namespaces left %v, want only another run's", names)
+			}
+		})
 	}
 }
 
