@@ -250,6 +250,11 @@ func TestHonored_P3(t *testing.T) {
 	}{
 		{"at the requested address", at("192.0.2.1", "198.18.255.100"), lbIP, servedPlain, false},
 		{"elsewhere", at("192.0.2.1"), lbIP, servedPlain, true},
+		{"at a hostname", func() *v1.Service {
+			svc := at()
+			svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example.com"}}
+			return svc
+		}(), lbIP, servedPlain, true},
 		{"elsewhere, degraded", at("192.0.2.1"), lbIP, servedDegraded, false},
 		{"elsewhere, refused", at(), lbIP, servedRefused, false},
 		{"another feature", at("192.0.2.1"), v1.LoadBalancerFeatureSessionAffinity, servedPlain, false},
@@ -1233,6 +1238,7 @@ func TestRun_ServicesCannotBeListed(t *testing.T) {
 		report bool
 	}{
 		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no RBAC")), false},
+		{"unauthorized", apierrors.NewUnauthorized("no RBAC: the token expired"), false},
 		{"another error", apierrors.NewInternalError(errors.New("etcd is down")), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1342,6 +1348,7 @@ func TestRun_ServicesCannotBeWatched(t *testing.T) {
 		report bool
 	}{
 		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no RBAC to watch")), false},
+		{"unauthorized", apierrors.NewUnauthorized("no RBAC to watch: the token expired"), false},
 		{"another error", apierrors.NewInternalError(errors.New("etcd is down")), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
