@@ -278,7 +278,7 @@ func TestReport_Lookups(t *testing.T) {
 	if got := r.Feature(v1.LoadBalancerFeatureSessionAffinity); got == nil || got.Support != SupportDegraded {
 		t.Errorf("Feature(SessionAffinity) = %+v", got)
 	}
-	if r.Test("Nope") != nil || r.Feature(v1.LoadBalancerFeatureIPFamilies) != nil {
+	if r.Test("Nope") != nil || r.Test("Recr") != nil || r.Feature(v1.LoadBalancerFeatureIPFamilies) != nil {
 		t.Error("a missing test or feature found")
 	}
 	var none *Report
@@ -342,6 +342,7 @@ func TestReadReport_RefusesWhatIsNotOne(t *testing.T) {
 		"not YAML":                        "{[",
 		"an empty input":                  "",
 		"another kind of this apiVersion": "apiVersion: " + ReportAPIVersion + "\nkind: Service\n",
+		"another kind, with a result":     "apiVersion: " + ReportAPIVersion + "\nkind: Service\nresult: success\n",
 		"another apiVersion":              "apiVersion: lbstatus.github.io/v2\nkind: " + ReportKind + "\n",
 		"no result":                       "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\n",
 		"a result no run ends in":         "apiVersion: " + ReportAPIVersion + "\nkind: " + ReportKind + "\nresult: done\n",
@@ -429,5 +430,36 @@ func TestReportWrite_ControlCharacters(t *testing.T) {
 		if back.Tests[0].Reason != bad || back.Tests[0].LastObserved[0].Status.Conditions[0].Message != bad {
 			t.Errorf("%s: read back %q and %q, want %q", f, back.Tests[0].Reason, back.Tests[0].LastObserved[0].Status.Conditions[0].Message, bad)
 		}
+	}
+}
+
+// TestSummarize_Again: summarizing a report again counts each test once,
+// and a report of no test at all is no success.
+func TestSummarize_Again(t *testing.T) {
+	r := &Report{Tests: []TestReport{{Result: TestPassed}, {Result: TestFailed}}}
+	r.summarize()
+	r.summarize()
+	if want := (Statistics{Passed: 1, Failed: 1}); r.Statistics != want {
+		t.Errorf("statistics %+v, want %+v", r.Statistics, want)
+	}
+	empty := &Report{}
+	if empty.summarize(); empty.Result != ResultPartial {
+		t.Errorf("a report of no test: %s, want partial", empty.Result)
+	}
+}
+
+// TestReportWrite_JSONIsJSON: the JSON report is JSON for any reader, also
+// when a string holds a rune past the first plane, which YAML alone could
+// read as an escape.
+func TestReportWrite_JSONIsJSON(t *testing.T) {
+	const tag = "a\U000e0001b"
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, Result: ResultFailure, Tests: []TestReport{{Name: "Basic", Result: TestFailed, Reason: tag}}}
+	var buf bytes.Buffer
+	if err := r.Write(&buf, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back.Tests[0].Reason != tag {
+		t.Errorf("read back %+v, %v; want the reason %q:\n%s", back.Tests, err, tag, buf.String())
 	}
 }

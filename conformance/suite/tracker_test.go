@@ -337,3 +337,17 @@ func TestTracker_WatchErrorsAreNotLogged(t *testing.T) {
 		t.Errorf("logged:\n%s", logged.String())
 	}
 }
+
+// A hold judges every observation since the first, also a bad state the
+// provider wrote and took back before the hold began (ForeignClass holds
+// only once its own Service is served).
+func TestTracker_HoldSeesWhatCameBefore(t *testing.T) {
+	tr := newTracker()
+	tr.observe(observed("foreign", "1", false, ""), false)
+	tr.observe(observed("foreign", "2", false, "192.0.2.1"), false)
+	tr.observe(observed("foreign", "3", false, ""), false)
+	bad, err := tr.hold(t.Context(), "foreign", time.Millisecond, func(s *v1.Service) bool { return len(s.Status.LoadBalancer.Ingress) > 0 })
+	if err != nil || bad == nil || bad.ResourceVersion != "2" {
+		t.Errorf("hold = %v, %v; want the write of resourceVersion 2", bad, err)
+	}
+}
