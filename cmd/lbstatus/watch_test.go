@@ -1448,8 +1448,9 @@ func TestWatch_LeftInGap(t *testing.T) {
 	web, api := pending("web", "5"), pending("api", "6")
 	shopWeb := service("web", "7", func(s *v1.Service) { s.Namespace, s.UID = "shop", "uid-shop-web" })
 	noUID := service("nouid", "8", func(s *v1.Service) { s.UID = "" })
+	shop2Web := service("web", "9", func(s *v1.Service) { s.Namespace, s.UID = "shop2", "uid-shop2-web" })
 	known := map[string]observed{}
-	for _, svc := range []*v1.Service{web, api, shopWeb, noUID} {
+	for _, svc := range []*v1.Service{web, api, shopWeb, noUID, shop2Web} {
 		known[keyOf(svc)] = observedOf(svc)
 	}
 	apiAgain := service("api", "9", func(s *v1.Service) { s.UID = "uid-api-2" })
@@ -1464,6 +1465,10 @@ func TestWatch_LeftInGap(t *testing.T) {
 	}{
 		{"pages", []string{"default/api", "default/web"}, [][]*v1.Service{{apiAgain}, {web}}, -1, false, []string{"default/web"}, []string{"default?", "default?1"}},
 		{"namespaces", []string{"default/web", "shop/web"}, [][]*v1.Service{{web, shopWeb}}, -1, false, []string{"default/web", "shop/web"}, []string{"default?", "shop?"}},
+		// A namespace's name may begin another's: each is read on its own.
+		{"namespace prefix", []string{"shop/web", "shop2/web"}, [][]*v1.Service{{shopWeb, shop2Web}}, -1, false, []string{"shop/web", "shop2/web"}, []string{"shop?", "shop2?"}},
+		// What one namespace answered does not end the pages of the next.
+		{"next namespace's pages", []string{"default/web", "shop/web"}, [][]*v1.Service{{web}, {shopWeb}}, -1, false, []string{"default/web", "shop/web"}, []string{"default?", "shop?", "shop?1"}},
 		{"failed page", []string{"default/api", "default/web"}, [][]*v1.Service{{web}, {api}}, 1, false, []string{"default/web"}, []string{"default?", "default?1"}},
 		{"all found", []string{"default/web"}, [][]*v1.Service{{web}, {api}}, -1, false, []string{"default/web"}, []string{"default?"}},
 		{"token given again", []string{"default/api"}, [][]*v1.Service{{web}, {apiAgain}}, -1, true, nil, []string{"default?", "default?1"}},
