@@ -255,6 +255,24 @@ func TestWatchRetry_ExpiredAgainAtOnceWaits(t *testing.T) {
 	}
 }
 
+// Expiries are not watches the server ended at once without a word: however
+// many come in a row, each is a gap and a list, never a lost watch.
+func TestWatchRetry_ExpiredManyTimesAtOnceIsNotLost(t *testing.T) {
+	gone := apierrors.NewResourceExpired("too old resource version")
+	cluster := newFakeCluster(pending("web", "5"))
+	cluster.watchErrs = slices.Repeat([]error{gone}, closedAtOnceLost+1)
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	cluster.nextWatcher(t)
+	stop()
+	want := "web@5" + strings.Repeat(", gap 10..10 []", closedAtOnceLost+1)
+	if got := events.String(); got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Contains(l, "lost the watch") {
+		t.Errorf("expiries said the watch was lost:\n%s", l)
+	}
+}
+
 // A watch that stayed open for healthyWatch worked, though it ends with an
 // error event: after an expiry that follows it, the list does not wait as
 // when the resourceVersion expires again at once.
