@@ -646,3 +646,35 @@ func (s *slowRelist) list(ctx context.Context) (*v1.ServiceList, error) {
 	}
 	return s.fakeCluster.list(ctx)
 }
+
+// Silence counts from the server's last event even past the watch's
+// timeout: a server late to end a watch that still delivers events is
+// heard, and the watch is lost only silentGrace after the last of them.
+func TestWatchRetry_EventsPastTheTimeoutAreHeard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Minute
+		w := watch.NewFake()
+		done := make(chan error, 1)
+		var handled atomic.Int32
+		go func() {
+			_, _, err := (&listWatchSource{}).consume(context.Background(), w, "10", timeout, map[string]observed{},
+				func(serviceEvent) { handled.Add(1) }, func() {})
+			done <- err
+		}()
+		time.Sleep(timeout + silentGrace - time.Second)
+		w.Modify(pending("web", "11"))
+		synctest.Wait()
+		time.Sleep(silentGrace - time.Second)
+		select {
+		case err := <-done:
+			t.Fatalf("%s after an event that came %s past the timeout: %v; want the watch still open", silentGrace-time.Second, silentGrace-time.Second, err)
+		default:
+		}
+		time.Sleep(2 * time.Second)
+		if err := <-done; handled.Load() != 1 {
+			t.Errorf("%d events handled, want 1", handled.Load())
+		} else if _, ok := errors.AsType[*silentWatch](err); !ok {
+			t.Errorf("consume: %v, want the watch lost", err)
+		}
+	})
+}
