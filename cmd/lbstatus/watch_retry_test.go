@@ -678,3 +678,28 @@ func TestWatchRetry_EventsPastTheTimeoutAreHeard(t *testing.T) {
 		}
 	})
 }
+
+// Only watches ended at once in a row are a lost watch: one that works
+// between them starts the count again, however often a server that
+// restarts now and then ends one at once.
+func TestWatchRetry_WatchesEndedAtOnceBetweenWorkingOnesAreNoLoss(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	events, log, stop := runSource(t, fakeSource(cluster, cluster))
+	var want []string
+	for i := range closedAtOnceLost + 1 {
+		cluster.nextWatcher(t).Stop()
+		w := cluster.nextWatcher(t)
+		rv := strconv.Itoa(11 + i)
+		w.Modify(pending("web", rv))
+		w.Stop()
+		want = append(want, "web@"+rv)
+	}
+	cluster.nextWatcher(t)
+	stop()
+	if got, want := events.String(), "web@5, "+strings.Join(want, ", "); got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if l := log.String(); strings.Contains(l, "lost the watch") {
+		t.Errorf("watches ended at once, each after one that worked, said the watch was lost:\n%s", l)
+	}
+}
