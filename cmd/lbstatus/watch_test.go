@@ -36,6 +36,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -1563,4 +1564,24 @@ func TestWatch_InterruptWhileAskingWhetherDeletedLeft(t *testing.T) {
 	if got := events.String(); got != "web@5" {
 		t.Errorf("events %q, want only web@5", got)
 	}
+}
+
+// The same holds when the watch ended while the GET was under way: the
+// Service of the DELETED event waits for its answer, and an interrupt
+// before it came ends its trace as the watch's.
+func TestWatch_InterruptWhileAskingAfterTheWatchEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster := newFakeCluster(pending("web", "5"))
+		api := heldGet{selectingCluster{cluster}, make(chan struct{})}
+		events, _, stop := runSource(t, fakeSource(api, cluster))
+		w := cluster.nextWatcher(t)
+		w.Delete(pending("web", "6"))
+		<-api.asked
+		w.Stop()
+		synctest.Wait() // the watch has ended, and waits for the GET
+		stop()
+		if got := events.String(); got != "web@5" {
+			t.Errorf("events %q, want only web@5", got)
+		}
+	})
 }
