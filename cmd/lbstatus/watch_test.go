@@ -1585,3 +1585,11 @@ func TestWatch_InterruptWhileAskingAfterTheWatchEnded(t *testing.T) {
 		}
 	})
 }
+
+// watch --help says how long past its timeout a silent watch stays open
+// before it is lost: the value the watch uses, silentGrace.
+func TestWatchUsage_SaysSilentGrace(t *testing.T) {
+	if want := fmt.Sprintf("one still open %s later", silentGrace); !strings.Contains(strings.Join(strings.Fields(watchUsage), " "), want) {
+		t.Errorf("watch --help does not say %q", want)
+	}
+}
