@@ -472,6 +472,61 @@ func TestForeignClass_P1_NoProvider(t *testing.T) {
 	}
 }
 
+// TestForeignClass_P1_NoProviderSkipsAtOnce: once nothing was written on
+// a Service of the provider's own class, there is no provider whose writes
+// the settling period would wait for: ForeignClass is skipped at once, not
+// after the period. Here the period outlasts the run, which a wait through
+// it would leave with ForeignClass not run.
+func TestForeignClass_P1_NoProviderSkipsAtOnce(t *testing.T) {
+	client := fakeCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine",
+		SettlePeriod: time.Hour, ConditionsTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Test("ForeignClass"); got.Result != TestSkipped || !strings.Contains(got.Reason, "own class") {
+		t.Errorf("ForeignClass %s (%s), want skipped: no provider wrote on own", got.Result, got.Reason)
+	}
+}
+
+// TestForeignClass_P1_Interrupted: an interrupt, while ForeignClass waits
+// for the provider's first write on its own Service or while it watches
+// the foreign one, ends the test as not run: a silence cut short shows
+// neither that the provider leaves other classes alone nor that no
+// provider runs. The interrupt is a deadline, as RunT's is.
+func TestForeignClass_P1_Interrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		provider bool
+	}{{"waiting for own", false}, {"settling", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			if tc.provider {
+				fakeProvider(t.Context(), t, client, func(svc *corev1.Service) bool {
+					if ptr.Deref(svc.Spec.LoadBalancerClass, "") != "example.com/mine" {
+						return false
+					}
+					svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+					svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+					return true
+				})
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			report, err := Run(ctx, client, Options{Run: []string{"ForeignClass"}, LoadBalancerClass: "example.com/mine",
+				SettlePeriod: time.Hour, ConditionsTimeout: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Test("ForeignClass"); got.Result != TestNotRun {
+				t.Errorf("ForeignClass %s (%s), want notRun", got.Result, got.Reason)
+			}
+		})
+	}
+}
+
 // TestFeature_IPFamilies_SingleStackClusterSkips: a cluster that cannot
 // create a dual-stack Service leaves Feature/IPFamilies skipped, not failed
 // against the provider.
