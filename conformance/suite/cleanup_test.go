@@ -215,6 +215,42 @@ func TestWaitNamespacesGone_NotListed(t *testing.T) {
 	}
 }
 
+// TestWaitNamespacesGone_ListRefused: an account that may not list
+// namespaces never will: the wait for the run's namespaces to go gives up
+// at the first refusal, instead of asking again until the cleanup timeout,
+// and each test whose namespace was deleted says it is perhaps left,
+// naming the refusal.
+func TestWaitNamespacesGone_ListRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"forbidden", errNoRBAC},
+		{"unauthorized", apierrors.NewUnauthorized("no RBAC: the token expired")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fakeCluster(t)
+			var lists atomic.Int32
+			client.PrependReactor("list", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+				lists.Add(1)
+				return true, nil, tc.err
+			})
+			report, err := Run(t.Context(), client, Options{Run: []string{"Basic"},
+				ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond, CleanupTimeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := lists.Load(); n != 1 {
+				t.Errorf("namespaces listed %d times, want once: a refusal does not change", n)
+			}
+			if basic := report.Test("Basic"); !strings.HasPrefix(basic.Cleanup, "perhaps left on the cluster: namespace "+basic.Namespace) ||
+				!strings.Contains(basic.Cleanup, "no RBAC") {
+				t.Errorf("Basic's cleanup %q, want its namespace perhaps left, naming the refusal", basic.Cleanup)
+			}
+		})
+	}
+}
+
 // TestSlugAndOneLine: a test name becomes a piece of a namespace name
 // (lower case, "-" for "/" and "_"), and a message one line, cut at the
 // first line break of either kind.
