@@ -981,6 +981,29 @@ func TestFeature_RefusalOfEveryService(t *testing.T) {
 	}
 }
 
+// TestPlainServed_T1_RefusalIsServingFalse: only Serving=False/Unsupported
+// on plain is a refusal of every Service; the reason on another status is
+// none. Through Run the checker fails such a status first (C1, C3), so
+// plainServed is given its observations directly, past the checker.
+func TestPlainServed_T1_RefusalIsServingFalse(t *testing.T) {
+	for _, tc := range []struct {
+		conds   []string
+		refused bool
+	}{
+		{[]string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=False/Unsupported"}, true},
+		{[]string{"LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Unsupported"}, false},
+		{[]string{"LoadBalancerProvisioning=True/Provisioning", "LoadBalancerServing=Unknown/Unsupported"}, false},
+	} {
+		r := &testRun{ctx: t.Context(), client: fakeCluster(t), ns: "t", tr: newTracker(),
+			opts: Options{ConditionsTimeout: time.Millisecond, ProvisionTimeout: time.Millisecond}.withDefaults()}
+		r.tr.history["plain"] = []*v1.Service{lbService("plain", tc.conds, "192.0.2.10")}
+		var skip skipError
+		if err := r.plainServed("asks", "F"); errors.As(err, &skip) != tc.refused || (!tc.refused && err != nil) {
+			t.Errorf("%v: plainServed = %v, want a refusal: %v", tc.conds, err, tc.refused)
+		}
+	}
+}
+
 // TestUnknownRequiredFeature_R2_RefusalOfEveryService: the refusal R2 asks
 // for is the unknown feature's only when the provider serves the same
 // Service without it; one that refuses every Service leaves
