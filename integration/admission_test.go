@@ -1037,8 +1037,10 @@ func expectedRules(t *testing.T, gate validation.Options, stored *corev1.Service
 	}
 	// The checker reports a Provisioning that is neither True nor False as
 	// C1 alone. The policies, as validation, let a stored one stand (C1
-	// ratchets) and judge a new Serving beside it for L5.
-	if s, p := firstOfType(newConds, serving), firstOfType(newConds, provisioning); s != nil && p != nil && s.Status == metav1.ConditionFalse &&
+	// ratchets) and judge a new Serving beside it for L5, on a
+	// LoadBalancer Service, as every L5.
+	if s, p := firstOfType(newConds, serving), firstOfType(newConds, provisioning); newSvc.Spec.Type == corev1.ServiceTypeLoadBalancer &&
+		s != nil && p != nil && s.Status == metav1.ConditionFalse &&
 		p.Status != metav1.ConditionTrue && p.Status != metav1.ConditionFalse &&
 		slices.ContainsFunc(oldSvc.Status.Conditions, func(o metav1.Condition) bool { return conditionEqual(o, *p) }) &&
 		stateChanged(serving, provisioning) && slices.Contains([]string{"Provisioning", "Unsupported", "Infrastructure"}, s.Reason) {
