@@ -1593,3 +1593,53 @@ func TestWatchUsage_SaysSilentGrace(t *testing.T) {
 		t.Errorf("watch --help does not say %q", want)
 	}
 }
+
+// answeredGet is a selecting fake cluster whose server answers each GET
+// only when the test gives the answer.
+type answeredGet struct {
+	selectingCluster
+	asked  chan struct{}
+	answer chan bool
+}
+
+func (f answeredGet) stillThere(ctx context.Context, _ *v1.Service) bool {
+	f.asked <- struct{}{}
+	select {
+	case left := <-f.answer:
+		return left
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// L6, R3: a watch that ends while the GET after a DELETED event is under
+// way still hands on that event, once the GET answers, and the events
+// read after it, in order: the traces of the deleted Service end, and the
+// later observations are checked, before the next watch begins.
+func TestWatch_EventsWaitingOnAGetWhenTheWatchEndsAreHandled(t *testing.T) {
+	for _, end := range []string{"closed", "error"} {
+		t.Run(end, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cluster := newFakeCluster(pending("web", "5"), pending("api", "6"))
+				api := answeredGet{selectingCluster{cluster}, make(chan struct{}), make(chan bool)}
+				events, _, stop := runSource(t, fakeSource(api, cluster))
+				w := cluster.nextWatcher(t)
+				w.Delete(pending("web", "7"))
+				<-api.asked
+				w.Modify(pending("api", "8"))
+				if end == "closed" {
+					w.Stop()
+				} else {
+					w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: "etcd is down"})
+				}
+				synctest.Wait() // the watch has ended, and waits for the GET
+				api.answer <- false
+				cluster.nextWatcher(t)
+				stop()
+				if got, want := events.String(), "web@5, api@6, -web, api@8"; !strings.HasPrefix(got, want) {
+					t.Errorf("events %q, want %q first", got, want)
+				}
+			})
+		})
+	}
+}
