@@ -210,6 +210,32 @@ func TestWatchRetry_RelistRetriedUntilTheServerAnswers(t *testing.T) {
 	}
 }
 
+// The list that closes a gap is the server answering again: the watch is
+// back as soon as it succeeds, before the next watch is even asked for,
+// not only once that watch works.
+func TestWatchRetry_BackWhenTheRelistSucceeds(t *testing.T) {
+	cluster := newFakeCluster(pending("web", "5"))
+	api := &failingLists{fakeCluster: cluster, listErr: func(n int) error {
+		if n == 2 {
+			return errors.New("connection refused")
+		}
+		return nil
+	}}
+	events, log, stop := runSource(t, fakeSource(api, cluster))
+	w := cluster.nextWatcher(t)
+	cluster.set("20", pending("web", "19"))
+	w.Error(expired())
+	cluster.nextWatcher(t) // asked for after the list: nothing on it yet
+	got, l := events.String(), log.String()
+	stop()
+	if want := "web@5, lost, gap 10..20 [default/web], web@19, back"; got != want {
+		t.Errorf("events when the next watch is asked for %q, want %q", got, want)
+	}
+	if !strings.Contains(l, "lbstatus: watching again from resourceVersion 20\n") {
+		t.Errorf("the log does not say the watch is back when the next watch is asked for:\n%s", l)
+	}
+}
+
 // An interrupt while the list after 410 Gone keeps failing ends the watch.
 func TestWatchRetry_InterruptWhileRelisting(t *testing.T) {
 	cluster := newFakeCluster(pending("web", "5"))
