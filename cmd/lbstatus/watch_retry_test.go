@@ -523,6 +523,28 @@ func TestWatchRetry_QuietWatchThatStayedOpenWorked(t *testing.T) {
 	}
 }
 
+// A lost watch is back once a watch has stayed open for healthyWatch,
+// though the cluster is quiet and it delivers nothing: the log says so
+// then, not only at the first event or the interrupt.
+func TestWatchRetry_BackWhenAQuietWatchStaysOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster := newFakeCluster(pending("web", "5"))
+		events, log, stop := runSource(t, fakeSource(cluster, cluster))
+		cluster.nextWatcher(t).Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: "etcd is down"})
+		cluster.nextWatcher(t)
+		time.Sleep(healthyWatch)
+		synctest.Wait()
+		got, l := events.String(), log.String()
+		stop()
+		if want := "web@5, lost, back"; got != want {
+			t.Errorf("events after a quiet watch stayed open %s: %q, want %q", healthyWatch, got, want)
+		}
+		if !strings.Contains(l, "lbstatus: watching again from resourceVersion 10\n") {
+			t.Errorf("the log does not say the watch is back:\n%s", l)
+		}
+	})
+}
+
 // A server that ends every watch at once, with no error and nothing
 // delivered, watches nothing: after closedAtOnceLost of them in a row the
 // watch is lost, said once, and it is back when a watch works again. Fewer
