@@ -1643,3 +1643,48 @@ func TestWatch_EventsWaitingOnAGetWhenTheWatchEndsAreHandled(t *testing.T) {
 		})
 	}
 }
+
+// countedGets is a selecting fake cluster whose server holds each GET
+// until its bound, counting those asked.
+type countedGets struct {
+	selectingCluster
+	asked *atomic.Int32
+}
+
+func (f countedGets) stillThere(ctx context.Context, _ *v1.Service) bool {
+	f.asked.Add(1)
+	<-ctx.Done()
+	return false
+}
+
+// Under -l, a burst of DELETED events on a server that holds each GET
+// has at most leftAhead GETs under way: the watch reads no further event
+// until the oldest answers, and then the next.
+func TestWatch_LeftAskedAtMostLeftAheadAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster := newFakeCluster()
+		api := countedGets{selectingCluster{cluster}, &atomic.Int32{}}
+		events, _, stop := runSource(t, fakeSource(api, cluster))
+		w := cluster.nextWatcher(t)
+		for i := range leftAhead {
+			w.Delete(pending(fmt.Sprintf("s%02d", i), strconv.Itoa(10+i)))
+		}
+		go w.Delete(pending("last", "99"))
+		synctest.Wait()
+		if n := api.asked.Load(); n != leftAhead {
+			t.Errorf("%d GETs under way at once, want %d", n, leftAhead)
+		}
+		time.Sleep(leftTimeout) // the held GETs end at their bound
+		synctest.Wait()
+		if n := api.asked.Load(); n != leftAhead+1 {
+			t.Errorf("%d GETs asked once the first answered, want %d", n, leftAhead+1)
+		}
+		time.Sleep(leftTimeout)
+		synctest.Wait()
+		got := events.String()
+		stop()
+		if !strings.HasSuffix(got, "-s15, -last") {
+			t.Errorf("events %q, want all deleted, the last one last", got)
+		}
+	})
+}
