@@ -272,7 +272,7 @@ func (e *Env) finalizeNamespaces(ctx context.Context) {
 			if ns.DeletionTimestamp == nil || len(ns.Spec.Finalizers) == 0 {
 				continue
 			}
-			if deleteServices(ctx, cs, ns.Name) > 0 {
+			if n, err := deleteServices(ctx, cs, ns.Name); err != nil || n > 0 {
 				continue // gone at a later round, once a provider lets them go
 			}
 			ns.Spec.Finalizers = nil
@@ -287,17 +287,20 @@ func (e *Env) finalizeNamespaces(ctx context.Context) {
 }
 
 // deleteServices deletes the Services of namespace ns (Services have no
-// deletecollection) and returns how many it found, or 1 when it could not
-// list them.
-func deleteServices(ctx context.Context, cs kubernetes.Interface, ns string) int {
+// deletecollection) and returns how many it found, with what failed: the
+// list, or deletions other than of a Service already gone.
+func deleteServices(ctx context.Context, cs kubernetes.Interface, ns string) (int, error) {
 	list, err := cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 1
+		return 0, fmt.Errorf("list services: %w", err)
 	}
+	var errs []error
 	for _, svc := range list.Items {
-		_ = cs.CoreV1().Services(ns).Delete(ctx, svc.Name, metav1.DeleteOptions{})
+		if err := cs.CoreV1().Services(ns).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
 	}
-	return len(list.Items)
+	return len(list.Items), errors.Join(errs...)
 }
 
 // Namespace creates a namespace named after the test, and deletes its
@@ -313,16 +316,8 @@ func Namespace(t testing.TB, cs kubernetes.Interface) string {
 		t.Fatalf("create namespace: %v", err)
 	}
 	t.Cleanup(func() {
-		// Services have no deletecollection.
-		list, err := cs.CoreV1().Services(ns.Name).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Logf("cleanup: list services: %v", err)
-			return
-		}
-		for _, svc := range list.Items {
-			if err := cs.CoreV1().Services(ns.Name).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Logf("cleanup: %v", err)
-			}
+		if _, err := deleteServices(ctx, cs, ns.Name); err != nil {
+			t.Logf("cleanup: %v", err)
 		}
 	})
 	return ns.Name
