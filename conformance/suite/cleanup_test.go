@@ -103,14 +103,7 @@ func TestCleanup_WhatIsLeft(t *testing.T) {
 	})
 	t.Run("unanswered namespace not deleted", func(t *testing.T) {
 		client := fakeCluster(t)
-		client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
-			ns := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).DeepCopy()
-			ns.Name = ns.GenerateName + "unanswered"
-			if err := client.Tracker().Create(corev1.SchemeGroupVersion.WithResource("namespaces"), ns, ""); err != nil {
-				return true, nil, err
-			}
-			return true, nil, context.DeadlineExceeded
-		})
+		createsUnanswered(client, context.DeadlineExceeded)
 		client.PrependReactor("delete", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, errNoRBAC })
 		report, err := Run(t.Context(), client, Options{Run: []string{"Basic"}, CleanupTimeout: time.Second})
 		if err != nil {

@@ -1255,14 +1255,7 @@ func TestRun_UnansweredNamespaceIsDeleted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
-			client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				ns := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).DeepCopy()
-				ns.Name = ns.GenerateName + "unanswered"
-				if err := client.Tracker().Create(corev1.SchemeGroupVersion.WithResource("namespaces"), ns, ""); err != nil {
-					return true, nil, err
-				}
-				return true, nil, tc.err
-			})
+			createsUnanswered(client, tc.err)
 			other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "another-run", Labels: map[string]string{testLabel: "basic", runLabel: "another"}}}
 			if err := client.Tracker().Add(other); err != nil {
 				t.Fatal(err)
@@ -1495,4 +1488,18 @@ func TestForeignClass_P1_Unwatched(t *testing.T) {
 	if got := report.Test("ForeignClass"); got.Result != TestFailed {
 		t.Errorf("ForeignClass %s (%s), want failed: the settling period was not watched", got.Result, got.Reason)
 	}
+}
+
+// createsUnanswered makes client's server create each namespace, named
+// after its generateName with "unanswered", and answer the request with
+// answer, as a server that made it but whose answer was lost.
+func createsUnanswered(client *fake.Clientset, answer error) {
+	client.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		ns := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace).DeepCopy()
+		ns.Name = ns.GenerateName + "unanswered"
+		if err := client.Tracker().Create(corev1.SchemeGroupVersion.WithResource("namespaces"), ns, ""); err != nil {
+			return true, nil, err
+		}
+		return true, nil, answer
+	})
 }
