@@ -143,8 +143,7 @@ func validateRequiredFeaturesType(fldPath *field.Path, spec, old *RequiredFeatur
 	if len(required) == 0 || spec.Type == corev1.ServiceTypeLoadBalancer {
 		return nil
 	}
-	if old != nil && old.Type != corev1.ServiceTypeLoadBalancer &&
-		sets.New(old.RequiredLoadBalancerFeatures...).Equal(sets.New(required...)) {
+	if old != nil && old.Type != corev1.ServiceTypeLoadBalancer && sameSet(old.RequiredLoadBalancerFeatures, required) {
 		return nil
 	}
 	return field.Forbidden(fldPath.Child("requiredLoadBalancerFeatures"), "may only be used when `type` is 'LoadBalancer'").WithOrigin(OriginR4)
@@ -178,8 +177,14 @@ func ratchetDuplicates(errs field.ErrorList, fldPath *field.Path, required, old 
 	})
 }
 
+// sameSet reports whether a and b hold the same values, in any order and
+// however often: the field as R4's type rules compare it, a set.
+func sameSet(a, b []v1.LoadBalancerFeature) bool {
+	return sets.New(a...).Equal(sets.New(b...))
+}
+
 // reordered reports whether a holds the values of b, each as often as b,
-// in any order.
+// in any order: unlike sameSet, a repeat added or removed is a change.
 func reordered(a, b []v1.LoadBalancerFeature) bool {
 	return len(a) == len(b) && slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }

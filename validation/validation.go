@@ -21,7 +21,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 
@@ -180,7 +179,7 @@ func DropTypeDependentFields(svc, old *v1.Service) {
 	if svc == nil || old == nil || old.Spec.Type != corev1.ServiceTypeLoadBalancer || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		return
 	}
-	if sets.New(svc.Spec.RequiredLoadBalancerFeatures...).Equal(sets.New(old.Spec.RequiredLoadBalancerFeatures...)) {
+	if sameSet(svc.Spec.RequiredLoadBalancerFeatures, old.Spec.RequiredLoadBalancerFeatures) {
 		svc.Spec.RequiredLoadBalancerFeatures = nil
 	}
 }
