@@ -1214,6 +1214,8 @@ func TestRun_NamespaceHeldIsReported(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fakeCluster(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
 			namespaces := corev1.SchemeGroupVersion.WithResource("namespaces")
 			client.PrependReactor("delete", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				name := a.(k8stesting.DeleteAction).GetName()
@@ -1230,7 +1232,19 @@ func TestRun_NamespaceHeldIsReported(t *testing.T) {
 				}
 				return true, nil, client.Tracker().Update(namespaces, ns, "")
 			})
-			basic := runServedBasic(t, client)
+			fakeProvider(ctx, t, client, func(svc *corev1.Service) bool {
+				svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
+				svc.Status.Conditions = conditionsAt(time.Now().Truncate(time.Second), "LoadBalancerProvisioning=False/Complete", "LoadBalancerServing=True/Serving")
+				return true
+			})
+			report, err := Run(ctx, client, Options{Run: []string{"Basic"}, ConditionsTimeout: 5 * time.Second, ProvisionTimeout: 5 * time.Second, CleanupTimeout: 3 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			basic := report.Test("Basic")
+			if basic.Result != TestPassed {
+				t.Errorf("Basic %s (%s), want passed", basic.Result, basic.Reason)
+			}
 			switch {
 			case tc.goes == 0 && (!strings.Contains(basic.Cleanup, "namespace "+basic.Namespace) || !strings.Contains(basic.Cleanup, holds)):
 				t.Errorf("cleanup %q, want namespace %s left, held by: %s", basic.Cleanup, basic.Namespace, holds)
